@@ -1,0 +1,134 @@
+/*****************************************************************************\
+ *  admit.h - admission control and placement for the Libra family.
+ *
+ *  A job is admitted at submission or refused at once; there is no queue
+ *  (Yeo thesis section 3.4.2).  An admitted job starts at once, time-shared,
+ *  on the CPUs its admission counted on.  One call evaluates a request
+ *  against the ledger and returns a quote: the verdict, the placement, the
+ *  price.  It changes nothing; the caller commits the placement with
+ *  libra_ledger_commit() when it accepts the quote.
+ *
+ *  The policies (names as in params.h):
+ *
+ *  libra, fixed, peak: a node can take k of the job's CPUs if
+ *	node_share + k * s <= capacity * N,  s = RE / (TD - now),  k <= N
+ *  (Libra's share test).  Nodes are taken best fit: least free share first,
+ *  so that every CPU is filled to the brim before another is touched.  The
+ *  price is static (libra), fixed or by time of day; a price above the
+ *  budget is a budget refusal.
+ *
+ *  libra+$, libra+$auto: thesis Fig. 3.2.  Resources (enough CPUs up at
+ *  all?), deadline (enough CPUs pass the share test?), budget.  Nodes are
+ *  sorted by RESFree_ij ascending (best fit); each is priced with P_ij.
+ *  LIBRA_CHARGE_THESIS: a node whose RE * P_ij exceeds the budget is
+ *  skipped, and the charge is RE * max P_ij.  LIBRA_CHARGE_CPU (default):
+ *  the charge is sum over CPUs of RE * P_ij; if the best-fit placement is
+ *  over budget the cheapest nodes are tried instead, and only if those are
+ *  over budget too is the job refused.
+ *  libra+$auto prices each node with its own adaptive beta (Fig. 7.1, see
+ *  libra_auto_feedback()).
+ *
+ *  librasla: thesis Fig. 4.2/4.3.  A node is acceptable if its return does
+ *  not fall by adding the job, and, for a hard deadline, the job's projected
+ *  delay there is zero.  Nodes are taken by highest new return.  Bid-based:
+ *  the price is the budget, reduced by the penalty if the job is late.
+ *
+ *  librariskd: thesis Fig. 5.1.  A node is acceptable if the risk of
+ *  deadline delay sigma_j (std. dev. of DDY_i = (DY_i + remainD_i) /
+ *  remainD_i, Eq. 5.2-5.4) stays <= risk_sigma and the mean DDY <= risk_mu.
+ *  Delays are projected explicitly (thesis notes section 4.3: scaling every
+ *  share alike gives sigma = 0 on an overloaded node): the node is simulated
+ *  as weighted processor sharing, shares as weights, capacity handed back
+ *  when a job completes, so jobs with later deadlines absorb more of an
+ *  overload than jobs with earlier ones.  Nodes in index order (no best
+ *  fit).  Price as Libra.
+ *
+ *  Requests name a CPU count and optionally a node count range; a job puts
+ *  at most N_j CPUs on a node (its tasks need distinct CPUs).
+\*****************************************************************************/
+
+#ifndef LIBRA_ADMIT_H
+#define LIBRA_ADMIT_H
+
+#include <stdbool.h>
+
+#include "ledger.h"
+#include "params.h"
+#include "sla.h"
+
+typedef struct libra_request {
+	int cpus;		/* CPUs in all */
+	int min_nodes;		/* 0 or 1: any */
+	int max_nodes;		/* 0: any */
+} libra_request_t;
+
+typedef enum {
+	LIBRA_ACCEPT = 0,
+	LIBRA_REJECT_RESOURCES,	/* not enough CPUs up, even on an idle cluster */
+	LIBRA_REJECT_DEADLINE,	/* not enough free share to meet the deadline */
+	LIBRA_REJECT_BUDGET,	/* every feasible placement costs too much */
+	LIBRA_REJECT_RETURN,	/* LibraSLA: would lower the nodes' return */
+	LIBRA_REJECT_RISK,	/* LibraRiskD: would raise the risk of delay */
+	LIBRA_REJECT_INVALID,	/* bad request (no CPUs, deadline passed) */
+} libra_verdict_t;
+
+#define LIBRA_QUOTE_MAX_PLACES 4096
+
+typedef struct libra_quote {
+	libra_verdict_t verdict;
+	double share;		/* the job's share per CPU, RE / (TD - now) */
+	double price;		/* the charge if the SLA is kept */
+	double rate_max;	/* highest per-CPU-second rate of the placement */
+	double least_price;	/* budget refusals: the least feasible price */
+	int nplace;
+	libra_place_t place[LIBRA_QUOTE_MAX_PLACES];
+} libra_quote_t;
+
+/* "resources", "deadline", "budget", ... */
+extern const char *libra_verdict_name(libra_verdict_t v);
+
+/* A sentence for users, e.g. "not enough free CPU share to meet the
+ * deadline". */
+extern const char *libra_verdict_reason(libra_verdict_t v);
+
+/*
+ * Quote a request at time now.  sla must be complete (libra_sla_finish()).
+ * Never changes the ledger.
+ */
+extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, libra_quote_t *q);
+
+/*
+ * Libra+$Auto (thesis Fig. 7.1, adapted to time sharing): after each
+ * request, adjust every node's beta from the average beta of the nodes the
+ * request was placed on (all nodes when it was refused), raising it when the
+ * request met its budget and lowering it otherwise, more so where a node is
+ * fuller (ratioFree = N / free share) or emptier (ratioReserved = used
+ * share / N).  Bounded by [beta_min, beta_max].  No-op for other policies.
+ */
+extern void libra_auto_feedback(libra_ledger_t *l, const libra_params_t *p,
+				const libra_quote_t *q, double now);
+
+/* Counter-offer for a refused request (ISQoS advisory offers). */
+typedef struct libra_offer {
+	bool has_deadline;	/* a later deadline that fits the budget */
+	double deadline;	/* absolute */
+	double deadline_price;
+	bool has_budget;	/* the least budget at the user's deadline */
+	double budget;
+} libra_offer_t;
+
+/*
+ * Search for (a) the earliest deadline, not before the requested one and
+ * within max_period of submission, at which the request is admitted within
+ * its budget (resolution: 1% of the period, at least one minute), and (b)
+ * the price at the requested deadline when the budget is the only reason.
+ */
+extern void libra_counter_offer(const libra_ledger_t *l,
+				const libra_params_t *p,
+				const libra_sla_t *sla,
+				const libra_request_t *req, double now,
+				double max_period, libra_offer_t *o);
+
+#endif /* LIBRA_ADMIT_H */

@@ -1,0 +1,48 @@
+/*****************************************************************************\
+ *  hub.h - the one view of admitted work that both slurmctld plugins share.
+ *
+ *  job_submit/qos admits jobs and sched/libra starts and follows them; both
+ *  must see the same ledger, or two submissions in a row could both be
+ *  admitted against the same free capacity (SPEC section 5).  Both plugins
+ *  link libslurm_libra.so, so this file's globals exist once in slurmctld.
+ *
+ *  The hub holds the ledger, the parameters and a generation counter, under
+ *  one mutex; a condition variable wakes the scheduler thread as soon as a
+ *  job is admitted or ends.  Lock order: slurmctld's locks first, then the
+ *  hub (job_submit runs with slurmctld's read locks held and takes the hub;
+ *  the scheduler takes slurmctld's locks and then the hub, never the other
+ *  way round).
+\*****************************************************************************/
+
+#ifndef LIBRA_HUB_H
+#define LIBRA_HUB_H
+
+#include <stdbool.h>
+
+#include "ledger.h"
+#include "params.h"
+
+/* Create the hub on first use (idempotent); returns 0 or -1. */
+extern int libra_hub_init(void);
+/* Destroy when the last user is gone (reference counted). */
+extern void libra_hub_fini(void);
+
+/* Lock/unlock; the pointers returned by the getters are valid under the
+ * lock only. */
+extern void libra_hub_lock(void);
+extern void libra_hub_unlock(void);
+extern libra_ledger_t *libra_hub_ledger(void);
+extern libra_params_t *libra_hub_params(void);
+
+/* Wake the scheduler (call with or without the lock). */
+extern void libra_hub_wake(void);
+
+/* Wait, holding the lock, until woken or "secs" pass; returns true when
+ * woken. */
+extern bool libra_hub_wait(double secs);
+
+/* Ask the scheduler to stop waiting for good (plugin shutdown). */
+extern void libra_hub_shutdown(void);
+extern bool libra_hub_stopping(void);
+
+#endif /* LIBRA_HUB_H */

@@ -1,0 +1,144 @@
+/*****************************************************************************\
+ *  ledger.h - the per-node book of committed processor shares.
+ *
+ *  Libra admits a job only if every node it is placed on can still give each
+ *  of the job's CPUs its deadline share (Yeo thesis Eq. 4.3/5.5)
+ *
+ *	share_ij = remainRE_ij / remainD_i
+ *
+ *  The ledger remembers, per node, every admitted job's CPUs and share, and
+ *  keeps the node totals current, so that an admission test is a lookup and
+ *  not a scan of slurmctld's tables.
+ *
+ *  Model and invariants (SPEC section 4, decisions 1, 2 and 4):
+ *  - Capacity is per CPU: a node with N CPUs offers N CPU-seconds per
+ *    second; a job with c CPUs on it commits c * share of it.
+ *  - Between progress reports a job is assumed to progress at exactly its
+ *    share, so its share stays constant and its remaining work at time t is
+ *	W(t) = W(since) - share * (t - since).
+ *    This is the guaranteed minimum: a job that received more (leftover
+ *    capacity is shared out in proportion to the shares) reports it with
+ *    libra_ledger_progress() and its share then falls.
+ *  - The committed work of a job inside a window [now, T] is
+ *	c * share * (min(T, TD) - now),
+ *    the work it will have done at its share by T (decision 2: only
+ *    remaining work counts, never work already done).
+ *  - Shares are clamped to [share_min, 1]: a job past its estimate or its
+ *    deadline keeps share_min (a best-effort weight, never zero), and no job
+ *    can use more than one CPU per CPU (decision 4).  Best-effort jobs
+ *    (admitted without an SLA) commit nothing.
+ *  - node share = sum over entries of cpus * share, maintained on every
+ *    change; it is recomputed from the entries after every release so that
+ *    rounding errors cannot accumulate.
+ *
+ *  The ledger is a cache: the plugins rebuild it from the job records.
+ *  It has no locking; the owner serialises access.
+\*****************************************************************************/
+
+#ifndef LIBRA_LEDGER_H
+#define LIBRA_LEDGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sla.h"
+
+typedef struct libra_ledger libra_ledger_t;
+
+/* Where a job runs: some CPUs on one node. */
+typedef struct libra_place {
+	int node;		/* ledger node index */
+	int cpus;		/* CPUs of the job on that node */
+} libra_place_t;
+
+/* One job's commitment on one node (read-only view for policies). */
+typedef struct libra_entry {
+	uint32_t job_id;
+	int cpus;		/* CPUs of the job on this node */
+	double share;		/* committed share per CPU, clamped */
+	double work;		/* remaining estimated work per CPU at since */
+	double since;		/* time of the last progress report */
+	double runtime;		/* RE */
+	double submit;		/* TSU */
+	double deadline;	/* TD */
+	double budget;		/* B (0 without a budget) */
+	double penalty_rate;	/* PR per hour */
+	libra_deadline_type_t type;
+	bool best_effort;	/* no SLA: share 0 committed */
+} libra_entry_t;
+
+extern libra_ledger_t *libra_ledger_create(double share_min);
+extern void libra_ledger_destroy(libra_ledger_t *l);
+
+/* Forget every job, keep the nodes. */
+extern void libra_ledger_clear_jobs(libra_ledger_t *l);
+extern void libra_ledger_set_share_min(libra_ledger_t *l, double share_min);
+
+/* Nodes.  add returns the new index, or -1 (bad cpus, duplicate name). */
+extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
+				 int cpus);
+extern int libra_ledger_node_count(const libra_ledger_t *l);
+extern int libra_ledger_find_node(const libra_ledger_t *l, const char *name);
+extern const char *libra_ledger_node_name(const libra_ledger_t *l, int node);
+extern int libra_ledger_node_cpus(const libra_ledger_t *l, int node);
+extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up);
+extern bool libra_ledger_node_up(const libra_ledger_t *l, int node);
+
+/* Libra+$Auto keeps one beta per node (NaN until first set). */
+extern double libra_ledger_node_beta(const libra_ledger_t *l, int node);
+extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
+				       double beta);
+
+/* Sum of cpus * share of the jobs on the node [CPUs]. */
+extern double libra_ledger_node_share(const libra_ledger_t *l, int node);
+
+/* Committed CPU-seconds on the node inside [now, t_end] (decision 2). */
+extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
+					    double now, double t_end);
+
+/* Sum of cpus * RE of the jobs on the node (thesis Eq. 3.6). */
+extern double libra_ledger_node_thesis_work(const libra_ledger_t *l,
+					    int node);
+
+/* The entries on a node; valid until the ledger next changes. */
+extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
+				     const libra_entry_t **entries);
+
+/*
+ * Commit a job on its placement at time now.  sla NULL commits a
+ * best-effort job (no share).  The initial share is RE / (TD - now),
+ * clamped.  Returns 0, or -1 if the job is already in the ledger or the
+ * placement names a bad node or CPU count.
+ */
+extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
+			       const libra_sla_t *sla,
+			       const libra_place_t *place, int nplace,
+			       double now);
+
+/* Remove a job (finished, failed, cancelled).  Returns 0 or -1 if absent. */
+extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id);
+
+/* Remove a job from one node only (its part there finished); the job goes
+ * when its last node is released.  Returns 0 or -1 if absent. */
+extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
+				     int node);
+
+/*
+ * Report progress: the job has done cpu_done CPU-seconds per CPU on node
+ * (or on all its nodes when node < 0) by time now.  Its share becomes
+ * (RE - cpu_done) / (TD - now), clamped (thesis Fig. 3.3).
+ */
+extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
+				 double cpu_done, double now);
+
+extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id);
+extern int libra_ledger_job_count(const libra_ledger_t *l);
+
+/* The job's placement; returns the number of places (0 if absent). */
+extern int libra_ledger_job_places(const libra_ledger_t *l, uint32_t job_id,
+				   const libra_place_t **place);
+
+/* Remaining estimated work per CPU of an entry at time now. */
+extern double libra_entry_work_at(const libra_entry_t *e, double now);
+
+#endif /* LIBRA_LEDGER_H */

@@ -1,0 +1,112 @@
+/*****************************************************************************\
+ *  params.h - policy parameters, and the SchedulerParameters keys that set
+ *  them.
+ *
+ *  Both slurmctld plugins and the simulator configure the policy core with
+ *  one libra_params_t.  In slurm.conf the keys live in SchedulerParameters,
+ *  next to Slurm's own keys, all prefixed "libra_":
+ *
+ *	SchedulerParameters=sched_interval=-1,defer,libra_policy=libra+$,
+ *		libra_alpha=1.0,libra_beta=0.1,libra_price_base=1.0
+ *
+ *  The parser ignores keys without the prefix (they belong to Slurm), and
+ *  refuses unknown libra_ keys, duplicates, bad numbers and out-of-range
+ *  values with a message that names the key.  On error the output is left
+ *  untouched, so a bad "scontrol reconfigure" keeps the running values.
+ *
+ *  Prices are configured per CPU-hour (SPEC section 4, decision 3); the core
+ *  works per CPU-second internally (libra_price_base_per_sec()).
+\*****************************************************************************/
+
+#ifndef LIBRA_PARAMS_H
+#define LIBRA_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+	LIBRA_POLICY_LIBRA = 0,	/* Libra: share test, best fit, static price */
+	LIBRA_POLICY_LIBRA_PRICE,	/* Libra+$: supply/demand price */
+	LIBRA_POLICY_SLA,	/* LibraSLA: return-based, hard/soft */
+	LIBRA_POLICY_RISKD,	/* LibraRiskD: risk of deadline delay */
+	LIBRA_POLICY_AUTO,	/* Libra+$Auto: adaptive beta */
+	LIBRA_POLICY_FIXED,	/* Libra admission, fixed price */
+	LIBRA_POLICY_PEAK,	/* Libra admission, peak/off-peak price */
+	LIBRA_POLICY_COUNT
+} libra_policy_t;
+
+/* How RESFree of Libra+$ counts the work already committed on a node. */
+typedef enum {
+	LIBRA_RESFREE_WINDOW = 0, /* remaining committed CPU-s in [now, TD] */
+	LIBRA_RESFREE_THESIS,	  /* full RE_k of running jobs (Eq. 3.6) */
+} libra_resfree_t;
+
+/* How a multi-CPU job is charged. */
+typedef enum {
+	LIBRA_CHARGE_CPU = 0,	/* sum over allocated CPUs of RE * P_ij */
+	LIBRA_CHARGE_THESIS,	/* RE * max_j P_ij (thesis Fig. 3.2) */
+} libra_charge_t;
+
+/* What happens to a job that carries no SLA. */
+typedef enum {
+	LIBRA_NOSLA_BEST_EFFORT = 0, /* run on leftover capacity, base price */
+	LIBRA_NOSLA_REJECT,	     /* refuse at submission */
+} libra_nosla_t;
+
+typedef struct libra_params {
+	libra_policy_t policy;
+	double alpha;		/* weight of the static price component */
+	double beta;		/* weight of the utilisation component */
+	double price_base;	/* PBase per CPU-hour */
+	double gamma;		/* Libra static price: per CPU-second of RE */
+	double delta;		/* Libra static price: per unit of RE/D */
+	double peak_price;	/* per CPU-hour, during peak hours */
+	int peak_start;		/* first peak hour (0-23, local time) */
+	int peak_end;		/* first off-peak hour after the peak */
+	libra_resfree_t resfree;
+	libra_charge_t charge;
+	double capacity;	/* fraction of each CPU admission may commit */
+	double share_min;	/* best-effort share of late/overrun jobs */
+	double risk_sigma;	/* LibraRiskD: most std. dev. of DDY */
+	double risk_mu;		/* LibraRiskD: most mean DDY (1 = no delay) */
+	double beta_min;	/* Libra+$Auto: bounds on the adapted beta */
+	double beta_max;
+	libra_nosla_t no_sla;
+	double interval;	/* sched/libra: seconds between passes */
+	double weight_interval;	/* node side: seconds between weight updates */
+	bool enforce;		/* node side: cgroup CPU weights on/off */
+	double tolerance;	/* floating-point slack for capacity tests */
+} libra_params_t;
+
+/* The documented defaults (thesis Table 3.1 where it has one). */
+extern void libra_params_default(libra_params_t *p);
+
+/* Policy names as used in SchedulerParameters and libra-sim --policy:
+ * "libra", "libra+$", "librasla", "librariskd", "libra+$auto", "fixed",
+ * "peak". */
+extern const char *libra_policy_name(libra_policy_t policy);
+extern bool libra_policy_from_name(const char *name, libra_policy_t *policy);
+
+/* True for the policies whose price follows supply and demand. */
+extern bool libra_policy_is_market(libra_policy_t policy);
+
+/*
+ * Apply the libra_* keys of a SchedulerParameters string to *p.  Keys of
+ * other plugins are ignored.  Returns 0, or -1 with a message in err
+ * naming the key (and *p unchanged).
+ */
+extern int libra_params_parse(libra_params_t *p, const char *sched_params,
+			      char *err, size_t errlen);
+
+/* Write the parameters as "libra_policy=...,libra_alpha=..." for logs and
+ * "scontrol show config". */
+extern void libra_params_format(const libra_params_t *p, char *buf,
+				size_t len);
+
+/* PBase per CPU-second, the unit the pricing formulas use. */
+static inline double libra_price_base_per_sec(const libra_params_t *p)
+{
+	return p->price_base / 3600.0;
+}
+
+#endif /* LIBRA_PARAMS_H */

@@ -1,0 +1,74 @@
+/*****************************************************************************\
+ *  price.h - what a job costs: Libra's static price, Libra+$'s supply and
+ *  demand price, fixed and peak/off-peak rates.
+ *
+ *  Libra+$ (Yeo thesis Eq. 3.3-3.6, Yeo & Buyya eq. 3-6) prices a unit of
+ *  processor time of job i on node j as
+ *
+ *	P_ij     = alpha * PBase_j + beta * PUtil_ij			(3.3)
+ *	PUtil_ij = RESMax_j / RESFree_ij * PBase_j			(3.4)
+ *	RESFree_ij = RESMax_j - committed_j - RES_i			(3.5/3.6)
+ *
+ *  over the window [now, TD_i]: RESMax_j = N_j * (TD_i - now) CPU-seconds
+ *  for a node of N_j CPUs, RES_i = c_ij * RE_i for the c_ij CPUs the job
+ *  would use there, and committed_j is either the remaining committed work
+ *  inside the window (LIBRA_RESFREE_WINDOW, the default: ISQoS found that
+ *  pricing on completed work makes prices jump when jobs end) or the full
+ *  runtime estimates of the jobs running there (LIBRA_RESFREE_THESIS, Eq.
+ *  3.6 as written).  RESFree <= 0 means the node cannot take the job: it is
+ *  never priced (the paper checks resources before pricing).
+ *
+ *  Worked example (thesis section 3.4.1): 10 units needed, PBase 1, 100
+ *  free units per hour, 90 committed.  Deadline 2 h: 200 / (200-90-10) = 2;
+ *  deadline 5 h: 500 / (500-90-10) = 1.25.
+ *
+ *  Since RESFree <= RESMax, PUtil >= PBase and P >= (alpha + beta) PBase.
+ *
+ *  Libra's own price (thesis section 3.5.2) is static:
+ *	C_i = gamma * RE_i + delta * RE_i / D_i
+ *  with gamma = delta = 1 in the thesis, where RE is in seconds and prices
+ *  are $1 per CPU-second.  We scale it by PBase per CPU-second so that it is
+ *  in the same currency as the other policies: C = PBase_s (gamma RE +
+ *  delta RE/D); with PBase = $3600 per CPU-hour it is the thesis' formula.
+ *
+ *  All rates here are per CPU-second.
+\*****************************************************************************/
+
+#ifndef LIBRA_PRICE_H
+#define LIBRA_PRICE_H
+
+#include "ledger.h"
+#include "params.h"
+
+/* The generic Eq. 3.4 utilisation price; res_free <= 0 returns +inf. */
+extern double libra_putil(double res_max, double res_free, double price_base);
+
+/*
+ * RESFree_ij of job i (c CPUs on node, estimate runtime, deadline TD) at
+ * time now under p->resfree.  May be <= 0 (node infeasible).
+ */
+extern double libra_res_free(const libra_ledger_t *l, const libra_params_t *p,
+			     int node, int cpus, double runtime, double now,
+			     double deadline);
+
+/* RESMax_j over [now, deadline]. */
+extern double libra_res_max(const libra_ledger_t *l, int node, double now,
+			    double deadline);
+
+/*
+ * Libra+$ rate P_ij per CPU-second with the given beta (Libra+$Auto passes
+ * its per-node beta).  +inf when the node cannot take the job.
+ */
+extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
+			 double beta, int node, int cpus, double runtime,
+			 double now, double deadline);
+
+/* Libra's static price for one CPU: PBase_s (gamma RE + delta RE / D). */
+extern double libra_static_price(const libra_params_t *p, double runtime,
+				 double period);
+
+/* Fixed or peak/off-peak rate per CPU-second at wall time "when"
+ * (local time of day; peak hours from p). */
+extern double libra_time_rate(const libra_params_t *p, double when);
+
+#endif /* LIBRA_PRICE_H */

@@ -1,0 +1,71 @@
+/*****************************************************************************\
+ *  record.h - a job's Libra record: the SLA, the admission, the outcome.
+ *
+ *  The record is the source of truth for the plugins (SPEC section 5): it
+ *  lives in the job's AdminComment as JSON, survives a slurmctld restart and
+ *  reaches accounting with the job, where sacct shows it.  The in-memory
+ *  ledger is rebuilt from these records.  Example (one line in practice):
+ *
+ *  {"libra":1,"policy":"libra+$",
+ *   "sla":{"runtime":3600,"submit":1795000000,"deadline":1795007200,
+ *	    "budget":100,"penalty":2.5,"type":"hard"},
+ *   "admit":{"time":1795000000,"price":96.1,"rate":0.0267,
+ *	      "place":[{"node":"n1","cpus":1}]},
+ *   "start":1795000001,
+ *   "final":{"how":"COMPLETED","end":1795006000,"delay":0,"met":true,
+ *	      "penalty":0,"charge":96.1}}
+ *
+ *  Numbers are written with 17 significant digits, so a record read back is
+ *  bit for bit the record written.  The decoder is strict: every field is
+ *  type- and range-checked, unknown fields are refused, and on error the
+ *  output is left empty.
+\*****************************************************************************/
+
+#ifndef LIBRA_RECORD_H
+#define LIBRA_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "params.h"
+#include "settle.h"
+#include "sla.h"
+
+#define LIBRA_RECORD_VERSION	1
+#define LIBRA_NODE_NAME_MAX	64
+
+typedef struct libra_record_place {
+	char node[LIBRA_NODE_NAME_MAX];
+	int cpus;
+} libra_record_place_t;
+
+typedef struct libra_record {
+	libra_policy_t policy;
+	bool best_effort;	/* admitted without an SLA (no "sla") */
+	libra_sla_t sla;
+	double admitted;	/* admission time */
+	double price;		/* quoted price */
+	double rate;		/* highest per-CPU-second rate */
+	int nplace;
+	libra_record_place_t *place;	/* malloc'd, nplace entries */
+	double started;		/* 0: not started */
+	bool settled;
+	libra_settlement_t final;
+} libra_record_t;
+
+/* Encode; returns a malloc'd string the caller free()s, or NULL. */
+extern char *libra_record_to_json(const libra_record_t *r);
+
+/* Decode; returns 0 or -1 with a message. r is zeroed first and owns its
+ * place array afterwards (libra_record_free()). */
+extern int libra_record_from_json(const char *text, libra_record_t *r,
+				  char *err, size_t errlen);
+
+extern void libra_record_free(libra_record_t *r);
+
+/* Encode/decode just an SLA as a JSON object string (tests, tools). */
+extern char *libra_sla_to_json(const libra_sla_t *sla);
+extern int libra_sla_from_json(const char *text, libra_sla_t *sla,
+			       char *err, size_t errlen);
+
+#endif /* LIBRA_RECORD_H */

@@ -1,0 +1,65 @@
+/*****************************************************************************\
+ *  settle.h - what a job finally costs, once it has ended.
+ *
+ *  LibraSLA's utility (Yeo thesis Eq. 4.1/4.2) is what the provider earns:
+ *
+ *	DY = max(0, TF - TD)		delay past the deadline
+ *	U  = price - DY * PR		penalty linear in the delay
+ *
+ *  where price is the quoted price (the budget itself in the bid-based
+ *  LibraSLA).  The penalty is bounded by the penalty cap when the SLA has
+ *  one (ISQoS); without a cap it is unbounded, and U below zero is
+ *  compensation paid to the user.  PR is per hour of delay.
+ *
+ *  How the job ended decides the rest (documented in doc/design.md):
+ *  COMPLETED, FAILED	the job ran to its end; charge as above.
+ *  DEADLINE		a hard-deadline job still running at TD was ended
+ *			there.  Admission guaranteed it RE of CPU by TD, so it
+ *			overran its own estimate: charge the price, no
+ *			penalty, deadline not met.
+ *  CANCELLED		by the user: pay for the part of the reserved window
+ *			used, price * (end - start) / (TD - start); nothing if
+ *			it never started.
+ *  NODE_FAIL		the provider broke the promise: no charge, and a
+ *			penalty of PR * RE (the least delay a rerun costs),
+ *			capped.
+\*****************************************************************************/
+
+#ifndef LIBRA_SETTLE_H
+#define LIBRA_SETTLE_H
+
+#include <stdbool.h>
+
+#include "sla.h"
+
+typedef enum {
+	LIBRA_END_COMPLETED = 0,
+	LIBRA_END_FAILED,
+	LIBRA_END_DEADLINE,
+	LIBRA_END_CANCELLED,
+	LIBRA_END_NODE_FAIL,
+} libra_end_t;
+
+typedef struct libra_settlement {
+	libra_end_t how;
+	double end;		/* TF */
+	double delay;		/* DY [s] */
+	bool deadline_met;
+	double penalty;		/* >= 0 */
+	double charge;		/* what the user pays; < 0 is compensation */
+} libra_settlement_t;
+
+/* Grace, in seconds, for "finished by the deadline" (clock granularity). */
+#define LIBRA_DEADLINE_GRACE 1.0
+
+extern const char *libra_end_name(libra_end_t how);
+extern bool libra_end_from_name(const char *name, libra_end_t *how);
+
+/* Penalty for a delay under an SLA: min(cap, PR * delay / 3600). */
+extern double libra_penalty(const libra_sla_t *sla, double delay);
+
+/* Settle a job that started at start (0: never started) and ended at end. */
+extern void libra_settle(const libra_sla_t *sla, double price, double start,
+			 double end, libra_end_t how, libra_settlement_t *s);
+
+#endif /* LIBRA_SETTLE_H */

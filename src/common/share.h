@@ -1,0 +1,50 @@
+/*****************************************************************************\
+ *  share.h - the deadline share of a job, and the CPU weight that enforces it.
+ *
+ *  Libra's job control (Yeo thesis Fig. 3.3, Yeo & Buyya Algorithm 2)
+ *  periodically sets each running job's processor time partition to
+ *
+ *	share = (RE - cpu_done) / (TD - now)
+ *
+ *  i.e. the remaining estimated work over the time left to the deadline.
+ *  The thesis leaves the edges open; we clamp (SPEC section 4, decision 4):
+ *
+ *	remaining work <= 0 (past its estimate)	-> share_min
+ *	time left <= 0 (past its deadline)	-> share_min
+ *	share < share_min			-> share_min
+ *	share > 1 (cannot finish in time)	-> 1
+ *
+ *  share_min is small but never zero, so a late job still runs on whatever
+ *  the admitted jobs leave, and never starves or blocks an admission.
+ *
+ *  On the nodes the share becomes a cgroup CPU weight.  The kernel divides a
+ *  busy CPU between sibling cgroups in proportion to their weights, so with
+ *  weights proportional to shares each job gets at least its share whenever
+ *  the shares on a CPU sum to at most 1 (leftover capacity is spread in
+ *  proportion to the shares, thesis section 6.4.2).
+\*****************************************************************************/
+
+#ifndef LIBRA_SHARE_H
+#define LIBRA_SHARE_H
+
+/* Default share_min. */
+#define LIBRA_SHARE_MIN_DEFAULT 0.01
+
+/* Weight scale: share 1.0 is weight 10000 (cgroup v2 cpu.weight maximum). */
+#define LIBRA_WEIGHT_SCALE 10000.0
+
+/* The clamped deadline share, as above. */
+extern double libra_share(double runtime, double cpu_done, double now,
+			  double deadline, double share_min);
+
+/* The clamped share from remaining work and time left. */
+extern double libra_share_remaining(double work, double time_left,
+				    double share_min);
+
+/* cgroup v2 cpu.weight (1..10000) for a share. */
+extern unsigned libra_weight_v2(double share);
+
+/* cgroup v1 cpu.shares (2..262144) for a share; share 1.0 is 10000. */
+extern unsigned libra_weight_v1(double share);
+
+#endif /* LIBRA_SHARE_H */

@@ -1,0 +1,157 @@
+/*****************************************************************************\
+ *  sla.h - the service level agreement of one job, and how users write it.
+ *
+ *  The SLA is what a user asks of the cluster for one job (SPEC section 3,
+ *  Yeo thesis section 3.3 and 4.2): a runtime estimate RE, a deadline TD, a
+ *  budget B, a penalty rate PR, a deadline type (hard or soft) and, from
+ *  ISQoS (Kavanagh & Djemame 2014), a due date and a penalty cap.
+ *
+ *  Users write it as comma-separated key=value pairs in sbatch --comment:
+ *
+ *	runtime=30m,deadline=3h,budget=40,type=soft,penalty=0.1
+ *
+ *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate.
+ *  Durations: "90s", "45m", "2h", "1.5h", "3d", Slurm's "[D-]HH:MM:SS",
+ *  "MM:SS", "D-HH", "D-HH:MM", or a bare number of minutes (as --time).
+ *  Deadlines and due dates are a duration from submission or an absolute
+ *  local time "YYYY-MM-DDTHH:MM[:SS]" (a trailing "Z" means UTC).
+ *
+ *  The parser is strict: unknown keys, duplicate keys, empty values, bad
+ *  units, numbers that are negative, not finite or too large, and bytes that
+ *  are not printable ASCII are all errors, and the message names the key.
+ *  On error the output record is left zeroed: nothing half-parsed escapes.
+ *
+ *  Times are seconds since the epoch (or since the start of a simulation),
+ *  held in doubles so that the simulator and the plugins share one type.
+\*****************************************************************************/
+
+#ifndef LIBRA_SLA_H
+#define LIBRA_SLA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which fields the user gave (libra_sla_t.set). */
+#define LIBRA_SLA_RUNTIME	(1u << 0)
+#define LIBRA_SLA_DEADLINE	(1u << 1)
+#define LIBRA_SLA_BUDGET	(1u << 2)
+#define LIBRA_SLA_PENALTY	(1u << 3)
+#define LIBRA_SLA_TYPE		(1u << 4)
+#define LIBRA_SLA_DUEDATE	(1u << 5)
+#define LIBRA_SLA_PENALTY_CAP	(1u << 6)
+
+/* Limits that make absurd input an error instead of an overflow. */
+#define LIBRA_SLA_MAX_TEXT	1024		/* bytes of SLA text */
+#define LIBRA_SLA_MAX_DURATION	(3650.0 * 86400.0) /* ten years */
+#define LIBRA_SLA_MAX_MONEY	1e15		/* budget, penalty, cap */
+
+typedef enum {
+	LIBRA_DEADLINE_HARD = 0,	/* finish by TD or be ended at TD */
+	LIBRA_DEADLINE_SOFT = 1,	/* may run late; penalty accrues */
+} libra_deadline_type_t;
+
+typedef struct libra_sla {
+	uint32_t set;		/* LIBRA_SLA_* bits: what the user gave */
+	double runtime;		/* RE: CPU seconds per allocated CPU */
+	double submit;		/* TSU: submission time [s] */
+	double deadline;	/* TD: absolute deadline [s]; D = TD - TSU */
+	double budget;		/* B; meaningful only with LIBRA_SLA_BUDGET */
+	double penalty_rate;	/* PR: currency per hour of delay */
+	double penalty_cap;	/* bound on the penalty (LIBRA_SLA_PENALTY_CAP) */
+	double due_date;	/* soft target (LIBRA_SLA_DUEDATE) [s] */
+	libra_deadline_type_t type;
+} libra_sla_t;
+
+/* Error classes; the message buffer says which key and why. */
+typedef enum {
+	LIBRA_SLA_OK = 0,
+	LIBRA_SLA_ESYNTAX,	/* not key=value, empty pair, bad bytes */
+	LIBRA_SLA_EKEY,		/* unknown key */
+	LIBRA_SLA_EDUP,		/* key given twice, or conflicting sources */
+	LIBRA_SLA_EVALUE,	/* value does not parse (unit, number, enum) */
+	LIBRA_SLA_ERANGE,	/* negative, not finite, zero, too large */
+	LIBRA_SLA_EDEADLINE,	/* deadline not after submission + runtime */
+	LIBRA_SLA_EMISSING,	/* a required field is absent */
+	LIBRA_SLA_ETOOLONG,	/* text longer than LIBRA_SLA_MAX_TEXT */
+} libra_sla_err_t;
+
+/* Short name of an error class, e.g. "unknown key". */
+extern const char *libra_sla_strerror(libra_sla_err_t err);
+
+/*
+ * Does this comment look like an SLA?  True when it contains '=' or starts
+ * with one of the SLA keys; other comments are free text and are left alone.
+ */
+extern bool libra_sla_text_is_sla(const char *text);
+
+/*
+ * Parse SLA text (the --comment grammar above).  "now" is the submission
+ * time: relative deadlines are converted to absolute ones from it, and it is
+ * stored in sla->submit.  Only fields present in the text are set (see
+ * sla->set); defaults are applied by libra_sla_finish().
+ * Returns LIBRA_SLA_OK, or an error with a message in err (may be NULL).
+ */
+extern libra_sla_err_t libra_sla_parse(const char *text, double now,
+				       libra_sla_t *sla,
+				       char *err, size_t errlen);
+
+/*
+ * Parse one value for one key into sla (used for the SPANK options, which
+ * carry one field each).  Same rules and messages as libra_sla_parse().
+ */
+extern libra_sla_err_t libra_sla_parse_field(const char *key,
+					     const char *value, double now,
+					     libra_sla_t *sla,
+					     char *err, size_t errlen);
+
+/*
+ * Merge src into dst: fields set only in src are copied; a field set in both
+ * with different values is LIBRA_SLA_EDUP naming the key and both sources.
+ */
+extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
+				       const libra_sla_t *src,
+				       const char *src_name,
+				       char *err, size_t errlen);
+
+/*
+ * Complete an SLA with what Slurm itself knows and check the rules:
+ *   time_limit	 --time in seconds (0: none); the runtime estimate when no
+ *		 runtime= was given.
+ *   slurm_deadline  --deadline as absolute time (0: none); the deadline when
+ *		 no deadline= was given; both given and different is an error.
+ * Rules: runtime and deadline must be known; runtime > 0; deadline after
+ * submit + runtime (else LIBRA_SLA_EDEADLINE); the due date, if any, between
+ * submission and deadline.  Unset budget means "no limit", unset penalty 0,
+ * unset type hard.
+ */
+extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
+					double slurm_deadline,
+					char *err, size_t errlen);
+
+/* True when the user gave a budget; otherwise any price is acceptable. */
+static inline bool libra_sla_has_budget(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_BUDGET) != 0;
+}
+
+/*
+ * Parse a duration ("90s", "2h", "1-12:00:00", "30" = minutes) into seconds.
+ * Returns LIBRA_SLA_OK, LIBRA_SLA_EVALUE or LIBRA_SLA_ERANGE; the message
+ * names "what" (a key or option name).
+ */
+extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
+					    double *secs,
+					    char *err, size_t errlen);
+
+/*
+ * Parse a non-negative finite decimal number ("12", "0.5", "1e3"); hex,
+ * "inf", "nan", signs and trailing garbage are refused.
+ */
+extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
+					 double *val, char *err, size_t errlen);
+
+/* Format seconds as a short duration ("2h", "1h30m", "45s", "3d4h"). */
+extern void libra_format_duration(double secs, char *buf, size_t len);
+
+#endif /* LIBRA_SLA_H */
