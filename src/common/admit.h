@@ -110,6 +110,13 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 extern void libra_auto_feedback(libra_ledger_t *l, const libra_params_t *p,
 				const libra_quote_t *q, double now);
 
+/*
+ * LibraRiskD's deadline-delay metric (Eq. 5.2): DDY = (DY + remainD) /
+ * remainD, 1 for no delay (also when remainD <= 0, where it is undefined).
+ * DY = 20 s, remainD = 5 s gives 5; remainD = 10 s gives 3.
+ */
+extern double libra_ddy(double delay, double remaining);
+
 /* Counter-offer for a refused request (ISQoS advisory offers). */
 typedef struct libra_offer {
 	bool has_deadline;	/* a later deadline that fits the budget */

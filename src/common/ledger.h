@@ -61,7 +61,7 @@ typedef struct libra_entry {
 	double runtime;		/* RE */
 	double submit;		/* TSU */
 	double deadline;	/* TD */
-	double budget;		/* B (0 without a budget) */
+	double budget;		/* B, or -1 without a budget */
 	double penalty_rate;	/* PR per hour */
 	libra_deadline_type_t type;
 	bool best_effort;	/* no SLA: share 0 committed */

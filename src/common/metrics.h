@@ -27,7 +27,7 @@
 typedef struct libra_job_result {
 	bool accepted;
 	bool deadline_met;	/* finished by its deadline */
-	double budget;		/* B (0 when the job had none) */
+	double budget;		/* B; 0 when the job had none (no limit) */
 	double charge;		/* C: what the user paid (U in bid models) */
 	double submit, start, end;
 	double runtime;		/* actual run time at full speed, for slowdown */

@@ -1,0 +1,911 @@
+/*****************************************************************************\
+ *  admit.c - admission control and placement (see admit.h).
+ *
+ *  Every policy follows the same steps: validate the request, check that
+ *  the cluster could hold it at all (resources), build the list of
+ *  candidate nodes with how many of the job's CPUs each can take and a sort
+ *  key, sort, take CPUs in order (_fill), then price.  The policies differ
+ *  in the candidate test, the sort key and the price.
+ *
+ *  Cost: one pass over the nodes, each O(1) for the share test and O(jobs
+ *  on the node) for the window work of Libra+$ and the projections of
+ *  LibraSLA and LibraRiskD, plus one sort.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h"
+#include "price.h"
+#include "settle.h"
+#include "share.h"
+
+typedef struct {
+	int node;
+	int room;	/* most CPUs of the job the node can take */
+	double key;	/* sort key, ascending */
+	double rate;	/* per-CPU-second rate for one CPU (priced policies) */
+} cand_t;
+
+extern const char *libra_verdict_name(libra_verdict_t v)
+{
+	switch (v) {
+	case LIBRA_ACCEPT:		return "accepted";
+	case LIBRA_REJECT_RESOURCES:	return "resources";
+	case LIBRA_REJECT_DEADLINE:	return "deadline";
+	case LIBRA_REJECT_BUDGET:	return "budget";
+	case LIBRA_REJECT_RETURN:	return "return";
+	case LIBRA_REJECT_RISK:		return "risk";
+	case LIBRA_REJECT_INVALID:	return "invalid";
+	}
+	return "unknown";
+}
+
+extern const char *libra_verdict_reason(libra_verdict_t v)
+{
+	switch (v) {
+	case LIBRA_ACCEPT:
+		return "admitted";
+	case LIBRA_REJECT_RESOURCES:
+		return "the partition does not have the CPUs or nodes requested";
+	case LIBRA_REJECT_DEADLINE:
+		return "not enough free CPU share to meet the deadline";
+	case LIBRA_REJECT_BUDGET:
+		return "the price exceeds the budget";
+	case LIBRA_REJECT_RETURN:
+		return "admitting the job would delay jobs already admitted";
+	case LIBRA_REJECT_RISK:
+		return "admitting the job would risk delaying admitted jobs";
+	case LIBRA_REJECT_INVALID:
+		return "the request is invalid";
+	}
+	return "unknown";
+}
+
+extern double libra_ddy(double delay, double remaining)
+{
+	/* Eq. 5.2; 1 is no delay */
+	if (!(remaining > 0.0))
+		return 1.0;
+	return (delay + remaining) / remaining;
+}
+
+static int _cmp_cand(const void *a, const void *b)
+{
+	const cand_t *x = a, *y = b;
+
+	if (x->key < y->key)
+		return -1;
+	if (x->key > y->key)
+		return 1;
+	return x->node - y->node;
+}
+
+static void _sort(cand_t *c, int n)
+{
+	qsort(c, (size_t) n, sizeof(*c), _cmp_cand);
+}
+
+static int _min_nodes(const libra_request_t *req)
+{
+	return req->min_nodes > 1 ? req->min_nodes : 1;
+}
+
+static int _max_nodes(const libra_request_t *req)
+{
+	int max = req->max_nodes > 0 ? req->max_nodes : LIBRA_QUOTE_MAX_PLACES;
+
+	return max < LIBRA_QUOTE_MAX_PLACES ? max : LIBRA_QUOTE_MAX_PLACES;
+}
+
+/*
+ * Take CPUs from the candidates in order into q->place.  Spreads over at
+ * least min_nodes nodes; with a node limit, skips nodes too small to let
+ * the remaining nodes hold the rest.  Returns the CPUs placed.
+ */
+static int _fill(const cand_t *c, int n, const libra_request_t *req,
+		 libra_quote_t *q)
+{
+	int need = req->cpus, min_nodes = _min_nodes(req);
+	int max_nodes = _max_nodes(req);
+
+	q->nplace = 0;
+	for (int i = 0; i < n && need > 0 && q->nplace < max_nodes; i++) {
+		int nodes_left = max_nodes - q->nplace;
+		int still = min_nodes - q->nplace - 1;	/* after this one */
+		int take = c[i].room;
+
+		if (take < 1)
+			continue;
+		if (take < (need + nodes_left - 1) / nodes_left)
+			continue;	/* too small for the node limit */
+		if (still > 0 && take > need - still)
+			take = need - still;
+		if (take > need)
+			take = need;
+		if (take < 1)
+			continue;
+		q->place[q->nplace].node = c[i].node;
+		q->place[q->nplace].cpus = take;
+		q->nplace++;
+		need -= take;
+	}
+	if (q->nplace < min_nodes)
+		need = need > 0 ? need : 1;
+	return req->cpus - need;
+}
+
+/* Most CPUs of share s the node can still take under the share test. */
+static int _room(const libra_ledger_t *l, const libra_params_t *p, int node,
+		 double s)
+{
+	int cpus = libra_ledger_node_cpus(l, node);
+	double free_share = p->capacity * cpus -
+			    libra_ledger_node_share(l, node);
+	double k;
+
+	if (!libra_ledger_node_up(l, node) || !(s > 0.0))
+		return 0;
+	k = floor((free_share + p->tolerance) / s);
+	if (!(k > 0.0))
+		return 0;
+	return k < cpus ? (int) k : cpus;
+}
+
+static int _cmp_int_desc(const void *a, const void *b)
+{
+	return *(const int *) b - *(const int *) a;
+}
+
+/* Could the request fit at all, on an idle cluster? */
+static bool _resources_ok(const libra_ledger_t *l,
+			  const libra_request_t *req)
+{
+	int n = libra_ledger_node_count(l), up = 0, max_nodes;
+	long total = 0;
+	int *cpus = malloc((size_t) (n ? n : 1) * sizeof(int));
+
+	if (!cpus)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (libra_ledger_node_up(l, i))
+			cpus[up++] = libra_ledger_node_cpus(l, i);
+	max_nodes = _max_nodes(req);
+	if (max_nodes < up)
+		qsort(cpus, (size_t) up, sizeof(int), _cmp_int_desc);
+	for (int i = 0; i < up && i < max_nodes; i++)
+		total += cpus[i] < req->cpus ? cpus[i] : req->cpus;
+	free(cpus);
+	return up >= _min_nodes(req) && total >= req->cpus;
+}
+
+static double _cpus_factor(const libra_params_t *p, int cpus)
+{
+	return p->charge == LIBRA_CHARGE_CPU ? (double) cpus : 1.0;
+}
+
+/* Price of a static-price policy; q->rate_max is the CPU-second rate. */
+static void _static_price(const libra_params_t *p, const libra_sla_t *sla,
+			  const libra_request_t *req, double now,
+			  libra_quote_t *q)
+{
+	double per_cpu, rate;
+
+	if (p->policy == LIBRA_POLICY_FIXED || p->policy == LIBRA_POLICY_PEAK) {
+		rate = libra_time_rate(p, now);
+		per_cpu = sla->runtime * rate;
+	} else {
+		per_cpu = libra_static_price(p, sla->runtime,
+					     sla->deadline - sla->submit);
+		rate = per_cpu / sla->runtime;
+	}
+	q->rate_max = rate;
+	q->price = per_cpu * _cpus_factor(p, req->cpus);
+}
+
+static bool _over_budget(const libra_params_t *p, const libra_sla_t *sla,
+			 double price)
+{
+	return libra_sla_has_budget(sla) &&
+	       price > sla->budget + p->tolerance * fmax(1.0, sla->budget);
+}
+
+/* Budget test of a static price: accept, or refuse with least_price. */
+static void _check_budget(const libra_params_t *p, const libra_sla_t *sla,
+			  libra_quote_t *q)
+{
+	if (_over_budget(p, sla, q->price)) {
+		q->verdict = LIBRA_REJECT_BUDGET;
+		q->least_price = q->price;
+		q->nplace = 0;
+	} else {
+		q->verdict = LIBRA_ACCEPT;
+	}
+}
+
+/* ------------------------------------------------- Libra, fixed, peak */
+
+static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
+			 const libra_sla_t *sla, const libra_request_t *req,
+			 double now, cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l);
+
+	for (int j = 0; j < nodes; j++) {
+		int room = _room(l, p, j, q->share);
+
+		if (room < 1)
+			continue;
+		c[n].node = j;
+		c[n].room = room;
+		/* best fit: least free share first */
+		c[n].key = p->capacity * libra_ledger_node_cpus(l, j) -
+			   libra_ledger_node_share(l, j);
+		n++;
+	}
+	_sort(c, n);
+	if (_fill(c, n, req, q) < req->cpus) {
+		q->verdict = LIBRA_REJECT_DEADLINE;
+		q->nplace = 0;
+		return;
+	}
+	_static_price(p, sla, req, now, q);
+	_check_budget(p, sla, q);
+}
+
+/* ------------------------------------------------ Libra+$, Libra+$Auto */
+
+static double _node_beta(const libra_ledger_t *l, const libra_params_t *p,
+			 int node)
+{
+	double beta;
+
+	if (p->policy != LIBRA_POLICY_AUTO)
+		return p->beta;
+	beta = libra_ledger_node_beta(l, node);
+	return isnan(beta) ? p->beta : beta;
+}
+
+/* Price the placement in q: charge and highest rate. */
+static void _price_placement(const libra_ledger_t *l, const libra_params_t *p,
+			     const libra_sla_t *sla, double now,
+			     libra_quote_t *q)
+{
+	double sum = 0.0, max = 0.0;
+
+	for (int i = 0; i < q->nplace; i++) {
+		int node = q->place[i].node, k = q->place[i].cpus;
+		double rate = libra_rate(l, p, _node_beta(l, p, node), node, k,
+					 sla->runtime, now, sla->deadline);
+
+		sum += k * sla->runtime * rate;
+		if (rate > max)
+			max = rate;
+	}
+	q->rate_max = max;
+	if (p->charge == LIBRA_CHARGE_THESIS)
+		q->price = sla->runtime * max;	/* Fig. 3.2 lines 22-23 */
+	else
+		q->price = sum;
+}
+
+static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
+			  const libra_sla_t *sla, const libra_request_t *req,
+			  double now, cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l);
+	bool budget = libra_sla_has_budget(sla);
+	double first_price;
+
+	/* Fig. 3.2 lines 9-13: nodes that can finish the job by TD */
+	for (int j = 0; j < nodes; j++) {
+		int room = _room(l, p, j, q->share);
+		double res_free;
+
+		if (room < 1)
+			continue;
+		res_free = libra_res_free(l, p, j, 1, sla->runtime, now,
+					  sla->deadline);
+		if (!(res_free > 0.0))
+			continue;
+		c[n].node = j;
+		c[n].room = room;
+		c[n].key = res_free;	/* line 17: RESFree ascending */
+		c[n].rate = libra_rate(l, p, _node_beta(l, p, j), j, 1,
+				       sla->runtime, now, sla->deadline);
+		n++;
+	}
+	_sort(c, n);
+	if (_fill(c, n, req, q) < req->cpus) {
+		q->verdict = LIBRA_REJECT_DEADLINE;
+		q->nplace = 0;
+		return;
+	}
+	_price_placement(l, p, sla, now, q);
+	if (!budget || !_over_budget(p, sla, q->price)) {
+		q->verdict = LIBRA_ACCEPT;
+		return;
+	}
+	first_price = q->price;
+
+	if (p->charge == LIBRA_CHARGE_THESIS) {
+		/* lines 18-29: skip nodes whose RE * P_ij exceeds B */
+		int m = 0;
+
+		for (int i = 0; i < n; i++)
+			if (!_over_budget(p, sla, sla->runtime * c[i].rate))
+				c[m++] = c[i];
+		if (_fill(c, m, req, q) == req->cpus) {
+			_price_placement(l, p, sla, now, q);
+			if (!_over_budget(p, sla, q->price)) {
+				q->verdict = LIBRA_ACCEPT;
+				return;
+			}
+		}
+		n = 0;	/* rebuild below for the least price */
+		for (int j = 0; j < nodes; j++) {
+			int room = _room(l, p, j, q->share);
+
+			if (room < 1 || !(libra_res_free(l, p, j, 1,
+				sla->runtime, now, sla->deadline) > 0.0))
+				continue;
+			c[n].node = j;
+			c[n].room = room;
+			c[n].rate = libra_rate(l, p, _node_beta(l, p, j), j, 1,
+					       sla->runtime, now,
+					       sla->deadline);
+			c[n].key = c[n].rate;
+			n++;
+		}
+	} else {
+		for (int i = 0; i < n; i++)
+			c[i].key = c[i].rate;
+	}
+	/* The cheapest nodes: the least the user could pay by TD. */
+	_sort(c, n);
+	_fill(c, n, req, q);
+	_price_placement(l, p, sla, now, q);
+	if (!_over_budget(p, sla, q->price)) {
+		q->verdict = LIBRA_ACCEPT;
+		return;
+	}
+	q->verdict = LIBRA_REJECT_BUDGET;
+	q->least_price = fmin(first_price, q->price);
+	q->nplace = 0;
+}
+
+/* ----------------------------------------------------------- LibraSLA */
+
+/* The bid of an entry: its budget, or Libra's static price without one. */
+static double _bid(const libra_params_t *p, const libra_entry_t *e)
+{
+	if (e->budget >= 0.0)
+		return e->budget;
+	return libra_static_price(p, e->runtime, e->deadline - e->submit);
+}
+
+/* Eq. 4.5: return_ij = (U_ij / RE_i) / D_i */
+static double _return_of(const libra_params_t *p, const libra_entry_t *e,
+			 double delay)
+{
+	double u = _bid(p, e) - delay / 3600.0 * e->penalty_rate;
+	double d = e->deadline - e->submit;
+
+	return (u / e->runtime) / (d > 0.0 ? d : 1.0);
+}
+
+/* Projected delay of e at effective share s (per CPU). */
+static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
+			double s, double now)
+{
+	double work = libra_entry_work_at(e, now), finish;
+
+	if (s < p->share_min)
+		s = p->share_min;
+	finish = now + work / s;
+	return finish > e->deadline ? finish - e->deadline : 0.0;
+}
+
+/*
+ * Return of a node with an optional extra job (thesis Fig. 4.3, with the
+ * inequality of line 11 read as the prose says: spare capacity first).
+ * *dy_extra gets the extra job's projected delay.
+ */
+static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
+			   int node, const libra_entry_t *extra, double now,
+			   double *dy_extra)
+{
+	const libra_entry_t *ent;
+	int n = libra_ledger_node_entries(l, node, &ent);
+	int total = n + (extra ? 1 : 0), best = -1;
+	double cap = p->capacity * libra_ledger_node_cpus(l, node);
+	double sum = 0.0, prot = 0.0, other, f, best_ret = -INFINITY, ret = 0.0;
+
+	if (dy_extra)
+		*dy_extra = 0.0;
+	for (int i = 0; i < total; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+		double r;
+
+		if (e->best_effort)
+			continue;
+		sum += e->cpus * e->share;
+		r = _return_of(p, e, 0.0);
+		if (r > best_ret) {
+			best_ret = r;
+			best = i;
+		}
+	}
+	if (sum <= cap + p->tolerance) {
+		/* enough capacity: nobody is delayed, U_i = B_i */
+		for (int i = 0; i < total; i++) {
+			const libra_entry_t *e = i < n ? &ent[i] : extra;
+
+			if (!e->best_effort)
+				ret += _return_of(p, e, 0.0);
+		}
+		return ret;
+	}
+	/* shortfall: the best job and hard jobs keep their shares */
+	for (int i = 0; i < total; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+
+		if (!e->best_effort &&
+		    (i == best || e->type == LIBRA_DEADLINE_HARD))
+			prot += e->cpus * e->share;
+	}
+	other = sum - prot;
+	f = other > 0.0 ? fmax(cap - prot, 0.0) / other : 0.0;
+	for (int i = 0; i < total; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+		bool kept = (i == best || e->type == LIBRA_DEADLINE_HARD);
+		double scale, dy;
+
+		if (e->best_effort)
+			continue;
+		if (kept)
+			scale = prot > cap ? cap / prot : 1.0;
+		else
+			scale = f;
+		dy = scale >= 1.0 ? 0.0 : _delay_at(p, e, e->share * scale,
+						    now);
+		if (i == n && dy_extra)
+			*dy_extra = dy;
+		ret += _return_of(p, e, dy);
+	}
+	return ret;
+}
+
+static void _extra_entry(const libra_params_t *p, const libra_sla_t *sla,
+			 double now, double share, int cpus,
+			 libra_entry_t *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->job_id = 0;
+	e->cpus = cpus;
+	e->share = share;
+	e->work = sla->runtime;
+	e->since = now;
+	e->runtime = sla->runtime;
+	e->submit = sla->submit;
+	e->deadline = sla->deadline;
+	e->budget = libra_sla_has_budget(sla) ? sla->budget : -1.0;
+	e->penalty_rate = sla->penalty_rate;
+	e->type = sla->type;
+}
+
+static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
+		       const libra_sla_t *sla, const libra_request_t *req,
+		       double now, cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l), blocked_by_delay = 0;
+	libra_entry_t extra;
+
+	for (int j = 0; j < nodes; j++) {
+		int cpus = libra_ledger_node_cpus(l, j);
+		int k = cpus < req->cpus ? cpus : req->cpus;
+
+		if (!libra_ledger_node_up(l, j))
+			continue;
+		for (;;) {
+			double old_ret, new_ret, dy;
+			bool ok;
+
+			old_ret = _node_return(l, p, j, NULL, now, NULL);
+			_extra_entry(p, sla, now, q->share, k, &extra);
+			new_ret = _node_return(l, p, j, &extra, now, &dy);
+			ok = new_ret >= old_ret -
+			     p->tolerance * fmax(1.0, fabs(old_ret));
+			if (ok && sla->type == LIBRA_DEADLINE_HARD &&
+			    dy > LIBRA_DEADLINE_GRACE) {
+				ok = false;
+				blocked_by_delay++;
+			}
+			if (ok) {
+				c[n].node = j;
+				c[n].room = k;
+				c[n].key = -new_ret;	/* highest first */
+				n++;
+				break;
+			}
+			if (k == 1)
+				break;
+			k = 1;
+		}
+	}
+	_sort(c, n);
+	if (_fill(c, n, req, q) < req->cpus) {
+		q->verdict = blocked_by_delay ? LIBRA_REJECT_DEADLINE :
+						LIBRA_REJECT_RETURN;
+		q->nplace = 0;
+		return;
+	}
+	/* bid-based: the user pays the bid (the budget) if on time */
+	if (libra_sla_has_budget(sla)) {
+		q->price = sla->budget;
+		q->rate_max = sla->budget / (sla->runtime * req->cpus);
+		q->verdict = LIBRA_ACCEPT;
+	} else {
+		_static_price(p, sla, req, now, q);
+		q->verdict = LIBRA_ACCEPT;
+	}
+}
+
+/* --------------------------------------------------------- LibraRiskD */
+
+typedef struct {
+	double work;	/* CPU-seconds left on the node */
+	double weight;	/* cpus * share */
+	double max_rate;	/* cpus */
+	double deadline;
+	double finish;
+	bool done;
+} ps_job_t;
+
+/*
+ * Project the node as weighted processor sharing: capacity cap is divided
+ * in proportion to the weights, no job above its CPU count (water
+ * filling), and a finished job's capacity goes to the others.
+ */
+static void _project_ps(ps_job_t *jobs, int n, double cap, double now)
+{
+	double *rate = calloc((size_t) n, sizeof(double));
+	bool *sat = calloc((size_t) n, sizeof(bool));
+	double t = now;
+	int left = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!jobs[i].done)
+			left++;
+	while (left > 0 && rate && sat) {
+		double rates_cap = cap, dt = INFINITY;
+		bool changed = true;
+
+		memset(sat, 0, (size_t) n * sizeof(bool));
+		while (changed) {
+			double wsum = 0.0;
+
+			changed = false;
+			for (int i = 0; i < n; i++)
+				if (!jobs[i].done && !sat[i])
+					wsum += jobs[i].weight;
+			for (int i = 0; i < n; i++) {
+				if (jobs[i].done || sat[i])
+					continue;
+				rate[i] = wsum > 0.0 ? rates_cap *
+					  jobs[i].weight / wsum : 0.0;
+				if (rate[i] > jobs[i].max_rate) {
+					rate[i] = jobs[i].max_rate;
+					sat[i] = true;
+					rates_cap -= rate[i];
+					changed = true;
+				}
+			}
+		}
+		for (int i = 0; i < n; i++)
+			if (!jobs[i].done && rate[i] > 0.0 &&
+			    jobs[i].work / rate[i] < dt)
+				dt = jobs[i].work / rate[i];
+		if (!isfinite(dt))
+			break;
+		t += dt;
+		for (int i = 0; i < n; i++) {
+			if (jobs[i].done)
+				continue;
+			jobs[i].work -= rate[i] * dt;
+			if (jobs[i].work <= 1e-9 * fmax(1.0, dt)) {
+				jobs[i].done = true;
+				jobs[i].finish = t;
+				left--;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!jobs[i].done)
+			jobs[i].finish = INFINITY;	/* starved */
+	free(rate);
+	free(sat);
+}
+
+/* Risk test of node j with k CPUs of the new job (Fig. 5.1). */
+static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
+		     int node, const libra_sla_t *sla, double share, int k,
+		     double now)
+{
+	const libra_entry_t *ent;
+	int n = libra_ledger_node_entries(l, node, &ent), m = 0;
+	double cap = p->capacity * libra_ledger_node_cpus(l, node);
+	double sum = libra_ledger_node_share(l, node) + k * share;
+	double ddy_sum = 0.0, ddy_sq = 0.0, mu, sigma;
+	ps_job_t *jobs;
+	int counted = 0;
+
+	if (sum <= cap + p->tolerance)
+		return true;	/* nobody delayed: every DDY is 1 */
+	/*
+	 * Overloaded.  Under processor sharing the job with the earliest
+	 * deadline is then always late (its virtual time runs slower than
+	 * real time until some job ends, and it ends first), so mean DDY > 1:
+	 * with risk_mu = 1 there is nothing to project.
+	 */
+	if (p->risk_mu <= 1.0 + p->tolerance)
+		return false;
+	jobs = calloc((size_t) n + 1, sizeof(*jobs));
+	if (!jobs)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (ent[i].best_effort)
+			continue;
+		jobs[m].work = ent[i].cpus * libra_entry_work_at(&ent[i], now);
+		jobs[m].weight = ent[i].cpus * ent[i].share;
+		jobs[m].max_rate = ent[i].cpus;
+		jobs[m].deadline = ent[i].deadline;
+		m++;
+	}
+	jobs[m].work = k * sla->runtime;
+	jobs[m].weight = k * share;
+	jobs[m].max_rate = k;
+	jobs[m].deadline = sla->deadline;
+	m++;
+	for (int i = 0; i < m; i++)
+		if (jobs[i].work <= 0.0) {
+			jobs[i].done = true;
+			jobs[i].finish = now;
+		}
+	_project_ps(jobs, m, cap, now);
+	for (int i = 0; i < m; i++) {
+		double remain = jobs[i].deadline - now, dy, ddy;
+
+		if (!(remain > 0.0))
+			continue;	/* already late: no DDY defined */
+		dy = jobs[i].finish > jobs[i].deadline ?
+		     jobs[i].finish - jobs[i].deadline : 0.0;
+		ddy = isfinite(dy) ? libra_ddy(dy, remain) : 1e12;
+		ddy_sum += ddy;
+		ddy_sq += ddy * ddy;
+		counted++;
+	}
+	free(jobs);
+	if (!counted)
+		return true;
+	mu = ddy_sum / counted;				/* Eq. 5.3 */
+	sigma = sqrt(fmax(ddy_sq / counted - mu * mu, 0.0));	/* Eq. 5.4 */
+	return sigma <= p->risk_sigma + 1e-6 &&
+	       mu <= p->risk_mu + 1e-6;
+}
+
+static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
+			 const libra_sla_t *sla, const libra_request_t *req,
+			 double now, cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l);
+
+	for (int j = 0; j < nodes; j++) {
+		int cpus = libra_ledger_node_cpus(l, j);
+		int k = cpus < req->cpus ? cpus : req->cpus;
+
+		if (!libra_ledger_node_up(l, j))
+			continue;
+		if (!_risk_ok(l, p, j, sla, q->share, k, now)) {
+			if (k == 1)
+				continue;
+			k = 1;
+			if (!_risk_ok(l, p, j, sla, q->share, k, now))
+				continue;
+		}
+		c[n].node = j;
+		c[n].room = k;
+		c[n].key = (double) j;	/* no best fit: node order */
+		n++;
+	}
+	if (_fill(c, n, req, q) < req->cpus) {
+		q->verdict = LIBRA_REJECT_RISK;
+		q->nplace = 0;
+		return;
+	}
+	_static_price(p, sla, req, now, q);
+	_check_budget(p, sla, q);
+}
+
+/* ------------------------------------------------------------- driver */
+
+extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, libra_quote_t *q)
+{
+	int nodes = libra_ledger_node_count(l);
+	cand_t *c;
+
+	q->verdict = LIBRA_REJECT_INVALID;
+	q->share = 0.0;
+	q->price = 0.0;
+	q->rate_max = 0.0;
+	q->least_price = 0.0;
+	q->nplace = 0;
+
+	if (req->cpus < 1 || _min_nodes(req) > req->cpus ||
+	    (req->max_nodes > 0 && req->max_nodes < _min_nodes(req)) ||
+	    !(sla->runtime > 0.0) || !(sla->deadline > now))
+		return;
+	q->share = sla->runtime / (sla->deadline - now);
+
+	if (!_resources_ok(l, req)) {
+		q->verdict = LIBRA_REJECT_RESOURCES;
+		return;
+	}
+	if (q->share > 1.0 + p->tolerance) {
+		/* not even a whole CPU finishes it in time */
+		q->verdict = LIBRA_REJECT_DEADLINE;
+		return;
+	}
+	c = malloc((size_t) (nodes ? nodes : 1) * sizeof(*c));
+	if (!c) {
+		q->verdict = LIBRA_REJECT_RESOURCES;
+		return;
+	}
+	switch (p->policy) {
+	case LIBRA_POLICY_LIBRA_PRICE:
+	case LIBRA_POLICY_AUTO:
+		_admit_market(l, p, sla, req, now, c, q);
+		break;
+	case LIBRA_POLICY_SLA:
+		_admit_sla(l, p, sla, req, now, c, q);
+		break;
+	case LIBRA_POLICY_RISKD:
+		_admit_riskd(l, p, sla, req, now, c, q);
+		break;
+	default:
+		_admit_libra(l, p, sla, req, now, c, q);
+		break;
+	}
+	free(c);
+}
+
+/* ----------------------------------------------------- Libra+$Auto */
+
+extern void libra_auto_feedback(libra_ledger_t *l, const libra_params_t *p,
+				const libra_quote_t *q, double now)
+{
+	int nodes = libra_ledger_node_count(l), counted = 0;
+	double beta_prev = 0.0, floor_frac;
+	bool met;
+
+	if (p->policy != LIBRA_POLICY_AUTO || !nodes)
+		return;
+	if (q->verdict == LIBRA_ACCEPT)
+		met = true;
+	else if (q->verdict == LIBRA_REJECT_BUDGET)
+		met = false;
+	else
+		return;		/* refused for other reasons: no price signal */
+
+	/* betaPrev: average beta of the nodes the request went to */
+	if (q->nplace) {
+		for (int i = 0; i < q->nplace; i++)
+			beta_prev += _node_beta(l, p, q->place[i].node);
+		beta_prev /= q->nplace;
+	} else {
+		for (int j = 0; j < nodes; j++) {
+			if (!libra_ledger_node_up(l, j))
+				continue;
+			beta_prev += _node_beta(l, p, j);
+			counted++;
+		}
+		beta_prev = counted ? beta_prev / counted : p->beta;
+	}
+	/* one node's worth of a cluster: "at least one node free" */
+	floor_frac = 1.0 / nodes;
+	for (int j = 0; j < nodes; j++) {
+		int cpus = libra_ledger_node_cpus(l, j);
+		double free_frac = (p->capacity * cpus -
+				    libra_ledger_node_share(l, j)) / cpus;
+		double used_frac = 1.0 - free_frac, beta;
+
+		free_frac = fmax(free_frac, floor_frac);
+		used_frac = fmax(used_frac, floor_frac);
+		if (met)
+			beta = beta_prev / free_frac;	/* ratioFree */
+		else
+			beta = beta_prev * used_frac;	/* ratioReserved */
+		beta = fmin(fmax(beta, p->beta_min), p->beta_max);
+		libra_ledger_set_node_beta(l, j, beta);
+	}
+	(void) now;
+}
+
+/* ---------------------------------------------------- counter-offers */
+
+static bool _admits_at(const libra_ledger_t *l, const libra_params_t *p,
+		       const libra_sla_t *sla, const libra_request_t *req,
+		       double now, double deadline, libra_quote_t *q)
+{
+	libra_sla_t s = *sla;
+
+	s.deadline = deadline;
+	libra_admit(l, p, &s, req, now, q);
+	return q->verdict == LIBRA_ACCEPT;
+}
+
+extern void libra_counter_offer(const libra_ledger_t *l,
+				const libra_params_t *p,
+				const libra_sla_t *sla,
+				const libra_request_t *req, double now,
+				double max_period, libra_offer_t *o)
+{
+	libra_quote_t *q = malloc(sizeof(*q));
+	double lo, hi, limit, step;
+
+	memset(o, 0, sizeof(*o));
+	if (!q)
+		return;
+	/* (b) the least budget at the user's deadline */
+	if (libra_sla_has_budget(sla)) {
+		libra_sla_t s = *sla;
+
+		s.set &= ~LIBRA_SLA_BUDGET;
+		libra_admit(l, p, &s, req, now, q);
+		if (q->verdict == LIBRA_ACCEPT) {
+			o->has_budget = true;
+			o->budget = q->price;
+		}
+	}
+	/* (a) the earliest later deadline that fits the budget */
+	limit = sla->submit + max_period;
+	lo = sla->deadline;
+	hi = 0.0;
+	for (double period = sla->deadline - now; ; period *= 1.5) {
+		double t = now + period;
+
+		if (t > limit)
+			t = limit;
+		if (t > lo && _admits_at(l, p, sla, req, now, t, q)) {
+			hi = t;
+			break;
+		}
+		if (t >= limit)
+			break;
+		lo = t;
+	}
+	if (hi > 0.0) {
+		step = fmax(60.0, 0.01 * (hi - sla->submit));
+		while (hi - lo > step) {
+			double mid = 0.5 * (lo + hi);
+
+			if (_admits_at(l, p, sla, req, now, mid, q))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		/* round up to a whole minute for people */
+		hi = now + ceil((hi - now) / 60.0) * 60.0;
+		if (hi > limit)
+			hi = limit;
+		if (_admits_at(l, p, sla, req, now, hi, q)) {
+			o->has_deadline = true;
+			o->deadline = hi;
+			o->deadline_price = q->price;
+		}
+	}
+	free(q);
+}

@@ -1,0 +1,124 @@
+/*****************************************************************************\
+ *  hub.c - the ledger and parameters shared by the slurmctld plugins
+ *  (see hub.h).  Plain pthreads; no Slurm headers.
+\*****************************************************************************/
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "hub.h"
+#include "share.h"
+
+static pthread_mutex_t hub_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hub_cond;
+static bool hub_cond_ready;
+static int hub_users;
+static bool hub_woken, hub_stop;
+static libra_ledger_t *hub_ledger;
+static libra_params_t hub_params;
+
+extern int libra_hub_init(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&hub_mutex);
+	if (!hub_cond_ready) {
+		pthread_condattr_t attr;
+
+		/* CLOCK_MONOTONIC: a clock step must not stall the thread */
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&hub_cond, &attr);
+		pthread_condattr_destroy(&attr);
+		hub_cond_ready = true;
+	}
+	if (!hub_ledger) {
+		libra_params_default(&hub_params);
+		hub_ledger = libra_ledger_create(hub_params.share_min);
+		if (!hub_ledger)
+			rc = -1;
+	}
+	if (!rc) {
+		hub_users++;
+		hub_stop = false;
+	}
+	pthread_mutex_unlock(&hub_mutex);
+	return rc;
+}
+
+extern void libra_hub_fini(void)
+{
+	pthread_mutex_lock(&hub_mutex);
+	if (hub_users > 0 && --hub_users == 0) {
+		libra_ledger_destroy(hub_ledger);
+		hub_ledger = NULL;
+	}
+	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern void libra_hub_lock(void)
+{
+	pthread_mutex_lock(&hub_mutex);
+}
+
+extern void libra_hub_unlock(void)
+{
+	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern libra_ledger_t *libra_hub_ledger(void)
+{
+	return hub_ledger;
+}
+
+extern libra_params_t *libra_hub_params(void)
+{
+	return &hub_params;
+}
+
+extern void libra_hub_wake(void)
+{
+	pthread_mutex_lock(&hub_mutex);
+	hub_woken = true;
+	if (hub_cond_ready)
+		pthread_cond_broadcast(&hub_cond);
+	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern bool libra_hub_wait(double secs)
+{
+	struct timespec ts;
+	bool woken;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t) secs;
+	ts.tv_nsec += (long) ((secs - floor(secs)) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (!hub_woken && !hub_stop) {
+		if (pthread_cond_timedwait(&hub_cond, &hub_mutex, &ts) ==
+		    ETIMEDOUT)
+			break;
+	}
+	woken = hub_woken;
+	hub_woken = false;
+	return woken;
+}
+
+extern void libra_hub_shutdown(void)
+{
+	pthread_mutex_lock(&hub_mutex);
+	hub_stop = true;
+	if (hub_cond_ready)
+		pthread_cond_broadcast(&hub_cond);
+	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern bool libra_hub_stopping(void)
+{
+	return hub_stop;
+}

@@ -1,0 +1,594 @@
+/*****************************************************************************\
+ *  ledger.c - the per-node book of committed shares (see ledger.h).
+ *
+ *  Layout: an array of nodes, each with an array of entries (one per job
+ *  part on that node) and its running totals; an open-addressing hash table
+ *  from job id to the job (its SLA and placement); a second one from node
+ *  name to index.  Entries are removed by swapping with the last one, so a
+ *  node's entries are in no particular order.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+#include "share.h"
+
+typedef struct ledger_job {
+	uint32_t id;
+	bool used;
+	bool best_effort;
+	libra_sla_t sla;
+	int nplace;
+	libra_place_t *place;
+} ledger_job_t;
+
+typedef struct ledger_node {
+	char *name;
+	int cpus;
+	bool up;
+	double beta;
+	double share_sum;	/* sum of cpus * share */
+	double thesis_work;	/* sum of cpus * RE */
+	int nentries, capacity;
+	libra_entry_t *entries;
+} ledger_node_t;
+
+struct libra_ledger {
+	double share_min;
+	int nnodes, nodes_cap;
+	ledger_node_t *nodes;
+	int *name_slots;	/* hash of node names -> index, -1 empty */
+	int name_slots_cap;
+	ledger_job_t *jobs;	/* hash of job ids, linear probing */
+	int jobs_cap, njobs;
+};
+
+static uint32_t _hash_u32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+static uint32_t _hash_str(const char *s)
+{
+	uint32_t h = 2166136261U;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char) *s++) * 16777619U;
+	return h;
+}
+
+extern libra_ledger_t *libra_ledger_create(double share_min)
+{
+	libra_ledger_t *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->share_min = share_min;
+	l->jobs_cap = 64;
+	l->jobs = calloc((size_t) l->jobs_cap, sizeof(*l->jobs));
+	if (!l->jobs) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void _free_jobs(libra_ledger_t *l)
+{
+	for (int i = 0; i < l->jobs_cap; i++)
+		if (l->jobs[i].used)
+			free(l->jobs[i].place);
+	memset(l->jobs, 0, (size_t) l->jobs_cap * sizeof(*l->jobs));
+	l->njobs = 0;
+}
+
+extern void libra_ledger_destroy(libra_ledger_t *l)
+{
+	if (!l)
+		return;
+	_free_jobs(l);
+	free(l->jobs);
+	for (int i = 0; i < l->nnodes; i++) {
+		free(l->nodes[i].name);
+		free(l->nodes[i].entries);
+	}
+	free(l->nodes);
+	free(l->name_slots);
+	free(l);
+}
+
+extern void libra_ledger_clear_jobs(libra_ledger_t *l)
+{
+	_free_jobs(l);
+	for (int i = 0; i < l->nnodes; i++) {
+		l->nodes[i].nentries = 0;
+		l->nodes[i].share_sum = 0.0;
+		l->nodes[i].thesis_work = 0.0;
+	}
+}
+
+extern void libra_ledger_set_share_min(libra_ledger_t *l, double share_min)
+{
+	l->share_min = share_min;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static int _name_lookup(const libra_ledger_t *l, const char *name)
+{
+	uint32_t mask, i;
+
+	if (!l->name_slots_cap)
+		return -1;
+	mask = (uint32_t) l->name_slots_cap - 1;
+	for (i = _hash_str(name) & mask; l->name_slots[i] >= 0;
+	     i = (i + 1) & mask) {
+		if (!strcmp(l->nodes[l->name_slots[i]].name, name))
+			return l->name_slots[i];
+	}
+	return -1;
+}
+
+static int _name_rehash(libra_ledger_t *l, int cap)
+{
+	int *slots = malloc((size_t) cap * sizeof(int));
+	uint32_t mask = (uint32_t) cap - 1;
+
+	if (!slots)
+		return -1;
+	for (int i = 0; i < cap; i++)
+		slots[i] = -1;
+	for (int n = 0; n < l->nnodes; n++) {
+		uint32_t i = _hash_str(l->nodes[n].name) & mask;
+
+		while (slots[i] >= 0)
+			i = (i + 1) & mask;
+		slots[i] = n;
+	}
+	free(l->name_slots);
+	l->name_slots = slots;
+	l->name_slots_cap = cap;
+	return 0;
+}
+
+extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
+				 int cpus)
+{
+	ledger_node_t *n;
+
+	if (!name || !*name || cpus < 1 || _name_lookup(l, name) >= 0)
+		return -1;
+	if (l->nnodes == l->nodes_cap) {
+		int cap = l->nodes_cap ? l->nodes_cap * 2 : 16;
+		ledger_node_t *nodes = realloc(l->nodes,
+					       (size_t) cap * sizeof(*nodes));
+
+		if (!nodes)
+			return -1;
+		l->nodes = nodes;
+		l->nodes_cap = cap;
+	}
+	n = &l->nodes[l->nnodes];
+	memset(n, 0, sizeof(*n));
+	if (!(n->name = strdup(name)))
+		return -1;
+	n->cpus = cpus;
+	n->up = true;
+	n->beta = NAN;
+	l->nnodes++;
+	/* keep the name table at most half full */
+	if (l->nnodes * 2 > l->name_slots_cap) {
+		int cap = l->name_slots_cap ? l->name_slots_cap * 2 : 32;
+
+		while (l->nnodes * 2 > cap)
+			cap *= 2;
+		if (_name_rehash(l, cap)) {
+			free(n->name);
+			l->nnodes--;
+			return -1;
+		}
+	} else {
+		uint32_t mask = (uint32_t) l->name_slots_cap - 1;
+		uint32_t i = _hash_str(name) & mask;
+
+		while (l->name_slots[i] >= 0)
+			i = (i + 1) & mask;
+		l->name_slots[i] = l->nnodes - 1;
+	}
+	return l->nnodes - 1;
+}
+
+extern int libra_ledger_node_count(const libra_ledger_t *l)
+{
+	return l->nnodes;
+}
+
+extern int libra_ledger_find_node(const libra_ledger_t *l, const char *name)
+{
+	return name ? _name_lookup(l, name) : -1;
+}
+
+static const ledger_node_t *_node(const libra_ledger_t *l, int node)
+{
+	if (node < 0 || node >= l->nnodes)
+		return NULL;
+	return &l->nodes[node];
+}
+
+extern const char *libra_ledger_node_name(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->name : NULL;
+}
+
+extern int libra_ledger_node_cpus(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->cpus : 0;
+}
+
+extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up)
+{
+	if (_node(l, node))
+		l->nodes[node].up = up;
+}
+
+extern bool libra_ledger_node_up(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n && n->up;
+}
+
+extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->beta : NAN;
+}
+
+extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
+				       double beta)
+{
+	if (_node(l, node))
+		l->nodes[node].beta = beta;
+}
+
+extern double libra_ledger_node_share(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->share_sum : 0.0;
+}
+
+extern double libra_entry_work_at(const libra_entry_t *e, double now)
+{
+	double w = e->work - e->share * (now - e->since);
+
+	return w > 0.0 ? w : 0.0;
+}
+
+extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
+					    double now, double t_end)
+{
+	const ledger_node_t *n = _node(l, node);
+	double sum = 0.0;
+
+	if (!n || t_end <= now)
+		return 0.0;
+	for (int i = 0; i < n->nentries; i++) {
+		const libra_entry_t *e = &n->entries[i];
+		double until = t_end;
+
+		/*
+		 * At its share a job does share * (min(T, TD) - now) by T.
+		 * A job already past its deadline runs on at share_min.
+		 */
+		if (e->deadline > now && e->deadline < t_end)
+			until = e->deadline;
+		sum += e->cpus * e->share * (until - now);
+	}
+	return sum;
+}
+
+extern double libra_ledger_node_thesis_work(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->thesis_work : 0.0;
+}
+
+extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
+				     const libra_entry_t **entries)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	if (!n) {
+		*entries = NULL;
+		return 0;
+	}
+	*entries = n->entries;
+	return n->nentries;
+}
+
+/* Recompute a node's totals from its entries (no drift). */
+static void _node_resum(ledger_node_t *n)
+{
+	double share = 0.0, work = 0.0;
+
+	for (int i = 0; i < n->nentries; i++) {
+		share += n->entries[i].cpus * n->entries[i].share;
+		if (!n->entries[i].best_effort)
+			work += n->entries[i].cpus * n->entries[i].runtime;
+	}
+	n->share_sum = share;
+	n->thesis_work = work;
+}
+
+/* ----------------------------------------------------------------- jobs */
+
+static ledger_job_t *_job_slot(const libra_ledger_t *l, uint32_t id)
+{
+	uint32_t mask = (uint32_t) l->jobs_cap - 1;
+
+	for (uint32_t i = _hash_u32(id) & mask;; i = (i + 1) & mask) {
+		ledger_job_t *j = &l->jobs[i];
+
+		if (!j->used || j->id == id)
+			return j;
+	}
+}
+
+static ledger_job_t *_job_find(const libra_ledger_t *l, uint32_t id)
+{
+	ledger_job_t *j = _job_slot(l, id);
+
+	return j->used ? j : NULL;
+}
+
+static int _jobs_grow(libra_ledger_t *l)
+{
+	ledger_job_t *old = l->jobs;
+	int old_cap = l->jobs_cap;
+
+	l->jobs_cap *= 2;
+	l->jobs = calloc((size_t) l->jobs_cap, sizeof(*l->jobs));
+	if (!l->jobs) {
+		l->jobs = old;
+		l->jobs_cap = old_cap;
+		return -1;
+	}
+	for (int i = 0; i < old_cap; i++)
+		if (old[i].used)
+			*_job_slot(l, old[i].id) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Delete a slot and shift the following cluster back (no tombstones). */
+static void _job_delete(libra_ledger_t *l, ledger_job_t *j)
+{
+	uint32_t mask = (uint32_t) l->jobs_cap - 1;
+	uint32_t i = (uint32_t) (j - l->jobs), k;
+
+	free(j->place);
+	memset(j, 0, sizeof(*j));
+	l->njobs--;
+	for (k = (i + 1) & mask; l->jobs[k].used; k = (k + 1) & mask) {
+		uint32_t home = _hash_u32(l->jobs[k].id) & mask;
+
+		/* move k into the hole at i unless home lies in (i, k] */
+		if ((k > i && (home <= i || home > k)) ||
+		    (k < i && (home <= i && home > k))) {
+			l->jobs[i] = l->jobs[k];
+			memset(&l->jobs[k], 0, sizeof(l->jobs[k]));
+			i = k;
+		}
+	}
+}
+
+static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
+{
+	if (n->nentries == n->capacity) {
+		int cap = n->capacity ? n->capacity * 2 : 4;
+		libra_entry_t *ent = realloc(n->entries,
+					     (size_t) cap * sizeof(*ent));
+
+		if (!ent)
+			return -1;
+		n->entries = ent;
+		n->capacity = cap;
+	}
+	n->entries[n->nentries++] = *e;
+	n->share_sum += e->cpus * e->share;
+	if (!e->best_effort)
+		n->thesis_work += e->cpus * e->runtime;
+	return 0;
+}
+
+static libra_entry_t *_entry_find(ledger_node_t *n, uint32_t id)
+{
+	for (int i = 0; i < n->nentries; i++)
+		if (n->entries[i].job_id == id)
+			return &n->entries[i];
+	return NULL;
+}
+
+static void _entry_remove(ledger_node_t *n, uint32_t id)
+{
+	libra_entry_t *e = _entry_find(n, id);
+
+	if (!e)
+		return;
+	*e = n->entries[--n->nentries];
+	_node_resum(n);
+}
+
+extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
+			       const libra_sla_t *sla,
+			       const libra_place_t *place, int nplace,
+			       double now)
+{
+	libra_entry_t e;
+	ledger_job_t *j;
+	int added = 0;
+
+	if (nplace < 1 || _job_find(l, job_id))
+		return -1;
+	for (int i = 0; i < nplace; i++) {
+		const ledger_node_t *n = _node(l, place[i].node);
+
+		if (!n || place[i].cpus < 1 || place[i].cpus > n->cpus)
+			return -1;
+		for (int k = 0; k < i; k++)
+			if (place[k].node == place[i].node)
+				return -1;
+	}
+	if ((l->njobs + 1) * 2 > l->jobs_cap && _jobs_grow(l))
+		return -1;
+
+	j = _job_slot(l, job_id);
+	memset(j, 0, sizeof(*j));
+	j->place = malloc((size_t) nplace * sizeof(*place));
+	if (!j->place)
+		return -1;
+	memcpy(j->place, place, (size_t) nplace * sizeof(*place));
+	j->nplace = nplace;
+	j->id = job_id;
+	j->used = true;
+	j->best_effort = (sla == NULL);
+	if (sla)
+		j->sla = *sla;
+	l->njobs++;
+
+	memset(&e, 0, sizeof(e));
+	e.job_id = job_id;
+	e.since = now;
+	e.best_effort = j->best_effort;
+	e.budget = -1.0;
+	if (sla) {
+		e.runtime = sla->runtime;
+		e.submit = sla->submit;
+		e.deadline = sla->deadline;
+		if (libra_sla_has_budget(sla))
+			e.budget = sla->budget;
+		e.penalty_rate = sla->penalty_rate;
+		e.type = sla->type;
+		e.work = sla->runtime;
+		e.share = libra_share_remaining(e.work, sla->deadline - now,
+						l->share_min);
+	}
+	for (int i = 0; i < nplace; i++) {
+		e.cpus = place[i].cpus;
+		if (_entry_add(&l->nodes[place[i].node], &e))
+			break;
+		added++;
+	}
+	if (added < nplace) {
+		libra_ledger_release(l, job_id);
+		return -1;
+	}
+	return 0;
+}
+
+extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+
+	if (!j)
+		return -1;
+	for (int i = 0; i < j->nplace; i++)
+		_entry_remove(&l->nodes[j->place[i].node], job_id);
+	_job_delete(l, j);
+	return 0;
+}
+
+extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
+				     int node)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+	int i;
+
+	if (!j)
+		return -1;
+	for (i = 0; i < j->nplace; i++)
+		if (j->place[i].node == node)
+			break;
+	if (i == j->nplace)
+		return -1;
+	_entry_remove(&l->nodes[node], job_id);
+	j->place[i] = j->place[--j->nplace];
+	if (!j->nplace)
+		_job_delete(l, j);
+	return 0;
+}
+
+static void _progress_entry(libra_ledger_t *l, ledger_node_t *n,
+			    uint32_t job_id, double cpu_done, double now)
+{
+	libra_entry_t *e = _entry_find(n, job_id);
+	double old;
+
+	if (!e || e->best_effort)
+		return;
+	old = e->share;
+	e->work = e->runtime - cpu_done;
+	if (e->work < 0.0)
+		e->work = 0.0;
+	e->since = now;
+	e->share = libra_share_remaining(e->work, e->deadline - now,
+					 l->share_min);
+	n->share_sum += e->cpus * (e->share - old);
+	if (n->share_sum < 0.0)
+		n->share_sum = 0.0;
+}
+
+extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
+				 double cpu_done, double now)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+	bool found = false;
+
+	if (!j)
+		return -1;
+	for (int i = 0; i < j->nplace; i++) {
+		if (node >= 0 && j->place[i].node != node)
+			continue;
+		_progress_entry(l, &l->nodes[j->place[i].node], job_id,
+				cpu_done, now);
+		found = true;
+	}
+	return found ? 0 : -1;
+}
+
+extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
+{
+	return _job_find(l, job_id) != NULL;
+}
+
+extern int libra_ledger_job_count(const libra_ledger_t *l)
+{
+	return l->njobs;
+}
+
+extern int libra_ledger_job_places(const libra_ledger_t *l, uint32_t job_id,
+				   const libra_place_t **place)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+
+	if (!j) {
+		*place = NULL;
+		return 0;
+	}
+	*place = j->place;
+	return j->nplace;
+}

@@ -1,0 +1,322 @@
+/*****************************************************************************\
+ *  params.c - policy parameters and their SchedulerParameters keys.
+ *
+ *  One table describes every key: its name, where it lives in
+ *  libra_params_t, its kind and its range.  Parsing, range checks and
+ *  formatting are all driven by that table, so a key added there is parsed,
+ *  checked, shown by "scontrol show config" and documented in one place.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+#include "share.h"
+#include "sla.h"
+
+static const char *policy_names[LIBRA_POLICY_COUNT] = {
+	[LIBRA_POLICY_LIBRA]	   = "libra",
+	[LIBRA_POLICY_LIBRA_PRICE] = "libra+$",
+	[LIBRA_POLICY_SLA]	   = "librasla",
+	[LIBRA_POLICY_RISKD]	   = "librariskd",
+	[LIBRA_POLICY_AUTO]	   = "libra+$auto",
+	[LIBRA_POLICY_FIXED]	   = "fixed",
+	[LIBRA_POLICY_PEAK]	   = "peak",
+};
+
+extern void libra_params_default(libra_params_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->policy = LIBRA_POLICY_LIBRA_PRICE;
+	p->alpha = 1.0;			/* thesis Table 3.1 */
+	p->beta = 0.1;			/* thesis Table 3.1 */
+	p->price_base = 1.0;		/* per CPU-hour */
+	p->gamma = 1.0;			/* thesis section 3.5.2 */
+	p->delta = 1.0;
+	p->peak_price = 3.0;		/* thesis Table 7.2, FixedTimeMax */
+	p->peak_start = 12;		/* 12PM-12AM is peak */
+	p->peak_end = 0;
+	p->resfree = LIBRA_RESFREE_WINDOW;
+	p->charge = LIBRA_CHARGE_CPU;
+	p->capacity = 1.0;
+	p->share_min = LIBRA_SHARE_MIN_DEFAULT;
+	p->risk_sigma = 0.0;
+	p->risk_mu = 1.0;
+	p->beta_min = 0.01;
+	p->beta_max = 10.0;
+	p->no_sla = LIBRA_NOSLA_BEST_EFFORT;
+	p->interval = 5.0;
+	p->weight_interval = 2.0;
+	p->enforce = true;
+	p->tolerance = 1e-9;
+}
+
+extern const char *libra_policy_name(libra_policy_t policy)
+{
+	if ((unsigned) policy < LIBRA_POLICY_COUNT)
+		return policy_names[policy];
+	return "unknown";
+}
+
+extern bool libra_policy_from_name(const char *name, libra_policy_t *policy)
+{
+	for (int i = 0; i < LIBRA_POLICY_COUNT; i++) {
+		if (!strcmp(name, policy_names[i])) {
+			*policy = (libra_policy_t) i;
+			return true;
+		}
+	}
+	return false;
+}
+
+extern bool libra_policy_is_market(libra_policy_t policy)
+{
+	return policy == LIBRA_POLICY_LIBRA_PRICE ||
+	       policy == LIBRA_POLICY_AUTO;
+}
+
+typedef enum {
+	KIND_DOUBLE,
+	KIND_POLICY,
+	KIND_RESFREE,
+	KIND_CHARGE,
+	KIND_NOSLA,
+	KIND_BOOL,
+	KIND_HOURS,
+} kind_t;
+
+typedef struct {
+	const char *key;
+	kind_t kind;
+	size_t off;		/* offset of the field in libra_params_t */
+	double min, max;	/* inclusive range for doubles */
+	bool min_open;		/* min is exclusive */
+} param_def_t;
+
+#define OFF(f) offsetof(libra_params_t, f)
+static const param_def_t defs[] = {
+	{ "libra_policy",	   KIND_POLICY,	 OFF(policy),	  0, 0, false },
+	{ "libra_alpha",	   KIND_DOUBLE,	 OFF(alpha),	  0, 1e6, false },
+	{ "libra_beta",		   KIND_DOUBLE,	 OFF(beta),	  0, 1e6, false },
+	{ "libra_price_base",	   KIND_DOUBLE,	 OFF(price_base), 0, 1e12, true },
+	{ "libra_gamma",	   KIND_DOUBLE,	 OFF(gamma),	  0, 1e6, false },
+	{ "libra_delta",	   KIND_DOUBLE,	 OFF(delta),	  0, 1e6, false },
+	{ "libra_peak_price",	   KIND_DOUBLE,	 OFF(peak_price), 0, 1e12, false },
+	{ "libra_peak_hours",	   KIND_HOURS,	 0,		  0, 0, false },
+	{ "libra_resfree",	   KIND_RESFREE, OFF(resfree),	  0, 0, false },
+	{ "libra_charge",	   KIND_CHARGE,	 OFF(charge),	  0, 0, false },
+	{ "libra_capacity",	   KIND_DOUBLE,	 OFF(capacity),	  0, 1, true },
+	{ "libra_share_min",	   KIND_DOUBLE,	 OFF(share_min),  0, 0.5, true },
+	{ "libra_risk_sigma",	   KIND_DOUBLE,	 OFF(risk_sigma), 0, 1e6, false },
+	{ "libra_risk_mu",	   KIND_DOUBLE,	 OFF(risk_mu),	  1, 1e6, false },
+	{ "libra_beta_min",	   KIND_DOUBLE,	 OFF(beta_min),	  0, 1e6, true },
+	{ "libra_beta_max",	   KIND_DOUBLE,	 OFF(beta_max),	  0, 1e6, true },
+	{ "libra_no_sla",	   KIND_NOSLA,	 OFF(no_sla),	  0, 0, false },
+	{ "libra_interval",	   KIND_DOUBLE,	 OFF(interval),	  0.1, 3600, false },
+	{ "libra_weight_interval", KIND_DOUBLE,	 OFF(weight_interval), 0.1, 3600,
+	  false },
+	{ "libra_enforce",	   KIND_BOOL,	 OFF(enforce),	  0, 0, false },
+	{ "libra_tolerance",	   KIND_DOUBLE,	 OFF(tolerance),  0, 1e-3, false },
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+static int _fail(char *err, size_t errlen, const char *key, const char *val,
+		 const char *why)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s=%.40s: %s", key, val, why);
+	return -1;
+}
+
+static int _parse_hours(libra_params_t *p, const char *key, const char *val,
+			char *err, size_t errlen)
+{
+	char *end;
+	long a, b;
+
+	a = strtol(val, &end, 10);
+	if (end == val || *end != '-')
+		return _fail(err, errlen, key, val,
+			     "expected START-END hours, e.g. 12-24");
+	val = end + 1;
+	b = strtol(val, &end, 10);
+	if (end == val || *end || a < 0 || a > 23 || b < 0 || b > 24 ||
+	    a == b % 24)
+		return _fail(err, errlen, key, val,
+			     "hours must be 0-23 and 0-24 and differ");
+	p->peak_start = (int) a;
+	p->peak_end = (int) (b % 24);
+	return 0;
+}
+
+static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
+		  char *err, size_t errlen)
+{
+	char *field = (char *) p + d->off;
+	char msg[160];
+	double v;
+
+	switch (d->kind) {
+	case KIND_DOUBLE:
+		if (libra_parse_money(d->key, val, &v, msg, sizeof(msg)))
+			return _fail(err, errlen, d->key, val,
+				     "not a non-negative number");
+		if ((d->min_open ? v <= d->min : v < d->min) || v > d->max) {
+			snprintf(msg, sizeof(msg), "must be in %c%g, %g]",
+				 d->min_open ? '(' : '[', d->min, d->max);
+			return _fail(err, errlen, d->key, val, msg);
+		}
+		*(double *) field = v;
+		return 0;
+	case KIND_POLICY:
+		if (!libra_policy_from_name(val, (libra_policy_t *) field))
+			return _fail(err, errlen, d->key, val,
+				     "unknown policy (libra, libra+$, librasla, librariskd, libra+$auto, fixed, peak)");
+		return 0;
+	case KIND_RESFREE:
+		if (!strcmp(val, "window"))
+			*(libra_resfree_t *) field = LIBRA_RESFREE_WINDOW;
+		else if (!strcmp(val, "thesis"))
+			*(libra_resfree_t *) field = LIBRA_RESFREE_THESIS;
+		else
+			return _fail(err, errlen, d->key, val,
+				     "expected window or thesis");
+		return 0;
+	case KIND_CHARGE:
+		if (!strcmp(val, "cpu"))
+			*(libra_charge_t *) field = LIBRA_CHARGE_CPU;
+		else if (!strcmp(val, "thesis"))
+			*(libra_charge_t *) field = LIBRA_CHARGE_THESIS;
+		else
+			return _fail(err, errlen, d->key, val,
+				     "expected cpu or thesis");
+		return 0;
+	case KIND_NOSLA:
+		if (!strcmp(val, "best_effort"))
+			*(libra_nosla_t *) field = LIBRA_NOSLA_BEST_EFFORT;
+		else if (!strcmp(val, "reject"))
+			*(libra_nosla_t *) field = LIBRA_NOSLA_REJECT;
+		else
+			return _fail(err, errlen, d->key, val,
+				     "expected best_effort or reject");
+		return 0;
+	case KIND_BOOL:
+		if (!strcmp(val, "yes") || !strcmp(val, "1") ||
+		    !strcmp(val, "on"))
+			*(bool *) field = true;
+		else if (!strcmp(val, "no") || !strcmp(val, "0") ||
+			 !strcmp(val, "off"))
+			*(bool *) field = false;
+		else
+			return _fail(err, errlen, d->key, val,
+				     "expected yes or no");
+		return 0;
+	case KIND_HOURS:
+		return _parse_hours(p, d->key, val, err, errlen);
+	}
+	return _fail(err, errlen, d->key, val, "internal error");
+}
+
+extern int libra_params_parse(libra_params_t *p, const char *sched_params,
+			      char *err, size_t errlen)
+{
+	bool seen[NDEFS] = { false };
+	libra_params_t tmp = *p;
+	char *buf, *tok, *save = NULL;
+	int rc = 0;
+
+	if (!sched_params)
+		return 0;
+	if (!(buf = strdup(sched_params)))
+		return _fail(err, errlen, "SchedulerParameters", "",
+			     "out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+		size_t i;
+
+		while (*tok == ' ')
+			tok++;
+		if (strncmp(tok, "libra_", 6))
+			continue;	/* Slurm's or another plugin's key */
+		if (!val) {
+			rc = _fail(err, errlen, tok, "", "missing =value");
+			break;
+		}
+		*val++ = '\0';
+		for (i = 0; i < NDEFS; i++)
+			if (!strcmp(tok, defs[i].key))
+				break;
+		if (i == NDEFS) {
+			rc = _fail(err, errlen, tok, val,
+				   "unknown libra_ parameter (see sched_libra(8))");
+			break;
+		}
+		if (seen[i]) {
+			rc = _fail(err, errlen, tok, val, "given twice");
+			break;
+		}
+		seen[i] = true;
+		if ((rc = _apply(&tmp, &defs[i], val, err, errlen)))
+			break;
+	}
+	free(buf);
+	if (!rc && tmp.beta_min > tmp.beta_max)
+		rc = _fail(err, errlen, "libra_beta_min", "",
+			   "must not exceed libra_beta_max");
+	if (!rc)
+		*p = tmp;
+	return rc;
+}
+
+extern void libra_params_format(const libra_params_t *p, char *buf,
+				size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NDEFS && used < len; i++) {
+		const param_def_t *d = &defs[i];
+		const char *field = (const char *) p + d->off;
+		char val[64];
+
+		switch (d->kind) {
+		case KIND_DOUBLE:
+			snprintf(val, sizeof(val), "%.15g",
+				 *(const double *) field);
+			break;
+		case KIND_POLICY:
+			snprintf(val, sizeof(val), "%s", libra_policy_name(
+				 *(const libra_policy_t *) field));
+			break;
+		case KIND_RESFREE:
+			snprintf(val, sizeof(val), "%s",
+				 *(const libra_resfree_t *) field ==
+				 LIBRA_RESFREE_THESIS ? "thesis" : "window");
+			break;
+		case KIND_CHARGE:
+			snprintf(val, sizeof(val), "%s",
+				 *(const libra_charge_t *) field ==
+				 LIBRA_CHARGE_THESIS ? "thesis" : "cpu");
+			break;
+		case KIND_NOSLA:
+			snprintf(val, sizeof(val), "%s",
+				 *(const libra_nosla_t *) field ==
+				 LIBRA_NOSLA_REJECT ? "reject" : "best_effort");
+			break;
+		case KIND_BOOL:
+			snprintf(val, sizeof(val), "%s",
+				 *(const bool *) field ? "yes" : "no");
+			break;
+		case KIND_HOURS:
+			snprintf(val, sizeof(val), "%d-%d", p->peak_start,
+				 p->peak_end ? p->peak_end : 24);
+			break;
+		}
+		used += (size_t) snprintf(buf + used, len - used, "%s%s=%s",
+					  i ? "," : "", d->key, val);
+	}
+}

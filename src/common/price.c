@@ -1,0 +1,86 @@
+/*****************************************************************************\
+ *  price.c - prices (see price.h for the formulas and the worked example).
+\*****************************************************************************/
+
+#include <math.h>
+#include <time.h>
+
+#include "price.h"
+
+extern double libra_putil(double res_max, double res_free, double price_base)
+{
+	/* Eq. 3.4; a node without free resource is never priced. */
+	if (!(res_free > 0.0))
+		return INFINITY;
+	return res_max / res_free * price_base;
+}
+
+extern double libra_res_max(const libra_ledger_t *l, int node, double now,
+			    double deadline)
+{
+	double window = deadline - now;
+
+	return window > 0.0 ? libra_ledger_node_cpus(l, node) * window : 0.0;
+}
+
+extern double libra_res_free(const libra_ledger_t *l, const libra_params_t *p,
+			     int node, int cpus, double runtime, double now,
+			     double deadline)
+{
+	double committed;
+
+	if (p->resfree == LIBRA_RESFREE_THESIS)
+		committed = libra_ledger_node_thesis_work(l, node);
+	else
+		committed = libra_ledger_node_window_work(l, node, now,
+							  deadline);
+	/* Eq. 3.5/3.6: RESMax_j - committed_j - RES_i */
+	return libra_res_max(l, node, now, deadline) - committed -
+	       cpus * runtime;
+}
+
+extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
+			 double beta, int node, int cpus, double runtime,
+			 double now, double deadline)
+{
+	double base = libra_price_base_per_sec(p);
+	double res_free = libra_res_free(l, p, node, cpus, runtime, now,
+					 deadline);
+	double putil = libra_putil(libra_res_max(l, node, now, deadline),
+				   res_free, base);
+
+	if (!isfinite(putil))
+		return INFINITY;
+	/* Eq. 3.3 */
+	return p->alpha * base + beta * putil;
+}
+
+extern double libra_static_price(const libra_params_t *p, double runtime,
+				 double period)
+{
+	if (!(period > 0.0))
+		return INFINITY;
+	return libra_price_base_per_sec(p) *
+	       (p->gamma * runtime + p->delta * runtime / period);
+}
+
+static bool _in_peak(const libra_params_t *p, int hour)
+{
+	if (p->peak_start < p->peak_end)
+		return hour >= p->peak_start && hour < p->peak_end;
+	return hour >= p->peak_start || hour < p->peak_end;
+}
+
+extern double libra_time_rate(const libra_params_t *p, double when)
+{
+	time_t t = (time_t) when;
+	struct tm tm;
+
+	if (p->policy != LIBRA_POLICY_PEAK)
+		return libra_price_base_per_sec(p);
+	if (!localtime_r(&t, &tm))
+		return libra_price_base_per_sec(p);
+	if (_in_peak(p, tm.tm_hour))
+		return p->peak_price / 3600.0;
+	return libra_price_base_per_sec(p);
+}

@@ -1,0 +1,535 @@
+/*****************************************************************************\
+ *  record.c - the job record as JSON, with json-c (see record.h).
+ *
+ *  Numbers are written with the fewest significant digits (15 to 17) that
+ *  read back as the same double, so records are short for people and exact
+ *  for programs.  The decoder walks a table of allowed fields per object and
+ *  refuses anything else.
+\*****************************************************************************/
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+static const struct {
+	const char *key;
+	uint32_t bit;
+} given_keys[] = {
+	{ "runtime",	 LIBRA_SLA_RUNTIME },
+	{ "deadline",	 LIBRA_SLA_DEADLINE },
+	{ "budget",	 LIBRA_SLA_BUDGET },
+	{ "penalty",	 LIBRA_SLA_PENALTY },
+	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
+	{ "type",	 LIBRA_SLA_TYPE },
+	{ "duedate",	 LIBRA_SLA_DUEDATE },
+};
+#define NGIVEN (sizeof(given_keys) / sizeof(given_keys[0]))
+
+/* ------------------------------------------------------------ encode */
+
+static json_object *_num(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return NULL;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return json_object_new_double_s(v, buf);
+}
+
+/* Add a number; a non-finite value poisons the whole encoding. */
+static void _add_num(json_object *o, const char *key, double v, bool *ok)
+{
+	json_object *n = _num(v);
+
+	if (!n)
+		*ok = false;
+	else
+		json_object_object_add(o, key, n);
+}
+
+static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
+{
+	json_object *o = json_object_new_object();
+	json_object *given = json_object_new_array();
+
+	_add_num(o, "runtime", sla->runtime, ok);
+	_add_num(o, "submit", sla->submit, ok);
+	_add_num(o, "deadline", sla->deadline, ok);
+	if (sla->set & LIBRA_SLA_BUDGET)
+		_add_num(o, "budget", sla->budget, ok);
+	if (sla->set & LIBRA_SLA_PENALTY)
+		_add_num(o, "penalty", sla->penalty_rate, ok);
+	if (sla->set & LIBRA_SLA_PENALTY_CAP)
+		_add_num(o, "penalty_cap", sla->penalty_cap, ok);
+	if (sla->set & LIBRA_SLA_DUEDATE)
+		_add_num(o, "duedate", sla->due_date, ok);
+	json_object_object_add(o, "type", json_object_new_string(
+		sla->type == LIBRA_DEADLINE_SOFT ? "soft" : "hard"));
+	for (size_t i = 0; i < NGIVEN; i++)
+		if (sla->set & given_keys[i].bit)
+			json_object_array_add(given, json_object_new_string(
+					      given_keys[i].key));
+	json_object_object_add(o, "given", given);
+	return o;
+}
+
+static char *_to_string(json_object *o, bool ok)
+{
+	char *s = NULL;
+
+	if (ok)
+		s = strdup(json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PLAIN |
+			   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return s;
+}
+
+extern char *libra_sla_to_json(const libra_sla_t *sla)
+{
+	bool ok = true;
+	json_object *o = _sla_object(sla, &ok);
+
+	return _to_string(o, ok);
+}
+
+extern char *libra_record_to_json(const libra_record_t *r)
+{
+	json_object *o = json_object_new_object(), *admit, *place;
+	bool ok = true;
+
+	json_object_object_add(o, "libra",
+			       json_object_new_int(LIBRA_RECORD_VERSION));
+	json_object_object_add(o, "policy", json_object_new_string(
+				       libra_policy_name(r->policy)));
+	if (r->best_effort)
+		json_object_object_add(o, "best_effort",
+				       json_object_new_boolean(1));
+	else
+		json_object_object_add(o, "sla", _sla_object(&r->sla, &ok));
+
+	admit = json_object_new_object();
+	_add_num(admit, "time", r->admitted, &ok);
+	_add_num(admit, "price", r->price, &ok);
+	_add_num(admit, "rate", r->rate, &ok);
+	place = json_object_new_array();
+	for (int i = 0; i < r->nplace; i++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "node", json_object_new_string(
+					       r->place[i].node));
+		json_object_object_add(p, "cpus",
+				       json_object_new_int(r->place[i].cpus));
+		json_object_array_add(place, p);
+	}
+	json_object_object_add(admit, "place", place);
+	json_object_object_add(o, "admit", admit);
+
+	if (r->started > 0.0)
+		_add_num(o, "start", r->started, &ok);
+	if (r->settled) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "how", json_object_new_string(
+					       libra_end_name(r->final.how)));
+		_add_num(f, "end", r->final.end, &ok);
+		_add_num(f, "delay", r->final.delay, &ok);
+		json_object_object_add(f, "met", json_object_new_boolean(
+					       r->final.deadline_met));
+		_add_num(f, "penalty", r->final.penalty, &ok);
+		_add_num(f, "charge", r->final.charge, &ok);
+		json_object_object_add(o, "final", f);
+	}
+	return _to_string(o, ok);
+}
+
+/* ------------------------------------------------------------ decode */
+
+typedef struct {
+	char *err;
+	size_t errlen;
+	int failed;
+} dec_t;
+
+static int _dfail(dec_t *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int _dfail(dec_t *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d->failed && d->err && d->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(d->err, d->errlen, fmt, ap);
+		va_end(ap);
+	}
+	d->failed = 1;
+	return -1;
+}
+
+/* Refuse keys not in the allowed list. */
+static int _only_keys(dec_t *d, json_object *o, const char *where,
+		      const char *const *allowed)
+{
+	json_object_object_foreach(o, key, val) {
+		bool known = false;
+
+		(void) val;
+		for (int i = 0; allowed[i]; i++)
+			if (!strcmp(key, allowed[i]))
+				known = true;
+		if (!known)
+			return _dfail(d, "%s: unknown field '%.40s'", where,
+				      key);
+	}
+	return 0;
+}
+
+static json_object *_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+/* A number in [min, max]; absent is an error when required. */
+static int _get_num(dec_t *d, json_object *o, const char *where,
+		    const char *key, bool required, double min, double max,
+		    double *out)
+{
+	json_object *v = _get(o, key);
+	double x;
+
+	if (!v) {
+		if (required)
+			return _dfail(d, "%s.%s: missing", where, key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_double) &&
+	    !json_object_is_type(v, json_type_int))
+		return _dfail(d, "%s.%s: not a number", where, key);
+	x = json_object_get_double(v);
+	if (!isfinite(x) || x < min || x > max)
+		return _dfail(d, "%s.%s: %g out of range [%g, %g]", where, key,
+			      x, min, max);
+	*out = x;
+	return 0;
+}
+
+static const char *_get_str(dec_t *d, json_object *o, const char *where,
+			    const char *key, bool required)
+{
+	json_object *v = _get(o, key);
+
+	if (!v) {
+		if (required)
+			_dfail(d, "%s.%s: missing", where, key);
+		return NULL;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		_dfail(d, "%s.%s: not a string", where, key);
+		return NULL;
+	}
+	return json_object_get_string(v);
+}
+
+#define TIME_MAX 253402300799.0		/* 9999-12-31 */
+#define MONEY_MAX 1e15
+
+static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
+{
+	static const char *const allowed[] = {
+		"runtime", "submit", "deadline", "budget", "penalty",
+		"penalty_cap", "duedate", "type", "given", NULL
+	};
+	json_object *given;
+	const char *type;
+
+	memset(sla, 0, sizeof(*sla));
+	if (!json_object_is_type(o, json_type_object))
+		return _dfail(d, "sla: not an object");
+	if (_only_keys(d, o, "sla", allowed) ||
+	    _get_num(d, o, "sla", "runtime", true, 1e-9,
+		     LIBRA_SLA_MAX_DURATION, &sla->runtime) ||
+	    _get_num(d, o, "sla", "submit", true, 0, TIME_MAX,
+		     &sla->submit) ||
+	    _get_num(d, o, "sla", "deadline", true, 0, TIME_MAX,
+		     &sla->deadline) ||
+	    _get_num(d, o, "sla", "budget", false, 0, MONEY_MAX,
+		     &sla->budget) ||
+	    _get_num(d, o, "sla", "penalty", false, 0, MONEY_MAX,
+		     &sla->penalty_rate) ||
+	    _get_num(d, o, "sla", "penalty_cap", false, 0, MONEY_MAX,
+		     &sla->penalty_cap) ||
+	    _get_num(d, o, "sla", "duedate", false, 0, TIME_MAX,
+		     &sla->due_date))
+		return -1;
+	if (!(sla->deadline > sla->submit))
+		return _dfail(d, "sla.deadline: not after sla.submit");
+	type = _get_str(d, o, "sla", "type", true);
+	if (!type)
+		return -1;
+	if (!strcmp(type, "hard"))
+		sla->type = LIBRA_DEADLINE_HARD;
+	else if (!strcmp(type, "soft"))
+		sla->type = LIBRA_DEADLINE_SOFT;
+	else
+		return _dfail(d, "sla.type: '%.20s' is not hard or soft",
+			      type);
+
+	given = _get(o, "given");
+	if (!given || !json_object_is_type(given, json_type_array))
+		return _dfail(d, "sla.given: missing or not an array");
+	for (size_t i = 0; i < json_object_array_length(given); i++) {
+		json_object *g = json_object_array_get_idx(given, i);
+		const char *name;
+		size_t k;
+
+		if (!json_object_is_type(g, json_type_string))
+			return _dfail(d, "sla.given: not a list of names");
+		name = json_object_get_string(g);
+		for (k = 0; k < NGIVEN; k++)
+			if (!strcmp(name, given_keys[k].key))
+				break;
+		if (k == NGIVEN)
+			return _dfail(d, "sla.given: unknown field '%.20s'",
+				      name);
+		if (sla->set & given_keys[k].bit)
+			return _dfail(d, "sla.given: '%s' twice", name);
+		sla->set |= given_keys[k].bit;
+	}
+	/* the optional values are there exactly when the user gave them */
+	if (!(sla->set & LIBRA_SLA_BUDGET) != !_get(o, "budget") ||
+	    !(sla->set & LIBRA_SLA_PENALTY) != !_get(o, "penalty") ||
+	    !(sla->set & LIBRA_SLA_PENALTY_CAP) != !_get(o, "penalty_cap") ||
+	    !(sla->set & LIBRA_SLA_DUEDATE) != !_get(o, "duedate"))
+		return _dfail(d, "sla.given: does not match the fields present");
+	return 0;
+}
+
+static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
+{
+	static const char *const allowed[] = { "node", "cpus", NULL };
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return _dfail(d, "admit.place: not an array");
+	n = json_object_array_length(arr);
+	if (n > 65536)
+		return _dfail(d, "admit.place: %zu places is too many", n);
+	if (!n)
+		return 0;
+	r->place = calloc(n, sizeof(*r->place));
+	if (!r->place)
+		return _dfail(d, "admit.place: out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(arr, i);
+		const char *node;
+		double cpus;
+
+		if (!json_object_is_type(p, json_type_object))
+			return _dfail(d, "admit.place[%zu]: not an object", i);
+		if (_only_keys(d, p, "admit.place", allowed))
+			return -1;
+		node = _get_str(d, p, "admit.place", "node", true);
+		if (!node)
+			return -1;
+		if (!*node || strlen(node) >= LIBRA_NODE_NAME_MAX)
+			return _dfail(d, "admit.place[%zu].node: bad length",
+				      i);
+		for (const char *c = node; *c; c++)
+			if (*c <= ' ' || *c > '~' || *c == ',')
+				return _dfail(d, "admit.place[%zu].node: bad character",
+					      i);
+		if (_get_num(d, p, "admit.place", "cpus", true, 1, 1e6, &cpus))
+			return -1;
+		if (cpus != floor(cpus))
+			return _dfail(d, "admit.place[%zu].cpus: not whole", i);
+		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
+			 node);
+		r->place[i].cpus = (int) cpus;
+		r->nplace = (int) i + 1;
+	}
+	return 0;
+}
+
+static int _dec_final(dec_t *d, json_object *o, libra_record_t *r)
+{
+	static const char *const allowed[] = {
+		"how", "end", "delay", "met", "penalty", "charge", NULL
+	};
+	const char *how;
+	json_object *met;
+
+	if (!json_object_is_type(o, json_type_object))
+		return _dfail(d, "final: not an object");
+	if (_only_keys(d, o, "final", allowed))
+		return -1;
+	if (!(how = _get_str(d, o, "final", "how", true)))
+		return -1;
+	if (!libra_end_from_name(how, &r->final.how))
+		return _dfail(d, "final.how: unknown '%.20s'", how);
+	if (_get_num(d, o, "final", "end", true, 0, TIME_MAX,
+		     &r->final.end) ||
+	    _get_num(d, o, "final", "delay", true, 0, TIME_MAX,
+		     &r->final.delay) ||
+	    _get_num(d, o, "final", "penalty", true, 0, MONEY_MAX,
+		     &r->final.penalty) ||
+	    _get_num(d, o, "final", "charge", true, -MONEY_MAX, MONEY_MAX,
+		     &r->final.charge))
+		return -1;
+	met = _get(o, "met");
+	if (!met || !json_object_is_type(met, json_type_boolean))
+		return _dfail(d, "final.met: missing or not true/false");
+	r->final.deadline_met = json_object_get_boolean(met);
+	r->settled = true;
+	return 0;
+}
+
+static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
+{
+	static const char *const allowed[] = {
+		"libra", "policy", "best_effort", "sla", "admit", "start",
+		"final", NULL
+	};
+	static const char *const admit_allowed[] = {
+		"time", "price", "rate", "place", NULL
+	};
+	json_object *v, *admit;
+	const char *policy;
+	double version;
+
+	if (!json_object_is_type(o, json_type_object))
+		return _dfail(d, "record: not a JSON object");
+	if (_only_keys(d, o, "record", allowed))
+		return -1;
+	if (_get_num(d, o, "record", "libra", true, 1, 1e6, &version))
+		return -1;
+	if (version != LIBRA_RECORD_VERSION)
+		return _dfail(d, "record.libra: version %g not understood",
+			      version);
+	if (!(policy = _get_str(d, o, "record", "policy", true)))
+		return -1;
+	if (!libra_policy_from_name(policy, &r->policy))
+		return _dfail(d, "record.policy: unknown '%.20s'", policy);
+	if ((v = _get(o, "best_effort"))) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return _dfail(d, "record.best_effort: not true/false");
+		r->best_effort = json_object_get_boolean(v);
+	}
+	v = _get(o, "sla");
+	if (r->best_effort && v)
+		return _dfail(d, "record.sla: a best-effort job has no SLA");
+	if (!r->best_effort) {
+		if (!v)
+			return _dfail(d, "record.sla: missing");
+		if (_dec_sla(d, v, &r->sla))
+			return -1;
+	}
+	if (!(admit = _get(o, "admit")))
+		return _dfail(d, "record.admit: missing");
+	if (!json_object_is_type(admit, json_type_object))
+		return _dfail(d, "admit: not an object");
+	if (_only_keys(d, admit, "admit", admit_allowed) ||
+	    _get_num(d, admit, "admit", "time", true, 0, TIME_MAX,
+		     &r->admitted) ||
+	    _get_num(d, admit, "admit", "price", true, 0, MONEY_MAX,
+		     &r->price) ||
+	    _get_num(d, admit, "admit", "rate", true, 0, MONEY_MAX,
+		     &r->rate))
+		return -1;
+	if (!(v = _get(admit, "place")))
+		return _dfail(d, "admit.place: missing");
+	if (_dec_place(d, v, r))
+		return -1;
+	if (_get_num(d, o, "record", "start", false, 1e-9, TIME_MAX,
+		     &r->started))
+		return -1;
+	if ((v = _get(o, "final")) && _dec_final(d, v, r))
+		return -1;
+	return 0;
+}
+
+static json_object *_parse(dec_t *d, const char *text)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	size_t len;
+
+	if (!text)
+		return _dfail(d, "record: empty"), NULL;
+	len = strlen(text);
+	if (len > 1024 * 1024)
+		return _dfail(d, "record: longer than 1 MiB"), NULL;
+	if (!(tok = json_tokener_new_ex(16)))
+		return _dfail(d, "record: out of memory"), NULL;
+	o = json_tokener_parse_ex(tok, text, (int) len);
+	if (!o) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		if (e == json_tokener_continue)
+			_dfail(d, "record: truncated JSON");
+		else
+			_dfail(d, "record: bad JSON at byte %zu: %s",
+			       json_tokener_get_parse_end(tok),
+			       json_tokener_error_desc(e));
+	} else if (json_tokener_get_parse_end(tok) != len) {
+		_dfail(d, "record: trailing bytes after the JSON object");
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+extern int libra_record_from_json(const char *text, libra_record_t *r,
+				  char *err, size_t errlen)
+{
+	dec_t d = { err, errlen, 0 };
+	json_object *o;
+
+	memset(r, 0, sizeof(*r));
+	if (!(o = _parse(&d, text)))
+		return -1;
+	if (_dec_record(&d, o, r)) {
+		libra_record_free(r);
+		memset(r, 0, sizeof(*r));
+	}
+	json_object_put(o);
+	return d.failed ? -1 : 0;
+}
+
+extern int libra_sla_from_json(const char *text, libra_sla_t *sla,
+			       char *err, size_t errlen)
+{
+	dec_t d = { err, errlen, 0 };
+	json_object *o;
+
+	memset(sla, 0, sizeof(*sla));
+	if (!(o = _parse(&d, text)))
+		return -1;
+	if (_dec_sla(&d, o, sla))
+		memset(sla, 0, sizeof(*sla));
+	json_object_put(o);
+	return d.failed ? -1 : 0;
+}
+
+extern void libra_record_free(libra_record_t *r)
+{
+	if (!r)
+		return;
+	free(r->place);
+	r->place = NULL;
+	r->nplace = 0;
+}

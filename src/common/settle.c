@@ -1,0 +1,83 @@
+/*****************************************************************************\
+ *  settle.c - the final charge of a job (see settle.h for the rules).
+\*****************************************************************************/
+
+#include <math.h>
+#include <string.h>
+
+#include "settle.h"
+
+static const char *end_names[] = {
+	[LIBRA_END_COMPLETED] = "COMPLETED",
+	[LIBRA_END_FAILED]    = "FAILED",
+	[LIBRA_END_DEADLINE]  = "DEADLINE",
+	[LIBRA_END_CANCELLED] = "CANCELLED",
+	[LIBRA_END_NODE_FAIL] = "NODE_FAIL",
+};
+#define NEND (sizeof(end_names) / sizeof(end_names[0]))
+
+extern const char *libra_end_name(libra_end_t how)
+{
+	if ((unsigned) how < NEND)
+		return end_names[how];
+	return "UNKNOWN";
+}
+
+extern bool libra_end_from_name(const char *name, libra_end_t *how)
+{
+	for (unsigned i = 0; i < NEND; i++) {
+		if (!strcmp(name, end_names[i])) {
+			*how = (libra_end_t) i;
+			return true;
+		}
+	}
+	return false;
+}
+
+extern double libra_penalty(const libra_sla_t *sla, double delay)
+{
+	double pen;
+
+	if (!(delay > 0.0))
+		return 0.0;
+	pen = sla->penalty_rate * delay / 3600.0;	/* Eq. 4.1 */
+	if ((sla->set & LIBRA_SLA_PENALTY_CAP) && pen > sla->penalty_cap)
+		pen = sla->penalty_cap;
+	return pen;
+}
+
+extern void libra_settle(const libra_sla_t *sla, double price, double start,
+			 double end, libra_end_t how, libra_settlement_t *s)
+{
+	double window;
+
+	memset(s, 0, sizeof(*s));
+	s->how = how;
+	s->end = end;
+	switch (how) {
+	case LIBRA_END_COMPLETED:
+	case LIBRA_END_FAILED:
+		/* Eq. 4.2: DY = max(0, TF - TD) */
+		s->delay = end - sla->deadline;
+		if (s->delay <= LIBRA_DEADLINE_GRACE)
+			s->delay = 0.0;
+		s->deadline_met = (s->delay == 0.0);
+		s->penalty = libra_penalty(sla, s->delay);
+		s->charge = price - s->penalty;
+		break;
+	case LIBRA_END_DEADLINE:
+		/* ran out its own estimate: delivered as promised */
+		s->charge = price;
+		break;
+	case LIBRA_END_CANCELLED:
+		window = sla->deadline - start;
+		if (start > 0.0 && end > start && window > 0.0)
+			s->charge = price * fmin(1.0, (end - start) / window);
+		s->deadline_met = false;
+		break;
+	case LIBRA_END_NODE_FAIL:
+		s->penalty = libra_penalty(sla, sla->runtime);
+		s->charge = -s->penalty;
+		break;
+	}
+}

@@ -1,0 +1,54 @@
+/*****************************************************************************\
+ *  share.c - deadline shares and CPU weights (see share.h for the clamps).
+\*****************************************************************************/
+
+#include <math.h>
+
+#include "share.h"
+
+extern double libra_share_remaining(double work, double time_left,
+				    double share_min)
+{
+	double share;
+
+	/* Past its estimate or past its deadline: best effort only. */
+	if (!(work > 0.0) || !(time_left > 0.0))
+		return share_min;
+	share = work / time_left;
+	if (share < share_min)
+		return share_min;
+	if (share > 1.0)
+		return 1.0;	/* one CPU per CPU is all a job can use */
+	return share;
+}
+
+extern double libra_share(double runtime, double cpu_done, double now,
+			  double deadline, double share_min)
+{
+	return libra_share_remaining(runtime - cpu_done, deadline - now,
+				     share_min);
+}
+
+static unsigned _scale(double share, double lo, double hi)
+{
+	double w;
+
+	if (!isfinite(share) || share < 0.0)
+		share = 0.0;
+	w = round(share * LIBRA_WEIGHT_SCALE);
+	if (w < lo)
+		w = lo;
+	if (w > hi)
+		w = hi;
+	return (unsigned) w;
+}
+
+extern unsigned libra_weight_v2(double share)
+{
+	return _scale(share, 1.0, 10000.0);
+}
+
+extern unsigned libra_weight_v1(double share)
+{
+	return _scale(share, 2.0, 262144.0);
+}

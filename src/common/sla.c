@@ -1,0 +1,701 @@
+/*****************************************************************************\
+ *  sla.c - the SLA record and the --comment grammar (see sla.h).
+ *
+ *  Parsing happens on a private copy and into a private record; the caller's
+ *  record is written only when everything parsed and checked, and zeroed
+ *  otherwise.  Every message starts with the key it is about, so that a user
+ *  reading "budget: '12x' is not a number" knows what to fix.
+\*****************************************************************************/
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sla.h"
+
+static const struct {
+	const char *key;
+	uint32_t bit;
+} sla_keys[] = {
+	{ "runtime",	 LIBRA_SLA_RUNTIME },
+	{ "deadline",	 LIBRA_SLA_DEADLINE },
+	{ "budget",	 LIBRA_SLA_BUDGET },
+	{ "penalty",	 LIBRA_SLA_PENALTY },
+	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
+	{ "type",	 LIBRA_SLA_TYPE },
+	{ "duedate",	 LIBRA_SLA_DUEDATE },
+};
+#define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
+#define SLA_KNOWN_KEYS \
+	"runtime, deadline, budget, penalty, penalty_cap, type, duedate"
+
+static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
+			     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
+			     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+extern const char *libra_sla_strerror(libra_sla_err_t err)
+{
+	switch (err) {
+	case LIBRA_SLA_OK:		return "ok";
+	case LIBRA_SLA_ESYNTAX:		return "syntax error";
+	case LIBRA_SLA_EKEY:		return "unknown key";
+	case LIBRA_SLA_EDUP:		return "duplicate or conflicting key";
+	case LIBRA_SLA_EVALUE:		return "invalid value";
+	case LIBRA_SLA_ERANGE:		return "value out of range";
+	case LIBRA_SLA_EDEADLINE:	return "deadline not after runtime";
+	case LIBRA_SLA_EMISSING:	return "missing field";
+	case LIBRA_SLA_ETOOLONG:	return "too long";
+	}
+	return "unknown error";
+}
+
+static const char *_skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static uint32_t _key_bit(const char *key, size_t len)
+{
+	for (size_t i = 0; i < SLA_NKEYS; i++) {
+		if (strlen(sla_keys[i].key) == len &&
+		    !strncmp(sla_keys[i].key, key, len))
+			return sla_keys[i].bit;
+	}
+	return 0;
+}
+
+extern bool libra_sla_text_is_sla(const char *text)
+{
+	size_t len;
+
+	if (!text)
+		return false;
+	if (strchr(text, '='))
+		return true;
+	text = _skip_space(text);
+	len = strcspn(text, " \t,:=");
+	return len && _key_bit(text, len);
+}
+
+/*
+ * Unsigned decimal integer of at most 9 digits (no sign, no spaces), so
+ * that no later arithmetic can overflow.
+ */
+static bool _parse_uint(const char *s, size_t len, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (len == 0 || len > 9)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char) s[i]))
+			return false;
+		v = v * 10 + (unsigned long) (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* A plain decimal number: digits, optional fraction, optional exponent. */
+static bool _is_decimal(const char *s, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	while (i < len && isdigit((unsigned char) s[i])) {
+		i++;
+		digits++;
+	}
+	if (i < len && s[i] == '.') {
+		i++;
+		while (i < len && isdigit((unsigned char) s[i])) {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return false;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		size_t exp_digits = 0;
+
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		while (i < len && isdigit((unsigned char) s[i])) {
+			i++;
+			exp_digits++;
+		}
+		if (!exp_digits)
+			return false;
+	}
+	return i == len;
+}
+
+static bool _strtod_exact(const char *s, size_t len, double *out)
+{
+	char buf[64];
+	char *end;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end == '\0' && errno != ERANGE;
+}
+
+extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
+					 double *val, char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+	double v;
+
+	if (len == 0)
+		return _fail(err, errlen, LIBRA_SLA_EVALUE,
+			     "%s: empty value", what);
+	if (s[0] == '-')
+		return _fail(err, errlen, LIBRA_SLA_ERANGE,
+			     "%s: '%s' is negative", what, s);
+	if (!_is_decimal(s, len))
+		return _fail(err, errlen, LIBRA_SLA_EVALUE,
+			     "%s: '%.40s' is not a decimal number", what, s);
+	if (!_strtod_exact(s, len, &v) || !isfinite(v) ||
+	    v > LIBRA_SLA_MAX_MONEY)
+		return _fail(err, errlen, LIBRA_SLA_ERANGE,
+			     "%s: '%.40s' is too large (at most %g)", what, s,
+			     LIBRA_SLA_MAX_MONEY);
+	*val = v;
+	return LIBRA_SLA_OK;
+}
+
+/* "90s", "2h", "1.5h", "3d": a decimal number and one unit letter. */
+static libra_sla_err_t _duration_unit(const char *what, const char *s,
+				      size_t len, double *secs,
+				      char *err, size_t errlen)
+{
+	double v, mult;
+
+	switch (s[len - 1]) {
+	case 's': mult = 1.0; break;
+	case 'm': mult = 60.0; break;
+	case 'h': mult = 3600.0; break;
+	case 'd': mult = 86400.0; break;
+	default:
+		return _fail(err, errlen, LIBRA_SLA_EVALUE,
+			     "%s: '%.40s' has an unknown unit '%c' (use s, m, h, d or [D-]HH:MM:SS)",
+			     what, s, s[len - 1]);
+	}
+	if (!_is_decimal(s, len - 1) || !_strtod_exact(s, len - 1, &v))
+		return _fail(err, errlen, LIBRA_SLA_EVALUE,
+			     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1-12:00:00)",
+			     what, s);
+	*secs = v * mult;
+	return LIBRA_SLA_OK;
+}
+
+/*
+ * Slurm's time formats (sbatch --time): "minutes", "minutes:seconds",
+ * "hours:minutes:seconds", "days-hours", "days-hours:minutes",
+ * "days-hours:minutes:seconds".  Trailing fields must be below 60 (24 for
+ * hours after days).
+ */
+static libra_sla_err_t _duration_slurm(const char *what, const char *s,
+				       size_t len, double *secs,
+				       char *err, size_t errlen)
+{
+	unsigned long f[3] = { 0, 0, 0 }, days = 0;
+	const char *p = s, *end = s + len, *dash;
+	int n = 0;
+
+	dash = memchr(s, '-', len);
+	if (dash) {
+		if (!_parse_uint(s, (size_t) (dash - s), &days))
+			goto bad;
+		p = dash + 1;
+	}
+	while (p <= end) {
+		const char *colon = memchr(p, ':', (size_t) (end - p));
+		const char *stop = colon ? colon : end;
+
+		if (n == 3 || !_parse_uint(p, (size_t) (stop - p), &f[n]))
+			goto bad;
+		n++;
+		p = stop + 1;
+		if (!colon)
+			break;
+	}
+	if (dash) {
+		/* days-hours[:minutes[:seconds]] */
+		if (f[0] >= 24 || (n > 1 && f[1] >= 60) ||
+		    (n > 2 && f[2] >= 60))
+			goto bad;
+		*secs = days * 86400.0 + f[0] * 3600.0 + f[1] * 60.0 + f[2];
+	} else if (n == 1) {
+		*secs = f[0] * 60.0;			/* minutes */
+	} else if (n == 2) {
+		if (f[1] >= 60)
+			goto bad;
+		*secs = f[0] * 60.0 + f[1];		/* minutes:seconds */
+	} else {
+		if (f[1] >= 60 || f[2] >= 60)
+			goto bad;
+		*secs = f[0] * 3600.0 + f[1] * 60.0 + f[2];
+	}
+	return LIBRA_SLA_OK;
+bad:
+	return _fail(err, errlen, LIBRA_SLA_EVALUE,
+		     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1-12:00:00)",
+		     what, s);
+}
+
+extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
+					    double *secs,
+					    char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+	libra_sla_err_t rc;
+	double v = 0.0;
+
+	if (len == 0)
+		return _fail(err, errlen, LIBRA_SLA_EVALUE,
+			     "%s: empty value", what);
+	if (s[0] == '-' || s[0] == '+')
+		return _fail(err, errlen, LIBRA_SLA_ERANGE,
+			     "%s: '%.40s' must be a positive duration",
+			     what, s);
+	if (isalpha((unsigned char) s[len - 1]))
+		rc = _duration_unit(what, s, len, &v, err, errlen);
+	else
+		rc = _duration_slurm(what, s, len, &v, err, errlen);
+	if (rc != LIBRA_SLA_OK)
+		return rc;
+	if (!isfinite(v) || v > LIBRA_SLA_MAX_DURATION)
+		return _fail(err, errlen, LIBRA_SLA_ERANGE,
+			     "%s: '%.40s' is too long (at most 3650 days)",
+			     what, s);
+	if (v <= 0.0)
+		return _fail(err, errlen, LIBRA_SLA_ERANGE,
+			     "%s: '%.40s' must be a positive duration",
+			     what, s);
+	*secs = v;
+	return LIBRA_SLA_OK;
+}
+
+/* "YYYY-MM-DDTHH:MM[:SS][Z]": local time, or UTC with Z. */
+static bool _looks_absolute(const char *s)
+{
+	return strlen(s) >= 16 && isdigit((unsigned char) s[0]) &&
+	       s[4] == '-' && (s[10] == 'T' || s[10] == 't');
+}
+
+static libra_sla_err_t _parse_absolute(const char *what, const char *s,
+				       double *when, char *err, size_t errlen)
+{
+	unsigned long year, mon, day, hour, min, sec = 0;
+	size_t len = strlen(s);
+	bool utc = false;
+	struct tm tm;
+	time_t t;
+
+	if (s[len - 1] == 'Z' || s[len - 1] == 'z') {
+		utc = true;
+		len--;
+	}
+	if ((len != 16 && len != 19) || s[7] != '-' || s[13] != ':' ||
+	    (len == 19 && s[16] != ':') ||
+	    !_parse_uint(s, 4, &year) || !_parse_uint(s + 5, 2, &mon) ||
+	    !_parse_uint(s + 8, 2, &day) || !_parse_uint(s + 11, 2, &hour) ||
+	    !_parse_uint(s + 14, 2, &min) ||
+	    (len == 19 && !_parse_uint(s + 17, 2, &sec)))
+		goto bad;
+	if (year < 1970 || year > 9999 || mon < 1 || mon > 12 || day < 1 ||
+	    day > 31 || hour > 23 || min > 59 || sec > 59)
+		goto bad;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = (int) year - 1900;
+	tm.tm_mon = (int) mon - 1;
+	tm.tm_mday = (int) day;
+	tm.tm_hour = (int) hour;
+	tm.tm_min = (int) min;
+	tm.tm_sec = (int) sec;
+	tm.tm_isdst = -1;
+	t = utc ? timegm(&tm) : mktime(&tm);
+	/* mktime normalises Feb 30 into March: refuse what moved. */
+	if (t == (time_t) -1 || tm.tm_mday != (int) day ||
+	    tm.tm_mon != (int) mon - 1)
+		goto bad;
+	*when = (double) t;
+	return LIBRA_SLA_OK;
+bad:
+	return _fail(err, errlen, LIBRA_SLA_EVALUE,
+		     "%s: '%.40s' is not a time (use YYYY-MM-DDTHH:MM[:SS][Z] or a duration such as 3h)",
+		     what, s);
+}
+
+/* A deadline or due date: absolute time, or a duration from now. */
+static libra_sla_err_t _parse_when(const char *what, const char *s,
+				   double now, double *when,
+				   char *err, size_t errlen)
+{
+	libra_sla_err_t rc;
+	double d;
+
+	if (_looks_absolute(s))
+		return _parse_absolute(what, s, when, err, errlen);
+	rc = libra_parse_duration(what, s, &d, err, errlen);
+	if (rc == LIBRA_SLA_OK)
+		*when = now + d;
+	return rc;
+}
+
+/* Parse one value into tmp; the key is known and not yet set. */
+static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
+				    const char *val, double now,
+				    libra_sla_t *tmp, char *err, size_t errlen)
+{
+	switch (bit) {
+	case LIBRA_SLA_RUNTIME:
+		return libra_parse_duration(key, val, &tmp->runtime,
+					    err, errlen);
+	case LIBRA_SLA_DEADLINE:
+		return _parse_when(key, val, now, &tmp->deadline, err, errlen);
+	case LIBRA_SLA_DUEDATE:
+		return _parse_when(key, val, now, &tmp->due_date, err, errlen);
+	case LIBRA_SLA_BUDGET:
+		return libra_parse_money(key, val, &tmp->budget, err, errlen);
+	case LIBRA_SLA_PENALTY:
+		return libra_parse_money(key, val, &tmp->penalty_rate,
+					 err, errlen);
+	case LIBRA_SLA_PENALTY_CAP:
+		return libra_parse_money(key, val, &tmp->penalty_cap,
+					 err, errlen);
+	case LIBRA_SLA_TYPE:
+		if (!strcmp(val, "hard"))
+			tmp->type = LIBRA_DEADLINE_HARD;
+		else if (!strcmp(val, "soft"))
+			tmp->type = LIBRA_DEADLINE_SOFT;
+		else
+			return _fail(err, errlen, LIBRA_SLA_EVALUE,
+				     "%s: '%.40s' is not hard or soft",
+				     key, val);
+		return LIBRA_SLA_OK;
+	}
+	return _fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
+}
+
+/* Bytes must be printable ASCII: no controls, no 8-bit. */
+static libra_sla_err_t _check_bytes(const char *what, const char *s,
+				    char *err, size_t errlen)
+{
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char) s[i];
+
+		if (c < 0x20 || c > 0x7e)
+			return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				     "%s: byte 0x%02x at position %zu is not printable ASCII",
+				     what, c, i + 1);
+	}
+	return LIBRA_SLA_OK;
+}
+
+extern libra_sla_err_t libra_sla_parse_field(const char *key,
+					     const char *value, double now,
+					     libra_sla_t *sla,
+					     char *err, size_t errlen)
+{
+	libra_sla_t tmp = *sla;
+	libra_sla_err_t rc;
+	uint32_t bit;
+
+	bit = _key_bit(key, strlen(key));
+	if (!bit)
+		return _fail(err, errlen, LIBRA_SLA_EKEY,
+			     "%.40s: unknown key (known: " SLA_KNOWN_KEYS ")",
+			     key);
+	if (strlen(value) > LIBRA_SLA_MAX_TEXT)
+		return _fail(err, errlen, LIBRA_SLA_ETOOLONG,
+			     "%s: value longer than %d bytes", key,
+			     LIBRA_SLA_MAX_TEXT);
+	if ((rc = _check_bytes(key, value, err, errlen)))
+		return rc;
+	if (tmp.set & bit)
+		return _fail(err, errlen, LIBRA_SLA_EDUP,
+			     "%s: given twice", key);
+	if (tmp.submit == 0.0)
+		tmp.submit = now;
+	if ((rc = _parse_value(bit, key, value, now, &tmp, err, errlen)))
+		return rc;
+	tmp.set |= bit;
+	*sla = tmp;
+	return LIBRA_SLA_OK;
+}
+
+extern libra_sla_err_t libra_sla_parse(const char *text, double now,
+				       libra_sla_t *sla,
+				       char *err, size_t errlen)
+{
+	char buf[LIBRA_SLA_MAX_TEXT + 1];
+	libra_sla_err_t rc = LIBRA_SLA_OK;
+	libra_sla_t tmp;
+	size_t len, pos = 0;
+	char *p;
+
+	memset(sla, 0, sizeof(*sla));
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.submit = now;
+	if (!text)
+		return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+			     "comment: no SLA text");
+	len = strlen(text);
+	if (len > LIBRA_SLA_MAX_TEXT)
+		return _fail(err, errlen, LIBRA_SLA_ETOOLONG,
+			     "comment: %zu bytes, at most %d allowed",
+			     len, LIBRA_SLA_MAX_TEXT);
+	if ((rc = _check_bytes("comment", text, err, errlen)))
+		return rc;
+	memcpy(buf, text, len + 1);
+
+	p = buf;
+	for (;;) {
+		char *comma = strchr(p, ',');
+		char *eq, *key, *val, *kend, *vend;
+		uint32_t bit;
+
+		if (comma)
+			*comma = '\0';
+		pos++;
+		key = (char *) _skip_space(p);
+		if (!*key) {
+			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				   "comment: field %zu is empty (stray comma?)",
+				   pos);
+			break;
+		}
+		eq = strchr(key, '=');
+		if (!eq) {
+			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				   "comment: '%.40s' is not key=value", key);
+			break;
+		}
+		kend = eq;
+		while (kend > key && (kend[-1] == ' ' || kend[-1] == '\t'))
+			kend--;
+		*kend = '\0';
+		val = (char *) _skip_space(eq + 1);
+		vend = val + strlen(val);
+		while (vend > val && (vend[-1] == ' ' || vend[-1] == '\t'))
+			vend--;
+		*vend = '\0';
+		if (!*key) {
+			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				   "comment: field %zu has no key before '='",
+				   pos);
+			break;
+		}
+		bit = _key_bit(key, strlen(key));
+		if (!bit) {
+			rc = _fail(err, errlen, LIBRA_SLA_EKEY,
+				   "%.40s: unknown key (known: "
+				   SLA_KNOWN_KEYS ")", key);
+			break;
+		}
+		if (tmp.set & bit) {
+			rc = _fail(err, errlen, LIBRA_SLA_EDUP,
+				   "%s: given twice", key);
+			break;
+		}
+		if (!*val) {
+			rc = _fail(err, errlen, LIBRA_SLA_EVALUE,
+				   "%s: empty value", key);
+			break;
+		}
+		if ((rc = _parse_value(bit, key, val, now, &tmp, err, errlen)))
+			break;
+		tmp.set |= bit;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	if (rc == LIBRA_SLA_OK)
+		*sla = tmp;
+	return rc;
+}
+
+static bool _same(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static double _field(const libra_sla_t *s, uint32_t bit)
+{
+	switch (bit) {
+	case LIBRA_SLA_RUNTIME:		return s->runtime;
+	case LIBRA_SLA_DEADLINE:	return s->deadline;
+	case LIBRA_SLA_BUDGET:		return s->budget;
+	case LIBRA_SLA_PENALTY:		return s->penalty_rate;
+	case LIBRA_SLA_PENALTY_CAP:	return s->penalty_cap;
+	case LIBRA_SLA_DUEDATE:		return s->due_date;
+	case LIBRA_SLA_TYPE:		return (double) s->type;
+	}
+	return 0.0;
+}
+
+static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
+			uint32_t bit)
+{
+	switch (bit) {
+	case LIBRA_SLA_RUNTIME:	    dst->runtime = src->runtime; break;
+	case LIBRA_SLA_DEADLINE:    dst->deadline = src->deadline; break;
+	case LIBRA_SLA_BUDGET:	    dst->budget = src->budget; break;
+	case LIBRA_SLA_PENALTY:	    dst->penalty_rate = src->penalty_rate;
+				    break;
+	case LIBRA_SLA_PENALTY_CAP: dst->penalty_cap = src->penalty_cap; break;
+	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
+	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
+	}
+	dst->set |= bit;
+}
+
+extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
+				       const libra_sla_t *src,
+				       const char *src_name,
+				       char *err, size_t errlen)
+{
+	libra_sla_t tmp = *dst;
+
+	for (size_t i = 0; i < SLA_NKEYS; i++) {
+		uint32_t bit = sla_keys[i].bit;
+
+		if (!(src->set & bit))
+			continue;
+		if ((tmp.set & bit) &&
+		    !_same(_field(&tmp, bit), _field(src, bit)))
+			return _fail(err, errlen, LIBRA_SLA_EDUP,
+				     "%s: %s and %s give different values",
+				     sla_keys[i].key, dst_name, src_name);
+		_copy_field(&tmp, src, bit);
+	}
+	if (!tmp.submit)
+		tmp.submit = src->submit;
+	*dst = tmp;
+	return LIBRA_SLA_OK;
+}
+
+extern void libra_format_duration(double secs, char *buf, size_t len)
+{
+	long s = lround(secs);
+	long d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60;
+	long sec = s % 60;
+
+	if (s < 0 || !isfinite(secs)) {
+		snprintf(buf, len, "?");
+	} else if (d) {
+		if (h)
+			snprintf(buf, len, "%ldd%ldh", d, h);
+		else
+			snprintf(buf, len, "%ldd", d);
+	} else if (h) {
+		if (m)
+			snprintf(buf, len, "%ldh%ldm", h, m);
+		else
+			snprintf(buf, len, "%ldh", h);
+	} else if (m) {
+		if (sec)
+			snprintf(buf, len, "%ldm%lds", m, sec);
+		else
+			snprintf(buf, len, "%ldm", m);
+	} else {
+		snprintf(buf, len, "%lds", sec);
+	}
+}
+
+extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
+					double slurm_deadline,
+					char *err, size_t errlen)
+{
+	libra_sla_t tmp = *sla;
+	char d_buf[32], re_buf[32];
+	libra_sla_err_t rc = LIBRA_SLA_OK;
+
+	if (!(tmp.set & LIBRA_SLA_RUNTIME)) {
+		if (time_limit > 0.0) {
+			tmp.runtime = time_limit;
+		} else {
+			rc = _fail(err, errlen, LIBRA_SLA_EMISSING,
+				   "runtime: no runtime estimate (give runtime= in the comment, or --time)");
+			goto out;
+		}
+	}
+	if (slurm_deadline > 0.0) {
+		if ((tmp.set & LIBRA_SLA_DEADLINE) &&
+		    fabs(tmp.deadline - slurm_deadline) > 1.0) {
+			rc = _fail(err, errlen, LIBRA_SLA_EDUP,
+				   "deadline: --deadline and deadline= give different times");
+			goto out;
+		}
+		if (!(tmp.set & LIBRA_SLA_DEADLINE))
+			tmp.deadline = slurm_deadline;
+	} else if (!(tmp.set & LIBRA_SLA_DEADLINE)) {
+		rc = _fail(err, errlen, LIBRA_SLA_EMISSING,
+			   "deadline: no deadline (give deadline= in the comment, or --deadline)");
+		goto out;
+	}
+	if (!(tmp.runtime > 0.0) || tmp.runtime > LIBRA_SLA_MAX_DURATION) {
+		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
+			   "runtime: must be positive and at most 3650 days");
+		goto out;
+	}
+	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
+		libra_format_duration(tmp.deadline - tmp.submit, d_buf,
+				      sizeof(d_buf));
+		libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
+		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
+			   "deadline: %s from submission is not after the runtime estimate %s",
+			   (tmp.deadline > tmp.submit) ? d_buf : "in the past",
+			   re_buf);
+		goto out;
+	}
+	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
+		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
+			   "deadline: more than 3650 days after submission");
+		goto out;
+	}
+	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
+	    (tmp.due_date <= tmp.submit || tmp.due_date > tmp.deadline)) {
+		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
+			   "duedate: must be after submission and not after the deadline");
+		goto out;
+	}
+	if (!(tmp.set & LIBRA_SLA_BUDGET))
+		tmp.budget = 0.0;
+	if (!(tmp.set & LIBRA_SLA_PENALTY))
+		tmp.penalty_rate = 0.0;
+	if (!(tmp.set & LIBRA_SLA_TYPE))
+		tmp.type = LIBRA_DEADLINE_HARD;
+out:
+	if (rc == LIBRA_SLA_OK)
+		*sla = tmp;
+	else
+		memset(sla, 0, sizeof(*sla));
+	return rc;
+}
