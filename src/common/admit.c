@@ -137,15 +137,22 @@ static int _fill(const cand_t *c, int n, const libra_request_t *req,
 }
 
 /* Most CPUs of share s the node can still take under the share test. */
-static int _room(const libra_ledger_t *l, const libra_params_t *p, int node,
-		 double s)
+static bool _eligible(const libra_ledger_t *l, const libra_request_t *req,
+		      int node)
+{
+	return libra_ledger_node_up(l, node) &&
+	       (!req->eligible || req->eligible[node]);
+}
+
+static int _room(const libra_ledger_t *l, const libra_params_t *p,
+		 const libra_request_t *req, int node, double s)
 {
 	int cpus = libra_ledger_node_cpus(l, node);
 	double free_share = p->capacity * cpus -
 			    libra_ledger_node_share(l, node);
 	double k;
 
-	if (!libra_ledger_node_up(l, node) || !(s > 0.0))
+	if (!_eligible(l, req, node) || !(s > 0.0))
 		return 0;
 	k = floor((free_share + p->tolerance) / s);
 	if (!(k > 0.0))
@@ -169,7 +176,7 @@ static bool _resources_ok(const libra_ledger_t *l,
 	if (!cpus)
 		return false;
 	for (int i = 0; i < n; i++)
-		if (libra_ledger_node_up(l, i))
+		if (_eligible(l, req, i))
 			cpus[up++] = libra_ledger_node_cpus(l, i);
 	max_nodes = _max_nodes(req);
 	if (max_nodes < up)
@@ -233,7 +240,7 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 	int n = 0, nodes = libra_ledger_node_count(l);
 
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, j, q->share);
+		int room = _room(l, p, req, j, q->share);
 
 		if (room < 1)
 			continue;
@@ -300,7 +307,7 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 
 	/* Fig. 3.2 lines 9-13: nodes that can finish the job by TD */
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, j, q->share);
+		int room = _room(l, p, req, j, q->share);
 		double res_free;
 
 		if (room < 1)
@@ -345,7 +352,7 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 		}
 		n = 0;	/* rebuild below for the least price */
 		for (int j = 0; j < nodes; j++) {
-			int room = _room(l, p, j, q->share);
+			int room = _room(l, p, req, j, q->share);
 
 			if (room < 1 || !(libra_res_free(l, p, j, 1,
 				sla->runtime, now, sla->deadline) > 0.0))
@@ -506,7 +513,7 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 		int cpus = libra_ledger_node_cpus(l, j);
 		int k = cpus < req->cpus ? cpus : req->cpus;
 
-		if (!libra_ledger_node_up(l, j))
+		if (!_eligible(l, req, j))
 			continue;
 		for (;;) {
 			double old_ret, new_ret, dy;
@@ -705,7 +712,7 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 		int cpus = libra_ledger_node_cpus(l, j);
 		int k = cpus < req->cpus ? cpus : req->cpus;
 
-		if (!libra_ledger_node_up(l, j))
+		if (!_eligible(l, req, j))
 			continue;
 		if (!_risk_ok(l, p, j, sla, q->share, k, now)) {
 			if (k == 1)

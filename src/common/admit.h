@@ -60,6 +60,9 @@ typedef struct libra_request {
 	int cpus;		/* CPUs in all */
 	int min_nodes;		/* 0 or 1: any */
 	int max_nodes;		/* 0: any */
+	const bool *eligible;	/* per ledger node: may the job use it?
+				 * NULL: every node (partition, --nodelist,
+				 * --exclude are applied by the caller) */
 } libra_request_t;
 
 typedef enum {

@@ -19,6 +19,7 @@ typedef struct ledger_job {
 	uint32_t id;
 	bool used;
 	bool best_effort;
+	double committed;
 	libra_sla_t sla;
 	int nplace;
 	libra_place_t *place;
@@ -466,6 +467,7 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 	j->id = job_id;
 	j->used = true;
 	j->best_effort = (sla == NULL);
+	j->committed = now;
 	if (sla)
 		j->sla = *sla;
 	l->njobs++;
@@ -573,6 +575,51 @@ extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
 {
 	return _job_find(l, job_id) != NULL;
+}
+
+extern double libra_ledger_job_committed(const libra_ledger_t *l,
+					 uint32_t job_id)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+
+	return j ? j->committed : NAN;
+}
+
+extern int libra_ledger_rekey(libra_ledger_t *l, uint32_t old_id,
+			      uint32_t new_id)
+{
+	ledger_job_t *j = _job_find(l, old_id), copy;
+
+	if (!j || _job_find(l, new_id))
+		return -1;
+	copy = *j;
+	for (int i = 0; i < copy.nplace; i++) {
+		libra_entry_t *e = _entry_find(&l->nodes[copy.place[i].node],
+					       old_id);
+		if (e)
+			e->job_id = new_id;
+	}
+	/* unlink without freeing the placement, which moves with it */
+	j->place = NULL;
+	_job_delete(l, j);
+	copy.id = new_id;
+	*_job_slot(l, new_id) = copy;
+	l->njobs++;
+	return 0;
+}
+
+extern int libra_ledger_jobs(const libra_ledger_t *l, uint32_t *ids, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < l->jobs_cap; i++) {
+		if (!l->jobs[i].used)
+			continue;
+		if (n < max)
+			ids[n] = l->jobs[i].id;
+		n++;
+	}
+	return n;
 }
 
 extern int libra_ledger_job_count(const libra_ledger_t *l)

@@ -132,6 +132,18 @@ extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 				 double cpu_done, double now);
 
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id);
+
+/* When the job was committed (its "now"); NAN if absent. */
+extern double libra_ledger_job_committed(const libra_ledger_t *l,
+					 uint32_t job_id);
+
+/* Give a job a new id (a provisional admission becoming a real job).
+ * Returns 0, or -1 if old is absent or new is taken. */
+extern int libra_ledger_rekey(libra_ledger_t *l, uint32_t old_id,
+			      uint32_t new_id);
+
+/* Copy up to max job ids into ids (no order); returns the job count. */
+extern int libra_ledger_jobs(const libra_ledger_t *l, uint32_t *ids, int max);
 extern int libra_ledger_job_count(const libra_ledger_t *l);
 
 /* The job's placement; returns the number of places (0 if absent). */

@@ -112,6 +112,9 @@ extern char *libra_record_to_json(const libra_record_t *r)
 			       json_object_new_int(LIBRA_RECORD_VERSION));
 	json_object_object_add(o, "policy", json_object_new_string(
 				       libra_policy_name(r->policy)));
+	if (r->token)
+		json_object_object_add(o, "token",
+				       json_object_new_int64(r->token));
 	if (r->best_effort)
 		json_object_object_add(o, "best_effort",
 				       json_object_new_boolean(1));
@@ -400,8 +403,8 @@ static int _dec_final(dec_t *d, json_object *o, libra_record_t *r)
 static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
-		"libra", "policy", "best_effort", "sla", "admit", "start",
-		"final", NULL
+		"libra", "policy", "token", "best_effort", "sla", "admit",
+		"start", "final", NULL
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "place", NULL
@@ -423,6 +426,16 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 		return -1;
 	if (!libra_policy_from_name(policy, &r->policy))
 		return _dfail(d, "record.policy: unknown '%.20s'", policy);
+	if (_get(o, "token")) {
+		double token;
+
+		if (_get_num(d, o, "record", "token", true, 1, 4294967295.0,
+			     &token))
+			return -1;
+		if (token != floor(token))
+			return _dfail(d, "record.token: not whole");
+		r->token = (uint32_t) token;
+	}
 	if ((v = _get(o, "best_effort"))) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return _dfail(d, "record.best_effort: not true/false");

@@ -41,6 +41,8 @@ typedef struct libra_record_place {
 
 typedef struct libra_record {
 	libra_policy_t policy;
+	uint32_t token;		/* provisional ledger id given at admission,
+				 * before slurmctld assigned the job id */
 	bool best_effort;	/* admitted without an SLA (no "sla") */
 	libra_sla_t sla;
 	double admitted;	/* admission time */
