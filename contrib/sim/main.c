@@ -1,0 +1,829 @@
+/*****************************************************************************\
+ *  main.c - libra-sim: options, the run loop, and the output.
+ *
+ *  One run = one trace window with one synthesized workload, simulated
+ *  under one policy (or every policy, --policy all, on the same workload),
+ *  one summary line per policy on stdout (key=value, or JSON with --json),
+ *  and optionally one CSV row per job and policy.
+ *
+ *  Exit status: 0 ok, 1 runtime error (trace unreadable, core failure,
+ *  output file), 2 usage (bad option or value; the message names it).
+ *
+ *  Output is a function of the arguments alone: no clocks, no addresses,
+ *  no hash orders; numbers are printed with fixed precision.
+\*****************************************************************************/
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "admit.h"
+#include "metrics.h"
+#include "params.h"
+#include "settle.h"
+#include "sim.h"
+
+#define PROG "libra-sim"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+static const char *policy_names[SIM_POLICY_COUNT] = {
+	[SIM_FCFS_BF] = "fcfs-bf",
+	[SIM_SJF_BF] = "sjf-bf",
+	[SIM_EDF_BF] = "edf-bf",
+	[SIM_LIBRA] = "libra",
+	[SIM_LIBRA_PRICE] = "libra+$",
+	[SIM_LIBRA_SLA] = "librasla",
+	[SIM_LIBRA_RISKD] = "librariskd",
+	[SIM_LIBRA_AUTO] = "libra+$auto",
+	[SIM_FIRST_REWARD] = "firstreward",
+};
+
+/* ---- small shared helpers (sim.h) --------------------------------------- */
+
+static void _die_oom(void)
+{
+	fprintf(stderr, PROG ": out of memory\n");
+	exit(1);
+}
+
+extern void *sim_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		_die_oom();
+	return p;
+}
+
+extern void *sim_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		_die_oom();
+	return p;
+}
+
+extern void *sim_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		_die_oom();
+	return p;
+}
+
+extern const char *sim_policy_name(sim_policy_t p)
+{
+	return p < SIM_POLICY_COUNT ? policy_names[p] : "?";
+}
+
+extern bool sim_policy_from_name(const char *name, sim_policy_t *p)
+{
+	int i;
+
+	for (i = 0; i < SIM_POLICY_COUNT; i++) {
+		if (!strcmp(name, policy_names[i])) {
+			*p = (sim_policy_t) i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The thesis' economic model of each policy (Table 6.5): LibraSLA and
+ * FirstReward are bid-based, the rest are compared in the commodity
+ * market. */
+extern sim_model_t sim_policy_model(sim_policy_t p)
+{
+	return (p == SIM_LIBRA_SLA || p == SIM_FIRST_REWARD) ?
+	       SIM_MODEL_BID : SIM_MODEL_COMMODITY;
+}
+
+extern const char *sim_model_name(sim_model_t m)
+{
+	return m == SIM_MODEL_BID ? "bid" : "commodity";
+}
+
+extern bool sim_policy_is_libra(sim_policy_t p)
+{
+	return p >= SIM_LIBRA && p <= SIM_LIBRA_AUTO;
+}
+
+extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
+{
+	double c = j->estimate * libra_price_base_per_sec(&cfg->params);
+
+	return cfg->params.charge == LIBRA_CHARGE_CPU ? c * j->procs : c;
+}
+
+/*
+ * Commodity market: the provider earns the quoted price if the deadline is
+ * met, nothing otherwise (thesis 3.5.2, 6.4.1).  Bid-based: the price is
+ * the user's bid B and the provider earns U = B - DY * PR (Eq. 4.1), which
+ * libra_settle() computes (negative U is compensation).
+ */
+extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
+		       double start, double end, sim_outcome_t *o)
+{
+	libra_sla_t sla;
+	libra_settlement_t s;
+	double p = model == SIM_MODEL_BID ? j->budget : price;
+
+	sim_job_sla(j, &sla);
+	libra_settle(&sla, p, start, end, LIBRA_END_COMPLETED, &s);
+	o->accepted = true;
+	if (!o->verdict)
+		o->verdict = libra_verdict_name(LIBRA_ACCEPT);
+	o->start = start;
+	o->end = end;
+	o->price = p;
+	o->met = s.deadline_met;
+	if (model == SIM_MODEL_BID)
+		o->charge = s.charge;
+	else
+		o->charge = s.deadline_met ? p : 0.0;
+}
+
+extern void sim_reject(sim_outcome_t *o, const char *verdict)
+{
+	memset(o, 0, sizeof(*o));
+	o->verdict = verdict;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+enum {
+	OPT_TRACE = 256, OPT_PROCS, OPT_LAST, OPT_FIRST, OPT_POLICY,
+	OPT_ALPHA, OPT_BETA, OPT_PRICE_BASE, OPT_RESFREE, OPT_CHARGE,
+	OPT_ADF, OPT_HIGH, OPT_D_RATIO, OPT_D_LOW, OPT_B_RATIO, OPT_B_LOW,
+	OPT_P_RATIO, OPT_P_LOW, OPT_CV, OPT_EST, OPT_SEED, OPT_JSON,
+	OPT_CSV, OPT_HARD, OPT_BIAS_D, OPT_BIAS_B, OPT_BIAS_P, OPT_MODEL,
+	OPT_RISK_SIGMA, OPT_RISK_MU, OPT_CAPACITY, OPT_SHARE_MIN, OPT_GAMMA,
+	OPT_DELTA, OPT_BETA_MIN, OPT_BETA_MAX, OPT_FR_ALPHA, OPT_FR_DISCOUNT,
+	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "procs", required_argument, NULL, OPT_PROCS },
+	{ "last", required_argument, NULL, OPT_LAST },
+	{ "first", required_argument, NULL, OPT_FIRST },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "beta", required_argument, NULL, OPT_BETA },
+	{ "price-base", required_argument, NULL, OPT_PRICE_BASE },
+	{ "resfree", required_argument, NULL, OPT_RESFREE },
+	{ "charge", required_argument, NULL, OPT_CHARGE },
+	{ "adf", required_argument, NULL, OPT_ADF },
+	{ "high-urgency", required_argument, NULL, OPT_HIGH },
+	{ "deadline-ratio", required_argument, NULL, OPT_D_RATIO },
+	{ "deadline-low-mean", required_argument, NULL, OPT_D_LOW },
+	{ "budget-ratio", required_argument, NULL, OPT_B_RATIO },
+	{ "budget-low-mean", required_argument, NULL, OPT_B_LOW },
+	{ "penalty-ratio", required_argument, NULL, OPT_P_RATIO },
+	{ "penalty-low-mean", required_argument, NULL, OPT_P_LOW },
+	{ "cv", required_argument, NULL, OPT_CV },
+	{ "estimates", required_argument, NULL, OPT_EST },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "jobs-csv", required_argument, NULL, OPT_CSV },
+	{ "hard", required_argument, NULL, OPT_HARD },
+	{ "bias-deadline", required_argument, NULL, OPT_BIAS_D },
+	{ "bias-budget", required_argument, NULL, OPT_BIAS_B },
+	{ "bias-penalty", required_argument, NULL, OPT_BIAS_P },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "risk-sigma", required_argument, NULL, OPT_RISK_SIGMA },
+	{ "risk-mu", required_argument, NULL, OPT_RISK_MU },
+	{ "capacity", required_argument, NULL, OPT_CAPACITY },
+	{ "share-min", required_argument, NULL, OPT_SHARE_MIN },
+	{ "gamma", required_argument, NULL, OPT_GAMMA },
+	{ "delta", required_argument, NULL, OPT_DELTA },
+	{ "beta-min", required_argument, NULL, OPT_BETA_MIN },
+	{ "beta-max", required_argument, NULL, OPT_BETA_MAX },
+	{ "fr-alpha", required_argument, NULL, OPT_FR_ALPHA },
+	{ "fr-discount", required_argument, NULL, OPT_FR_DISCOUNT },
+	{ "fr-slack", required_argument, NULL, OPT_FR_SLACK },
+	{ "self-check", no_argument, NULL, OPT_SELF_CHECK },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void _usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " --trace FILE.swf[.gz] --policy POLICY [options]\n"
+"\n"
+"Simulate a utility-driven cluster on a Standard Workload Format trace.\n"
+"\n"
+"Workload:\n"
+"  --trace FILE            SWF trace, gzip or plain (required)\n"
+"  --procs N               processors (default: MaxProcs, else MaxNodes)\n"
+"  --first N | --last N    simulate the first/last N usable jobs\n"
+"  --adf F                 arrival delay factor (0.5)\n"
+"  --high-urgency PCT      %% of high-urgency jobs (20)\n"
+"  --hard PCT              %% of hard deadlines (default: the urgent jobs)\n"
+"  --deadline-ratio R      deadline high:low ratio (4)\n"
+"  --deadline-low-mean M   deadline low mean, D/R of urgent jobs (2)\n"
+"  --budget-ratio R        budget high:low ratio (4)\n"
+"  --budget-low-mean M     budget low mean, B/f(R) (2)\n"
+"  --penalty-ratio R       penalty rate high:low ratio (4)\n"
+"  --penalty-low-mean M    penalty rate low mean (4)\n"
+"  --cv C                  sd/mean of every factor (0.25)\n"
+"  --bias-deadline B, --bias-budget B, --bias-penalty B   (1)\n"
+"  --estimates E           accurate | trace[:PCT] | under:PCT (accurate)\n"
+"  --seed S                random seed (1)\n"
+"\n"
+"Policy:\n"
+"  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
+"                          librariskd libra+$auto firstreward | all\n"
+"  --model M               commodity | bid (per policy by default)\n"
+"  --alpha A, --beta B     Libra+$ price weights (1, 0.1)\n"
+"  --price-base P          base price per CPU-hour\n"
+"  --resfree window|thesis, --charge cpu|thesis\n"
+"  --gamma G, --delta D    Libra's static price\n"
+"  --capacity C, --share-min S, --risk-sigma S, --risk-mu M\n"
+"  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
+"  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
+"\n"
+"Output:\n"
+"  --json                  one JSON object per line instead of key=value\n"
+"  --jobs-csv FILE         one CSV row per job and policy\n"
+"  --self-check            cross-check the simulator against the ledger\n"
+"  --help, --version\n"
+"\n"
+"See libra-sim(1).\n");
+}
+
+static void _usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	exit(2);
+}
+
+/* A finite number in [lo, hi] (lo_open/hi_open: exclusive). */
+static double _num(const char *opt, const char *s, double lo, bool lo_open,
+		   double hi, bool hi_open)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno == ERANGE || !isfinite(v) ||
+	    !strncasecmp(s, "0x", 2) || !strncasecmp(s, "-0x", 3) ||
+	    !strncasecmp(s, "+0x", 3))
+		_usage_error("--%s: '%s' is not a number", opt, s);
+	if ((lo_open ? v <= lo : v < lo) || (hi_open ? v >= hi : v > hi)) {
+		char lo_s[32] = "", hi_s[32] = "";
+
+		if (isfinite(lo))
+			snprintf(lo_s, sizeof(lo_s), "%s %g",
+				 lo_open ? ">" : ">=", lo);
+		if (isfinite(hi))
+			snprintf(hi_s, sizeof(hi_s), "%s%s %g",
+				 *lo_s ? " and " : "", hi_open ? "<" : "<=",
+				 hi);
+		_usage_error("--%s: %s is out of range (must be %s%s)", opt,
+			     s, lo_s, hi_s);
+	}
+	return v;
+}
+
+static long _int(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno == ERANGE)
+		_usage_error("--%s: '%s' is not an integer", opt, s);
+	if (v < lo || v > hi)
+		_usage_error("--%s: %s is out of range (must be %ld..%ld)",
+			     opt, s, lo, hi);
+	return v;
+}
+
+static void _estimates(sim_config_t *cfg, const char *s)
+{
+	const char *colon = strchr(s, ':');
+	size_t klen = colon ? (size_t) (colon - s) : strlen(s);
+
+	if (!colon && !strcmp(s, "accurate")) {
+		cfg->est = SIM_EST_ACCURATE;
+		cfg->est_pct = 0;
+	} else if (!colon && !strcmp(s, "trace")) {
+		cfg->est = SIM_EST_TRACE;
+		cfg->est_pct = 100;
+	} else if (colon && klen == 5 && !strncmp(s, "trace", 5)) {
+		cfg->est = SIM_EST_TRACE;
+		cfg->est_pct = _num("estimates", colon + 1, 0, false, 100,
+				    false);
+	} else if (colon && klen == 5 && !strncmp(s, "under", 5)) {
+		cfg->est = SIM_EST_UNDER;
+		cfg->est_pct = _num("estimates", colon + 1, 0, false, 100,
+				    true);
+	} else {
+		_usage_error("--estimates: '%s' is not accurate, trace, "
+			     "trace:PCT or under:PCT", s);
+	}
+}
+
+static void _defaults(sim_config_t *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	libra_params_default(&cfg->params);
+	/* thesis Table 3.1 */
+	cfg->params.alpha = 1.0;
+	cfg->params.beta = 0.1;
+	cfg->adf = 0.5;
+	cfg->high_pct = 20.0;
+	cfg->hard_pct = -1.0;
+	cfg->d_ratio = 4.0;
+	cfg->d_low = 2.0;
+	cfg->b_ratio = 4.0;
+	cfg->b_low = 2.0;
+	/* thesis Table 4.1 */
+	cfg->p_ratio = 4.0;
+	cfg->p_low = 4.0;
+	cfg->cv = 0.25;
+	cfg->bias_d = cfg->bias_b = cfg->bias_p = 1.0;
+	cfg->est = SIM_EST_ACCURATE;
+	cfg->seed = 1;
+	cfg->model = SIM_MODEL_DEFAULT;
+	/* thesis 6.4.2 */
+	cfg->fr_alpha = 1.0;
+	cfg->fr_discount = 0.01;
+	cfg->fr_slack = 25.0;
+}
+
+static void _parse(int argc, char **argv, sim_config_t *cfg)
+{
+	const double inf = INFINITY;
+	libra_params_t *p = &cfg->params;
+	const char *policy = NULL;
+	int c;
+
+	_defaults(cfg);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		const char *a = optarg;
+		const char *name = NULL;
+		int k;
+
+		for (k = 0; long_opts[k].name; k++)
+			if (long_opts[k].val == c)
+				name = long_opts[k].name;
+		switch (c) {
+		case OPT_TRACE:
+			if (!*a)
+				_usage_error("--trace: empty file name");
+			cfg->trace = a;
+			break;
+		case OPT_PROCS:
+			cfg->procs = (int) _int(name, a, 1, 1000000);
+			break;
+		case OPT_LAST:
+			cfg->last = _int(name, a, 1, LONG_MAX);
+			break;
+		case OPT_FIRST:
+			cfg->first = _int(name, a, 1, LONG_MAX);
+			break;
+		case OPT_POLICY:
+			policy = a;
+			break;
+		case OPT_ALPHA:
+			p->alpha = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_BETA:
+			p->beta = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_PRICE_BASE:
+			p->price_base = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_RESFREE:
+			if (!strcmp(a, "window"))
+				p->resfree = LIBRA_RESFREE_WINDOW;
+			else if (!strcmp(a, "thesis"))
+				p->resfree = LIBRA_RESFREE_THESIS;
+			else
+				_usage_error("--resfree: '%s' is not window "
+					     "or thesis", a);
+			break;
+		case OPT_CHARGE:
+			if (!strcmp(a, "cpu"))
+				p->charge = LIBRA_CHARGE_CPU;
+			else if (!strcmp(a, "thesis"))
+				p->charge = LIBRA_CHARGE_THESIS;
+			else
+				_usage_error("--charge: '%s' is not cpu or "
+					     "thesis", a);
+			break;
+		case OPT_ADF:
+			cfg->adf = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_HIGH:
+			cfg->high_pct = _num(name, a, 0, false, 100, false);
+			break;
+		case OPT_HARD:
+			cfg->hard_pct = _num(name, a, 0, false, 100, false);
+			break;
+		case OPT_D_RATIO:
+			cfg->d_ratio = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_D_LOW:
+			cfg->d_low = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_B_RATIO:
+			cfg->b_ratio = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_B_LOW:
+			cfg->b_low = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_P_RATIO:
+			cfg->p_ratio = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_P_LOW:
+			cfg->p_low = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_CV:
+			cfg->cv = _num(name, a, 0, false, 10, false);
+			break;
+		case OPT_BIAS_D:
+			cfg->bias_d = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_BIAS_B:
+			cfg->bias_b = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_BIAS_P:
+			cfg->bias_p = _num(name, a, 0, true, inf, false);
+			break;
+		case OPT_EST:
+			_estimates(cfg, a);
+			break;
+		case OPT_SEED: {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(a, &end, 10);
+			if (!*a || *end || errno || *a == '-' || *a == '+' ||
+			    *a == ' ')
+				_usage_error("--seed: '%s' is not an unsigned "
+					     "64-bit integer", a);
+			cfg->seed = (uint64_t) v;
+			break;
+		}
+		case OPT_JSON:
+			cfg->json = true;
+			break;
+		case OPT_CSV:
+			if (!*a)
+				_usage_error("--jobs-csv: empty file name");
+			cfg->csv = a;
+			break;
+		case OPT_MODEL:
+			if (!strcmp(a, "commodity"))
+				cfg->model = SIM_MODEL_COMMODITY;
+			else if (!strcmp(a, "bid"))
+				cfg->model = SIM_MODEL_BID;
+			else
+				_usage_error("--model: '%s' is not commodity "
+					     "or bid", a);
+			break;
+		case OPT_RISK_SIGMA:
+			p->risk_sigma = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_RISK_MU:
+			p->risk_mu = _num(name, a, 1, false, inf, false);
+			break;
+		case OPT_CAPACITY:
+			p->capacity = _num(name, a, 0, true, 1, false);
+			break;
+		case OPT_SHARE_MIN:
+			p->share_min = _num(name, a, 0, true, 1, false);
+			break;
+		case OPT_GAMMA:
+			p->gamma = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_DELTA:
+			p->delta = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_BETA_MIN:
+			p->beta_min = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_BETA_MAX:
+			p->beta_max = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_FR_ALPHA:
+			cfg->fr_alpha = _num(name, a, 0, false, 1, false);
+			break;
+		case OPT_FR_DISCOUNT:
+			cfg->fr_discount = _num(name, a, 0, false, inf, false);
+			break;
+		case OPT_FR_SLACK:
+			cfg->fr_slack = _num(name, a, -inf, false, inf, false);
+			break;
+		case OPT_SELF_CHECK:
+			cfg->self_check = true;
+			break;
+		case OPT_HELP:
+			_usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf(PROG " (slurm-libra) %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			_usage_error("option '%s' needs a value",
+				     argv[optind - 1]);
+			break;
+		case '?':
+		default:
+			_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!cfg->trace)
+		_usage_error("--trace is required");
+	if (!policy)
+		_usage_error("--policy is required");
+	if (!strcmp(policy, "all"))
+		cfg->all = true;
+	else if (!sim_policy_from_name(policy, &cfg->policy))
+		_usage_error("--policy: unknown policy '%s' (fcfs-bf, sjf-bf, "
+			     "edf-bf, libra, libra+$, librasla, librariskd, "
+			     "libra+$auto, firstreward, all)", policy);
+	if (cfg->first && cfg->last)
+		_usage_error("--first and --last exclude each other");
+	if (p->beta_min > p->beta_max)
+		_usage_error("--beta-min %g is above --beta-max %g",
+			     p->beta_min, p->beta_max);
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+typedef struct {
+	const char *key;
+	enum { F_STR, F_INT, F_NUM } kind;
+	const char *s;
+	long long i;
+	double d;
+	int prec;
+} field_t;
+
+#define NFIELDS 20
+
+static void _emit(const sim_config_t *cfg, const field_t *f, int n)
+{
+	int k;
+
+	if (cfg->json) {
+		json_object *o = json_object_new_object();
+
+		for (k = 0; k < n; k++) {
+			json_object *v;
+			char buf[64];
+
+			switch (f[k].kind) {
+			case F_STR:
+				v = json_object_new_string(f[k].s);
+				break;
+			case F_INT:
+				v = json_object_new_int64(f[k].i);
+				break;
+			case F_NUM:
+			default:
+				if (!isfinite(f[k].d)) {
+					v = NULL;	/* null */
+					break;
+				}
+				snprintf(buf, sizeof(buf), "%.*f", f[k].prec,
+					 f[k].d);
+				v = json_object_new_double_s(f[k].d, buf);
+				break;
+			}
+			json_object_object_add(o, f[k].key, v);
+		}
+		printf("%s\n", json_object_to_json_string_ext(o,
+						JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		printf("%s%s=", k ? " " : "", f[k].key);
+		switch (f[k].kind) {
+		case F_STR:
+			printf("%s", f[k].s);
+			break;
+		case F_INT:
+			printf("%lld", f[k].i);
+			break;
+		case F_NUM:
+		default:
+			if (isfinite(f[k].d))
+				printf("%.*f", f[k].prec, f[k].d);
+			else
+				printf("nan");
+			break;
+		}
+	}
+	printf("\n");
+}
+
+static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
+		     sim_policy_t policy, sim_model_t model,
+		     const libra_metrics_t *m)
+{
+	field_t f[NFIELDS];
+	int n = 0;
+
+#define S(k, v) f[n++] = (field_t) { .key = k, .kind = F_STR, .s = v }
+#define I(k, v) f[n++] = (field_t) { .key = k, .kind = F_INT, .i = (v) }
+#define D(k, v, p) f[n++] = (field_t) { .key = k, .kind = F_NUM, .d = (v), \
+					 .prec = p }
+	S("policy", sim_policy_name(policy));
+	S("model", sim_model_name(model));
+	I("procs", w->procs);
+	I("jobs", (long long) w->n);
+	I("skipped", w->skipped);
+	I("accepted", m->accepted);
+	I("qos_met", m->qos_met);
+	D("qos", m->qos_satisfaction, 6);
+	D("profit", m->profitability, 6);
+	D("profit_slides", m->profitability_slides, 6);
+	D("sla_pct", m->sla_pct, 4);
+	D("reliability_pct", m->reliability_pct, 4);
+	D("profit_pct", m->profit_pct, 4);
+	D("wait", m->mean_wait, 2);
+	D("slowdown", m->mean_slowdown, 4);
+	I("missed", m->deadline_missed);
+	D("utility", m->utility, 4);
+	{
+		static char seed[32];
+
+		snprintf(seed, sizeof(seed), "%" PRIu64, cfg->seed);
+		S("seed", seed);
+	}
+#undef S
+#undef I
+#undef D
+	_emit(cfg, f, n);
+}
+
+static void _csv_header(FILE *f)
+{
+	fprintf(f, "id,submit,procs,runtime,estimate,deadline,budget,"
+		"penalty_rate,type,urgency,accepted,verdict,start,end,price,"
+		"charge,deadline_met,policy\n");
+}
+
+static void _csv_rows(FILE *f, const sim_workload_t *w, sim_policy_t policy,
+		      const sim_outcome_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		const sim_job_t *j = &w->jobs[i];
+		const sim_outcome_t *o = &out[i];
+
+		fprintf(f, "%ld,%.3f,%d,%.3f,%.3f,%.3f,%.6f,%.6f,%s,%s,%d,%s,",
+			j->id, j->submit, j->procs, j->runtime, j->estimate,
+			j->deadline, j->budget, j->penalty_rate,
+			j->hard ? "hard" : "soft", j->high ? "high" : "low",
+			o->accepted ? 1 : 0, o->verdict ? o->verdict : "");
+		if (o->accepted)
+			fprintf(f, "%.3f,%.3f,%.6f,%.6f,%d,", o->start,
+				o->end, o->price, o->charge, o->met ? 1 : 0);
+		else
+			fprintf(f, ",,,%.6f,0,", 0.0);
+		fprintf(f, "%s\n", sim_policy_name(policy));
+	}
+}
+
+/* ---- the run loop --------------------------------------------------------- */
+
+static int _run(const sim_config_t *cfg, const sim_workload_t *w,
+		sim_policy_t policy, FILE *csv)
+{
+	sim_model_t model = cfg->model == SIM_MODEL_DEFAULT ?
+			    sim_policy_model(policy) : cfg->model;
+	sim_outcome_t *out = sim_xcalloc(w->n + 1, sizeof(*out));
+	libra_metrics_t m;
+	char err[512] = "";
+	size_t i;
+	int rc;
+
+	switch (policy) {
+	case SIM_FCFS_BF:
+	case SIM_SJF_BF:
+	case SIM_EDF_BF:
+		rc = sim_run_backfill(cfg, w, policy, model, out, err,
+				      sizeof(err));
+		break;
+	case SIM_FIRST_REWARD:
+		rc = sim_run_firstreward(cfg, w, model, out, err,
+					 sizeof(err));
+		break;
+	default:
+		rc = sim_run_timeshare(cfg, w, policy, model, out, err,
+				       sizeof(err));
+		break;
+	}
+	if (rc) {
+		fprintf(stderr, PROG ": %s: %s\n", sim_policy_name(policy),
+			err);
+		free(out);
+		return -1;
+	}
+
+	libra_metrics_init(&m);
+	for (i = 0; i < w->n; i++) {
+		const sim_job_t *j = &w->jobs[i];
+		libra_job_result_t r = {
+			.accepted = out[i].accepted,
+			.deadline_met = out[i].accepted && out[i].met,
+			.budget = j->budget,
+			.charge = out[i].accepted ? out[i].charge : 0.0,
+			.submit = j->submit,
+			.start = out[i].start,
+			.end = out[i].end,
+			.runtime = j->runtime,
+		};
+
+		libra_metrics_add(&m, &r);
+	}
+	libra_metrics_finish(&m);
+	_summary(cfg, w, policy, model, &m);
+	if (csv)
+		_csv_rows(csv, w, policy, out);
+	free(out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sim_config_t cfg;
+	sim_workload_t w;
+	char err[1024];
+	FILE *csv = NULL;
+	int rc, p;
+
+	_parse(argc, argv, &cfg);
+
+	rc = sim_workload_load(&cfg, &w, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return rc == -2 ? 2 : 1;
+	}
+	if (cfg.csv) {
+		csv = fopen(cfg.csv, "w");
+		if (!csv) {
+			fprintf(stderr, PROG ": --jobs-csv: %s: %s\n", cfg.csv,
+				strerror(errno));
+			sim_workload_free(&w);
+			return 1;
+		}
+		_csv_header(csv);
+	}
+
+	rc = 0;
+	for (p = 0; p < SIM_POLICY_COUNT && !rc; p++) {
+		if (!cfg.all && p != (int) cfg.policy)
+			continue;
+		if (_run(&cfg, &w, (sim_policy_t) p, csv))
+			rc = 1;
+		fflush(stdout);
+	}
+
+	if (csv && (fclose(csv) || rc)) {
+		if (!rc)
+			fprintf(stderr, PROG ": --jobs-csv: %s: %s\n", cfg.csv,
+				strerror(errno));
+		rc = 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, PROG ": cannot write the output\n");
+		rc = 1;
+	}
+	sim_workload_free(&w);
+	return rc;
+}

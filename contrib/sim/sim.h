@@ -1,0 +1,164 @@
+/*****************************************************************************\
+ *  sim.h - libra-sim: the trace-driven simulator's shared types.
+ *
+ *  The simulator runs the policy core of src/common (the very code the
+ *  Slurm plugins run) on a real workload trace, next to the classic
+ *  space-shared baselines of the Yeo thesis, and reports the thesis'
+ *  metrics.  Its pieces:
+ *
+ *	main.c		options, the run loop, output
+ *	workload.c	SWF trace -> jobs with synthesized QoS (thesis 3.5.1)
+ *	timeshare.c	the Libra family, time-shared, through the core
+ *	backfill.c	FCFS-BF, SJF-BF, EDF-BF (EASY backfilling)
+ *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
+ *	rng.c		the deterministic random numbers
+ *
+ *  Times inside the simulator are seconds since the submission of the
+ *  first job of the simulated window (after the arrival delay factor), so
+ *  that they stay small and precise in doubles.
+\*****************************************************************************/
+
+#ifndef LIBRA_SIM_H
+#define LIBRA_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "params.h"
+#include "sla.h"
+
+typedef enum {
+	SIM_FCFS_BF = 0,
+	SIM_SJF_BF,
+	SIM_EDF_BF,
+	SIM_LIBRA,
+	SIM_LIBRA_PRICE,
+	SIM_LIBRA_SLA,
+	SIM_LIBRA_RISKD,
+	SIM_LIBRA_AUTO,
+	SIM_FIRST_REWARD,
+	SIM_POLICY_COUNT
+} sim_policy_t;
+
+typedef enum {
+	SIM_MODEL_DEFAULT = -1,	/* the policy's own (see sim_policy_model) */
+	SIM_MODEL_COMMODITY = 0,
+	SIM_MODEL_BID,
+} sim_model_t;
+
+typedef enum {
+	SIM_EST_ACCURATE = 0,	/* RE = R */
+	SIM_EST_TRACE,		/* RE = R + pct/100 (requested - R) */
+	SIM_EST_UNDER,		/* RE = R (1 - pct/100) */
+} sim_est_t;
+
+typedef struct sim_config {
+	const char *trace;
+	int procs;		/* 0: from the trace header */
+	long first, last;	/* window; 0: whole trace */
+	bool all;		/* --policy all */
+	sim_policy_t policy;
+	sim_model_t model;
+
+	/* workload synthesis (thesis Table 3.1, 4.1, 6.6) */
+	double adf;		/* arrival delay factor */
+	double high_pct;	/* % high urgency */
+	double hard_pct;	/* % hard deadlines; < 0: the high-urgency jobs */
+	double d_ratio, d_low;	/* deadline factor D/R: high:low, low mean */
+	double b_ratio, b_low;	/* budget factor B/f(R) */
+	double p_ratio, p_low;	/* penalty factor PR/g */
+	double cv;		/* sd / mean of every factor */
+	double bias_d, bias_b, bias_p;
+	sim_est_t est;
+	double est_pct;
+	uint64_t seed;
+
+	/* the core's parameters (alpha, beta, price_base, ...) */
+	libra_params_t params;
+
+	/* FirstReward */
+	double fr_alpha, fr_discount, fr_slack;
+
+	/* output */
+	bool json;
+	const char *csv;
+	bool self_check;	/* cross-check the ledger (slow; for tests) */
+} sim_config_t;
+
+/* One job of the simulated window, with its synthesized QoS. */
+typedef struct sim_job {
+	long id;		/* SWF job number */
+	double submit;		/* TSU [s since the window's first job] */
+	int procs;
+	double runtime;		/* R: actual run time from the trace */
+	double estimate;	/* RE */
+	double deadline;	/* TD, absolute */
+	double budget;		/* B */
+	double penalty_rate;	/* PR per hour */
+	bool high;		/* high urgency */
+	bool hard;		/* hard deadline */
+} sim_job_t;
+
+typedef struct sim_workload {
+	sim_job_t *jobs;
+	size_t n;
+	int procs;
+	double t0;		/* trace time of the first job of the window */
+	long skipped;		/* all skipped jobs of the trace */
+	long skipped_runtime;	/* run time <= 0 */
+	long skipped_procs;	/* no processor count */
+	long skipped_wide;	/* wider than the machine */
+} sim_workload_t;
+
+/* What became of one job under one policy. */
+typedef struct sim_outcome {
+	bool accepted;
+	const char *verdict;	/* "accept", "deadline", "budget", ... */
+	double start, end;	/* 0 when not run */
+	double price;		/* quoted charge (commodity) or the bid */
+	double charge;		/* earned: C if met (commodity), U (bid) */
+	bool met;		/* deadline met */
+} sim_outcome_t;
+
+/* policy names */
+extern const char *sim_policy_name(sim_policy_t p);
+extern bool sim_policy_from_name(const char *name, sim_policy_t *p);
+extern sim_model_t sim_policy_model(sim_policy_t p);
+extern const char *sim_model_name(sim_model_t m);
+extern bool sim_policy_is_libra(sim_policy_t p);
+
+/* workload.c */
+extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
+			     char *err, size_t errlen);
+extern void sim_workload_free(sim_workload_t *w);
+extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla);
+
+/* Settle a job that ran from start to end (main.c): fills *o. */
+extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
+		       double start, double end, sim_outcome_t *o);
+extern void sim_reject(sim_outcome_t *o, const char *verdict);
+
+/* The commodity-market charge of the space-shared baselines:
+ * C = RE * PBase per CPU (times procs under --charge cpu). */
+extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j);
+
+/* The engines; each fills out[0..n-1].  Return 0 or -1 with a message. */
+extern int sim_run_timeshare(const sim_config_t *cfg,
+			     const sim_workload_t *w, sim_policy_t policy,
+			     sim_model_t model, sim_outcome_t *out,
+			     char *err, size_t errlen);
+extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
+			    sim_policy_t policy, sim_model_t model,
+			    sim_outcome_t *out, char *err, size_t errlen);
+extern int sim_run_firstreward(const sim_config_t *cfg,
+			       const sim_workload_t *w, sim_model_t model,
+			       sim_outcome_t *out, char *err, size_t errlen);
+
+/* Small sorted-array helpers shared by the space-shared engines. */
+extern void *sim_xmalloc(size_t n);
+extern void *sim_xcalloc(size_t n, size_t size);
+extern void *sim_xrealloc(void *p, size_t n);
+
+#endif /* LIBRA_SIM_H */

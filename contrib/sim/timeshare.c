@@ -1,0 +1,549 @@
+/*****************************************************************************\
+ *  timeshare.c - the Libra family on a time-shared cluster, through the
+ *  policy core (src/common): Libra, Libra+$, LibraSLA, LibraRiskD,
+ *  Libra+$Auto.
+ *
+ *  The machine is P ledger nodes of one CPU each (an SP2 node is one
+ *  processor, thesis 3.5.1).  A job on k processors has one part on each
+ *  of k nodes.  A part's actual work is the trace run time R; the ledger
+ *  knows only the estimate RE.
+ *
+ *  CPU sharing on a node (thesis 6.4.2, "remaining free processor time is
+ *  distributed among all jobs ... according to the computed processor time
+ *  share of each job"): the running parts share the CPU in proportion to
+ *  their weights, work-conserving,
+ *
+ *	rate_k = w_k / sum_m w_m,
+ *
+ *  where w_k is the part's current ledger share (Fig. 3.3, clamped by the
+ *  core to [share_min, 1]: share_min for a part past its estimate or its
+ *  deadline).  With sum(share) <= 1 on the CPU, as admission ensures,
+ *  every part runs at least at its share, so with accurate estimates every
+ *  admitted deadline is met.
+ *
+ *  Events are arrivals (in submission order) and part completions (in time
+ *  order, ties by node index).  At an arrival, every node is advanced to
+ *  now and every part's CPU done is reported to the ledger with
+ *  libra_ledger_progress() (the thesis' Job Control reading clockCPU);
+ *  shares, hence weights, change only then.  Then libra_admit() quotes the
+ *  job; an accepted quote is committed at its placement and the job starts
+ *  at once (there is no queue).  Libra+$Auto adapts its betas after every
+ *  request (libra_auto_feedback()).  When a part ends, the ledger releases
+ *  its node; when the last part ends, the job is settled (libra_settle(),
+ *  LIBRA_END_COMPLETED: nothing is ever killed at its deadline here).
+ *
+ *  Cost: each node keeps the time its next part ends, recomputed only when
+ *  its set of parts or their weights change, in an indexed min-heap; an
+ *  arrival touches every running part once (progress), which it must.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h"
+#include "ledger.h"
+#include "settle.h"
+#include "share.h"
+#include "sim.h"
+
+/* CPU-seconds of work below which a part counts as finished (times up to
+ * ~1e8 s leave ~1e-8 s of rounding in a time difference). */
+#define WORK_EPS 1e-6
+
+typedef struct {
+	int job;		/* job index */
+	double work;		/* actual CPU-seconds it needs: R */
+	double done;		/* actual CPU-seconds done */
+	double w;		/* weight = ledger share */
+} part_t;
+
+typedef struct {
+	part_t *p;
+	int n, cap;
+	double t;		/* the parts' done is as of this time */
+	double sw;		/* sum of the parts' weights */
+	double next;		/* when the next part ends; INFINITY if idle */
+	int argmin;		/* which part ends then */
+} tnode_t;
+
+typedef struct {
+	const sim_config_t *cfg;
+	const sim_workload_t *w;
+	sim_policy_t policy;
+	sim_model_t model;
+	sim_outcome_t *out;
+	libra_params_t p;
+	libra_ledger_t *l;
+	libra_quote_t *q;
+	tnode_t *nodes;
+	int nnodes;
+	int *heap;		/* node indices, min-heap on (next, node) */
+	int *pos;		/* node -> heap position */
+	int *left;		/* parts still running, per job */
+	double *price;		/* quoted price, per job */
+	char *err;
+	size_t errlen;
+} ts_t;
+
+static libra_policy_t _core_policy(sim_policy_t p)
+{
+	switch (p) {
+	case SIM_LIBRA_PRICE:
+		return LIBRA_POLICY_LIBRA_PRICE;
+	case SIM_LIBRA_SLA:
+		return LIBRA_POLICY_SLA;
+	case SIM_LIBRA_RISKD:
+		return LIBRA_POLICY_RISKD;
+	case SIM_LIBRA_AUTO:
+		return LIBRA_POLICY_AUTO;
+	case SIM_LIBRA:
+	default:
+		return LIBRA_POLICY_LIBRA;
+	}
+}
+
+/* ---- indexed heap of nodes by next completion --------------------------- */
+
+static int _hless(const ts_t *s, int a, int b)
+{
+	double x = s->nodes[a].next, y = s->nodes[b].next;
+
+	return x < y || (x == y && a < b);
+}
+
+static void _hswap(ts_t *s, int i, int j)
+{
+	int a = s->heap[i], b = s->heap[j];
+
+	s->heap[i] = b;
+	s->heap[j] = a;
+	s->pos[b] = i;
+	s->pos[a] = j;
+}
+
+static void _hdown(ts_t *s, int i)
+{
+	int n = s->nnodes;
+
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && _hless(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (r < n && _hless(s, s->heap[r], s->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		_hswap(s, i, m);
+		i = m;
+	}
+}
+
+static void _hup(ts_t *s, int i)
+{
+	while (i > 0) {
+		int up = (i - 1) / 2;
+
+		if (!_hless(s, s->heap[i], s->heap[up]))
+			return;
+		_hswap(s, i, up);
+		i = up;
+	}
+}
+
+static void _hfix(ts_t *s, int node)
+{
+	_hup(s, s->pos[node]);
+	_hdown(s, s->pos[node]);
+}
+
+static void _heapify(ts_t *s)
+{
+	int i;
+
+	for (i = s->nnodes / 2 - 1; i >= 0; i--)
+		_hdown(s, i);
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+/* Run the node's parts from nd->t to t at their weighted rates
+ * rate_k = w_k / sum(w). */
+static void _advance(tnode_t *nd, double t)
+{
+	double dt = t - nd->t;
+	int k;
+
+	if (dt > 0 && nd->n > 0) {
+		double f = dt / nd->sw;
+
+		for (k = 0; k < nd->n; k++)
+			nd->p[k].done += nd->p[k].w * f;
+	}
+	nd->t = t;
+}
+
+/*
+ * When does the first part end: part k needs left_k / rate_k =
+ * left_k * sum(w) / w_k, so the first is the least left_k / w_k (ties:
+ * lowest job index).  Also refreshes the cached sum of weights.
+ */
+static void _recompute(tnode_t *nd)
+{
+	double sw = 0.0, best = INFINITY;
+	int k, arg = -1;
+
+	for (k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
+		double left = pt->work - pt->done;
+		double tk = left > 0 ? left / pt->w : 0.0;
+
+		sw += pt->w;
+		if (tk < best ||
+		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
+			best = tk;
+			arg = k;
+		}
+	}
+	nd->sw = sw;
+	nd->argmin = arg;
+	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
+}
+
+/*
+ * Take the weights from the ledger: after a progress report, commit or
+ * release, w_k is the ledger's own share of the part (clamped by the core).
+ * The node's parts are kept in the order of the ledger's entries, so that
+ * this is one pass; when the ledger has reordered them (it may, on a
+ * release), the parts are reordered to match.
+ */
+static int _sync(ts_t *s, int node)
+{
+	const libra_entry_t *e;
+	tnode_t *nd = &s->nodes[node];
+	int ne = libra_ledger_node_entries(s->l, node, &e), k, m;
+
+	if (ne != nd->n) {
+		snprintf(s->err, s->errlen, "core: node %d has %d ledger "
+			 "entries but %d parts are running on it", node, ne,
+			 nd->n);
+		return -1;
+	}
+	for (k = 0; k < ne; k++) {
+		if (e[k].job_id == (uint32_t) nd->p[k].job) {
+			nd->p[k].w = e[k].share;
+			continue;
+		}
+		for (m = k + 1; m < nd->n; m++)
+			if (e[k].job_id == (uint32_t) nd->p[m].job)
+				break;
+		if (m == nd->n) {
+			snprintf(s->err, s->errlen, "core: ledger entry of "
+				 "job %u on node %d has no running part",
+				 e[k].job_id, node);
+			return -1;
+		}
+		{
+			part_t tmp = nd->p[k];
+
+			nd->p[k] = nd->p[m];
+			nd->p[m] = tmp;
+		}
+		nd->p[k].w = e[k].share;
+	}
+	for (k = 0; k < ne; k++) {
+		if (!(nd->p[k].w > 0) || !isfinite(nd->p[k].w)) {
+			snprintf(s->err, s->errlen, "core: job %ld has share "
+				 "%g on node %d (the clamp promises > 0)",
+				 s->w->jobs[nd->p[k].job].id, nd->p[k].w,
+				 node);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* _sync() then _recompute(), in one pass when the orders agree (the
+ * common case: this runs for every node at every arrival). */
+static int _sync_recompute(ts_t *s, int node)
+{
+	const libra_entry_t *e;
+	tnode_t *nd = &s->nodes[node];
+	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
+	double sw = 0.0, best = INFINITY;
+
+	if (ne != nd->n)
+		goto slow;
+	for (k = 0; k < ne; k++) {
+		part_t *pt = &nd->p[k];
+		double left = pt->work - pt->done, tk;
+
+		if (e[k].job_id != (uint32_t) pt->job || !(e[k].share > 0))
+			goto slow;
+		pt->w = e[k].share;
+		tk = left > 0 ? left / pt->w : 0.0;
+		sw += pt->w;
+		if (tk < best ||
+		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
+			best = tk;
+			arg = k;
+		}
+	}
+	nd->sw = sw;
+	nd->argmin = arg;
+	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
+	return 0;
+slow:
+	if (_sync(s, node))
+		return -1;
+	_recompute(nd);
+	return 0;
+}
+
+/* --self-check: the ledger's share is the thesis' Fig. 3.3 partition,
+ * (RE - cpu_done) / (TD - now), clamped as share.h says. */
+static int _check_node(ts_t *s, int node, double now)
+{
+	tnode_t *nd = &s->nodes[node];
+	int k;
+
+	for (k = 0; k < nd->n; k++) {
+		const sim_job_t *j = &s->w->jobs[nd->p[k].job];
+		double want = libra_share(j->estimate, nd->p[k].done, now,
+					  j->deadline, s->p.share_min);
+
+		if (fabs(want - nd->p[k].w) > 1e-9 * (1.0 + fabs(want))) {
+			snprintf(s->err, s->errlen, "self-check: job %ld on "
+				 "node %d at %.3f: ledger share %.17g, "
+				 "libra_share() %.17g", j->id, node, now,
+				 nd->p[k].w, want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int _arrive(ts_t *s, int i, double now)
+{
+	const sim_job_t *j = &s->w->jobs[i];
+	libra_quote_t *q = s->q;
+	libra_request_t req = { .cpus = j->procs };
+	libra_sla_t sla;
+	int n, k;
+
+	/* Job Control: bring every part and the ledger up to now. */
+	for (n = 0; n < s->nnodes; n++) {
+		tnode_t *nd = &s->nodes[n];
+
+		if (!nd->n) {
+			nd->t = now;
+			nd->next = INFINITY;
+			continue;
+		}
+		_advance(nd, now);
+		for (k = 0; k < nd->n; k++) {
+			const part_t *pt = &nd->p[k];
+
+			if (libra_ledger_progress(s->l, (uint32_t) pt->job, n,
+						  pt->done, now)) {
+				snprintf(s->err, s->errlen,
+					 "core: libra_ledger_progress(job "
+					 "%ld, node %d) failed",
+					 s->w->jobs[pt->job].id, n);
+				return -1;
+			}
+		}
+		if (_sync_recompute(s, n))
+			return -1;
+		if (s->cfg->self_check && _check_node(s, n, now))
+			return -1;
+	}
+
+	sim_job_sla(j, &sla);
+	libra_admit(s->l, &s->p, &sla, &req, now, q);
+	if (q->verdict == LIBRA_ACCEPT) {
+		int cpus = 0;
+
+		if (libra_ledger_commit(s->l, (uint32_t) i, &sla, q->place,
+					q->nplace, now)) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_commit"
+				 "(job %ld) refused an accepted quote", j->id);
+			return -1;
+		}
+		for (k = 0; k < q->nplace; k++) {
+			int node = q->place[k].node;
+			tnode_t *nd = &s->nodes[node];
+
+			if (q->place[k].cpus != 1) {
+				snprintf(s->err, s->errlen, "core: quote puts "
+					 "%d CPUs of job %ld on a 1-CPU node",
+					 q->place[k].cpus, j->id);
+				return -1;
+			}
+			if (nd->n == nd->cap) {
+				nd->cap = nd->cap ? nd->cap * 2 : 8;
+				nd->p = sim_xrealloc(nd->p,
+						     nd->cap * sizeof(*nd->p));
+			}
+			nd->p[nd->n].job = i;
+			nd->p[nd->n].work = j->runtime;
+			nd->p[nd->n].done = 0.0;
+			nd->p[nd->n].w = 0.0;
+			nd->n++;
+			if (_sync(s, node))
+				return -1;
+			if (s->cfg->self_check && _check_node(s, node, now))
+				return -1;
+			_recompute(nd);
+			cpus += q->place[k].cpus;
+		}
+		if (cpus != j->procs) {
+			snprintf(s->err, s->errlen, "core: quote for job %ld "
+				 "places %d of its %d CPUs", j->id, cpus,
+				 j->procs);
+			return -1;
+		}
+		s->left[i] = q->nplace;
+		s->price[i] = q->price;
+		s->out[i].accepted = true;
+		s->out[i].verdict = libra_verdict_name(LIBRA_ACCEPT);
+		s->out[i].start = now;
+	} else {
+		sim_reject(&s->out[i], libra_verdict_name(q->verdict));
+	}
+	if (s->policy == SIM_LIBRA_AUTO)
+		libra_auto_feedback(s->l, &s->p, q, now);
+
+	_heapify(s);
+	return 0;
+}
+
+static int _complete(ts_t *s, int node)
+{
+	tnode_t *nd = &s->nodes[node];
+	const sim_job_t *jobs = s->w->jobs;
+	double now = nd->next;
+	int k;
+
+	_advance(nd, now);
+	/* the part that defined the event ends now, exactly */
+	nd->p[nd->argmin].done = nd->p[nd->argmin].work;
+	for (k = 0; k < nd->n;) {
+		part_t *pt = &nd->p[k];
+		int i = pt->job;
+
+		if (pt->work - pt->done > WORK_EPS) {
+			k++;
+			continue;
+		}
+		if (libra_ledger_release_node(s->l, (uint32_t) i, node)) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_release"
+				 "_node(job %ld, node %d) failed", jobs[i].id,
+				 node);
+			return -1;
+		}
+		if (--s->left[i] == 0)
+			sim_settle(&jobs[i], s->model, s->price[i],
+				   s->out[i].start, now, &s->out[i]);
+		memmove(&nd->p[k], &nd->p[k + 1],
+			(nd->n - k - 1) * sizeof(*nd->p));
+		nd->n--;
+	}
+	if (_sync(s, node))
+		return -1;
+	_recompute(nd);
+	_hfix(s, node);
+	return 0;
+}
+
+extern int sim_run_timeshare(const sim_config_t *cfg,
+			     const sim_workload_t *w, sim_policy_t policy,
+			     sim_model_t model, sim_outcome_t *out,
+			     char *err, size_t errlen)
+{
+	ts_t s;
+	size_t n = w->n, ai = 0, i;
+	int k, rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.w = w;
+	s.policy = policy;
+	s.model = model;
+	s.out = out;
+	s.err = err;
+	s.errlen = errlen;
+	s.p = cfg->params;
+	s.p.policy = _core_policy(policy);
+	s.l = libra_ledger_create(s.p.share_min);
+	if (!s.l) {
+		snprintf(err, errlen, "core: cannot create the ledger");
+		return -1;
+	}
+	s.nnodes = w->procs;
+	s.q = sim_xmalloc(sizeof(*s.q));
+	s.nodes = sim_xcalloc((size_t) s.nnodes, sizeof(*s.nodes));
+	s.heap = sim_xcalloc((size_t) s.nnodes, sizeof(int));
+	s.pos = sim_xcalloc((size_t) s.nnodes, sizeof(int));
+	s.left = sim_xcalloc(n + 1, sizeof(int));
+	s.price = sim_xcalloc(n + 1, sizeof(double));
+	for (k = 0; k < s.nnodes; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%d", k);
+		if (libra_ledger_add_node(s.l, name, 1) != k) {
+			snprintf(err, errlen, "core: libra_ledger_add_node(%s)"
+				 " did not return index %d", name, k);
+			goto out;
+		}
+		s.nodes[k].next = INFINITY;
+		s.heap[k] = k;
+		s.pos[k] = k;
+	}
+
+	for (;;) {
+		double ta = ai < n ? w->jobs[ai].submit : INFINITY;
+		int top = s.heap[0];
+		double tc = s.nodes[top].next;
+
+		if (ta == INFINITY && tc == INFINITY)
+			break;
+		/* completions first: a CPU freed at t is free for a job
+		 * arriving at t */
+		if (tc <= ta) {
+			if (_complete(&s, top))
+				goto out;
+		} else {
+			if (_arrive(&s, (int) ai, ta))
+				goto out;
+			ai++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (out[i].accepted && s.left[i]) {
+			snprintf(err, errlen, "internal error: job %ld still "
+				 "has %d parts running", w->jobs[i].id,
+				 s.left[i]);
+			goto out;
+		}
+	}
+	if (libra_ledger_job_count(s.l) != 0) {
+		snprintf(err, errlen, "core: %d jobs left in the ledger after "
+			 "every job ended", libra_ledger_job_count(s.l));
+		goto out;
+	}
+	rc = 0;
+out:
+	for (k = 0; k < s.nnodes; k++)
+		free(s.nodes[k].p);
+	free(s.nodes);
+	free(s.heap);
+	free(s.pos);
+	free(s.left);
+	free(s.price);
+	free(s.q);
+	libra_ledger_destroy(s.l);
+	return rc;
+}
