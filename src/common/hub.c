@@ -15,7 +15,7 @@ static pthread_mutex_t hub_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hub_cond;
 static bool hub_cond_ready;
 static int hub_users;
-static bool hub_woken, hub_stop;
+static bool hub_woken, hub_stop, hub_synced;
 static libra_ledger_t *hub_ledger;
 static libra_params_t hub_params;
 
@@ -54,6 +54,7 @@ extern void libra_hub_fini(void)
 	if (hub_users > 0 && --hub_users == 0) {
 		libra_ledger_destroy(hub_ledger);
 		hub_ledger = NULL;
+		hub_synced = false;
 	}
 	pthread_mutex_unlock(&hub_mutex);
 }
@@ -76,6 +77,36 @@ extern libra_ledger_t *libra_hub_ledger(void)
 extern libra_params_t *libra_hub_params(void)
 {
 	return &hub_params;
+}
+
+extern uint32_t libra_hub_next_token(void)
+{
+	static uint32_t seq;
+
+	/* start from the clock so tokens differ across restarts */
+	if (!seq)
+		seq = (uint32_t) time(NULL) & 0x0fffffffu;
+	seq = (seq + 1) & 0x0fffffffu;
+	if (!seq)
+		seq = 1;
+	return LIBRA_TOKEN_BASE | seq;
+}
+
+extern void libra_hub_set_ledger(libra_ledger_t *l)
+{
+	if (l != hub_ledger)
+		libra_ledger_destroy(hub_ledger);
+	hub_ledger = l;
+}
+
+extern bool libra_hub_synced(void)
+{
+	return hub_synced;
+}
+
+extern void libra_hub_set_synced(bool synced)
+{
+	hub_synced = synced;
 }
 
 extern void libra_hub_wake(void)

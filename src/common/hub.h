@@ -34,6 +34,27 @@ extern void libra_hub_unlock(void);
 extern libra_ledger_t *libra_hub_ledger(void);
 extern libra_params_t *libra_hub_params(void);
 
+/* Replace the ledger (destroying the old one), e.g. when the node table
+ * changed.  Lock held. */
+extern void libra_hub_set_ledger(libra_ledger_t *l);
+
+/* Has the ledger been brought in step with slurmctld since it started?
+ * Lock held. */
+extern bool libra_hub_synced(void);
+extern void libra_hub_set_synced(bool synced);
+
+/*
+ * Admissions happen before slurmctld gives the job its id; they are
+ * committed under a token from this range and re-keyed later.
+ */
+#define LIBRA_TOKEN_BASE 0xF0000000u
+extern uint32_t libra_hub_next_token(void);	/* call with the lock held */
+
+static inline bool libra_is_token(uint32_t id)
+{
+	return id >= LIBRA_TOKEN_BASE;
+}
+
 /* Wake the scheduler (call with or without the lock). */
 extern void libra_hub_wake(void);
 

@@ -572,6 +572,28 @@ extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 	return found ? 0 : -1;
 }
 
+extern void libra_ledger_expire(libra_ledger_t *l, double now)
+{
+	for (int n = 0; n < l->nnodes; n++) {
+		ledger_node_t *node = &l->nodes[n];
+		bool changed = false;
+
+		for (int i = 0; i < node->nentries; i++) {
+			libra_entry_t *e = &node->entries[i];
+
+			if (e->best_effort || e->deadline > now ||
+			    e->share <= l->share_min)
+				continue;
+			e->work = 0.0;
+			e->since = now;
+			e->share = l->share_min;
+			changed = true;
+		}
+		if (changed)
+			_node_resum(node);
+	}
+}
+
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
 {
 	return _job_find(l, job_id) != NULL;

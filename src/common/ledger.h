@@ -131,6 +131,14 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 				 double cpu_done, double now);
 
+/*
+ * Without progress reports (slurmctld cannot see a job's CPU time) a job is
+ * assumed to progress at its share; at its deadline it has done its
+ * estimate and drops to share_min.  Apply that to every entry whose
+ * deadline is at or before now.
+ */
+extern void libra_ledger_expire(libra_ledger_t *l, double now);
+
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id);
 
 /* When the job was committed (its "now"); NAN if absent. */

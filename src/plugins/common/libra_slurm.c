@@ -1,0 +1,340 @@
+/*****************************************************************************\
+ *  libra_slurm.c - records, parameters and ledger synchronisation for the
+ *  slurmctld plugins (see libra_slurm.h).
+ *
+ *  The job record is the source of truth; the ledger is a cache of it.
+ *  libra_slurm_sync() makes the cache agree with the job table: every
+ *  pending, running or suspended job whose AdminComment holds an admission
+ *  is in the ledger under its job id, and nothing else is, except
+ *  admissions made a moment ago whose job does not exist yet (they are
+ *  under a token, see hub.h, and expire after a short hold).  The ledger's
+ *  node i is slurmctld's node i, so bitmaps and ledger indices agree.
+ *
+ *  Only jobs not yet in the ledger have their record parsed, so a pass
+ *  costs one look at each active job plus a hash lookup.
+\*****************************************************************************/
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "libra_slurm.h"
+
+#define RECORD_PREFIX "{\"libra\":"
+
+extern bool libra_slurm_is_record(const char *admin_comment)
+{
+	return admin_comment &&
+	       !strncmp(admin_comment, RECORD_PREFIX, strlen(RECORD_PREFIX));
+}
+
+extern bool libra_slurm_job_record(job_record_t *job_ptr,
+				   libra_record_t *rec)
+{
+	char err[256];
+
+	if (!libra_slurm_is_record(job_ptr->admin_comment)) {
+		memset(rec, 0, sizeof(*rec));
+		return false;
+	}
+	if (libra_record_from_json(job_ptr->admin_comment, rec, err,
+				   sizeof(err))) {
+		error("libra: %pJ has an unreadable record in AdminComment: %s",
+		      job_ptr, err);
+		return false;
+	}
+	return true;
+}
+
+extern int libra_slurm_store_record(job_record_t *job_ptr,
+				    const libra_record_t *rec)
+{
+	char *json = libra_record_to_json(rec);
+
+	if (!json) {
+		error("libra: %pJ: cannot encode its record", job_ptr);
+		return SLURM_ERROR;
+	}
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(json);
+	free(json);
+	return SLURM_SUCCESS;
+}
+
+extern int libra_slurm_load_params(const char *who)
+{
+	libra_params_t *p = libra_hub_params();
+	libra_params_t fresh;
+	char err[256], shown[1024];
+
+	libra_params_default(&fresh);
+	if (libra_params_parse(&fresh, slurm_conf.sched_params, err,
+			       sizeof(err))) {
+		error("%s: SchedulerParameters: %s; keeping the previous settings",
+		      who, err);
+		return SLURM_ERROR;
+	}
+	*p = fresh;
+	libra_ledger_set_share_min(libra_hub_ledger(), p->share_min);
+	libra_params_format(p, shown, sizeof(shown));
+	verbose("%s: %s", who, shown);
+	return SLURM_SUCCESS;
+}
+
+extern void libra_slurm_params_current(const char *who)
+{
+	static time_t loaded;
+
+	if (loaded == slurm_conf.last_update)
+		return;
+	loaded = slurm_conf.last_update;
+	libra_slurm_load_params(who);
+}
+
+/* Does the ledger's node table still match slurmctld's? */
+static bool _nodes_match(libra_ledger_t *l)
+{
+	node_record_t *node_ptr;
+
+	if (libra_ledger_node_count(l) != node_record_count)
+		return false;
+	for (int i = 0; i < node_record_count; i++) {
+		node_ptr = node_record_table_ptr[i];
+		if (!node_ptr)
+			continue;
+		if (xstrcmp(libra_ledger_node_name(l, i), node_ptr->name) ||
+		    libra_ledger_node_cpus(l, i) != node_ptr->cpus_efctv)
+			return false;
+	}
+	return true;
+}
+
+/* Rebuild the ledger's nodes (and so drop its jobs) from the node table. */
+static libra_ledger_t *_rebuild_nodes(void)
+{
+	libra_ledger_t *l = libra_ledger_create(libra_hub_params()->share_min);
+	char name[32];
+
+	if (!l)
+		return NULL;
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (node_ptr) {
+			libra_ledger_add_node(l, node_ptr->name,
+					      node_ptr->cpus_efctv ?
+					      node_ptr->cpus_efctv : 1);
+		} else {
+			/* keep indices aligned: an unused slot, never up */
+			snprintf(name, sizeof(name), "#%d", i);
+			libra_ledger_add_node(l, name, 1);
+			libra_ledger_set_node_up(l, i, false);
+		}
+	}
+	return l;
+}
+
+static bool _node_usable(node_record_t *node_ptr)
+{
+	return node_ptr && !IS_NODE_DOWN(node_ptr) &&
+	       !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_NO_RESPOND(node_ptr);
+}
+
+static int _cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+typedef struct {
+	uint32_t *ids;		/* ledger job ids before the pass, sorted */
+	bool *seen;
+	int n;
+} seen_t;
+
+static void _mark(seen_t *s, uint32_t id)
+{
+	uint32_t *hit = bsearch(&id, s->ids, (size_t) s->n, sizeof(*s->ids),
+				_cmp_u32);
+
+	if (hit)
+		s->seen[hit - s->ids] = true;
+}
+
+/* Commit a job from its record (after a restart, or a lost ledger). */
+static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
+			   const libra_record_t *rec)
+{
+	libra_place_t *place;
+	int n = 0;
+
+	if (rec->best_effort || rec->nplace < 1)
+		return;		/* best-effort jobs commit no share */
+	place = xcalloc(rec->nplace, sizeof(*place));
+	for (int i = 0; i < rec->nplace; i++) {
+		int node = libra_ledger_find_node(l, rec->place[i].node);
+
+		if (node < 0) {
+			error("libra: %pJ was placed on %s, which is no longer in the configuration",
+			      job_ptr, rec->place[i].node);
+			continue;
+		}
+		place[n].node = node;
+		place[n].cpus = MIN(rec->place[i].cpus,
+				    libra_ledger_node_cpus(l, node));
+		n++;
+	}
+	if (n && libra_ledger_commit(l, job_ptr->job_id, &rec->sla, place, n,
+				     rec->admitted))
+		error("libra: %pJ: cannot restore its admission into the ledger",
+		      job_ptr);
+	xfree(place);
+}
+
+extern void libra_slurm_sync(time_t now)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	double hold = MAX(LIBRA_TOKEN_HOLD_MIN,
+			  2.0 * libra_hub_params()->interval);
+	ListIterator iter;
+	job_record_t *job_ptr;
+	seen_t s;
+
+	if (!_nodes_match(l)) {
+		libra_ledger_t *fresh = _rebuild_nodes();
+
+		if (!fresh) {
+			error("libra: out of memory rebuilding the ledger");
+			return;
+		}
+		if (libra_ledger_node_count(l))
+			info("libra: node table changed, rebuilding the ledger from the job records");
+		libra_hub_set_ledger(fresh);
+		l = fresh;
+	}
+	for (int i = 0; i < node_record_count; i++)
+		libra_ledger_set_node_up(l, i,
+					 _node_usable(node_record_table_ptr[i]));
+
+	s.n = libra_ledger_job_count(l);
+	s.ids = xcalloc(s.n + 1, sizeof(*s.ids));
+	s.seen = xcalloc(s.n + 1, sizeof(*s.seen));
+	libra_ledger_jobs(l, s.ids, s.n);
+	qsort(s.ids, (size_t) s.n, sizeof(*s.ids), _cmp_u32);
+
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		libra_record_t rec;
+
+		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
+		    !IS_JOB_SUSPENDED(job_ptr))
+			continue;
+		if (!libra_slurm_is_record(job_ptr->admin_comment))
+			continue;
+		if (libra_ledger_has_job(l, job_ptr->job_id)) {
+			_mark(&s, job_ptr->job_id);
+			continue;
+		}
+		if (!libra_slurm_job_record(job_ptr, &rec))
+			continue;
+		if (rec.token && libra_ledger_has_job(l, rec.token) &&
+		    libra_ledger_job_committed(l, rec.token) == rec.admitted &&
+		    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
+			debug("libra: admission %u is %pJ", rec.token, job_ptr);
+			_mark(&s, rec.token);
+		} else {
+			_commit_record(l, job_ptr, &rec);
+		}
+		libra_record_free(&rec);
+	}
+	list_iterator_destroy(iter);
+
+	/* what the job table no longer has */
+	for (int i = 0; i < s.n; i++) {
+		if (s.seen[i])
+			continue;
+		if (libra_is_token(s.ids[i]) &&
+		    now - libra_ledger_job_committed(l, s.ids[i]) < hold)
+			continue;	/* its job is being created */
+		libra_ledger_release(l, s.ids[i]);
+	}
+	xfree(s.ids);
+	xfree(s.seen);
+	libra_ledger_expire(l, (double) now);
+}
+
+extern bool *libra_slurm_eligible(part_record_t *part_ptr,
+				  const char *req_nodes,
+				  const char *exc_nodes, char **err_msg)
+{
+	bitstr_t *req = NULL, *exc = NULL;
+	bool *mask;
+
+	if (req_nodes && node_name2bitmap((char *) req_nodes, false, &req)) {
+		xstrfmtcat(*err_msg, "libra: invalid node list '%s'",
+			   req_nodes);
+		FREE_NULL_BITMAP(req);
+		return NULL;
+	}
+	if (exc_nodes && node_name2bitmap((char *) exc_nodes, false, &exc)) {
+		xstrfmtcat(*err_msg, "libra: invalid excluded node list '%s'",
+			   exc_nodes);
+		FREE_NULL_BITMAP(req);
+		FREE_NULL_BITMAP(exc);
+		return NULL;
+	}
+	mask = xcalloc(node_record_count ? node_record_count : 1,
+		       sizeof(*mask));
+	for (int i = 0; i < node_record_count; i++) {
+		if (!node_record_table_ptr[i])
+			continue;
+		if (part_ptr && part_ptr->node_bitmap &&
+		    !bit_test(part_ptr->node_bitmap, i))
+			continue;
+		if (req && !bit_test(req, i))
+			continue;
+		if (exc && bit_test(exc, i))
+			continue;
+		mask[i] = true;
+	}
+	FREE_NULL_BITMAP(req);
+	FREE_NULL_BITMAP(exc);
+	return mask;
+}
+
+extern char *libra_slurm_place_names(const libra_record_t *rec)
+{
+	char *names = NULL;
+
+	for (int i = 0; i < rec->nplace; i++)
+		xstrfmtcat(names, "%s%s", i ? "," : "", rec->place[i].node);
+	return names;
+}
+
+extern char *libra_slurm_quote_nodes(const libra_quote_t *q)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	hostlist_t hl = hostlist_create(NULL);
+	char *out;
+
+	for (int i = 0; i < q->nplace; i++)
+		hostlist_push_host(hl, libra_ledger_node_name(l,
+							     q->place[i].node));
+	hostlist_sort(hl);
+	out = hostlist_ranged_string_xmalloc(hl);
+	hostlist_destroy(hl);
+	return out;
+}

@@ -1,0 +1,74 @@
+/*****************************************************************************\
+ *  libra_slurm.h - what the slurmctld plugins of slurm-libra share: reading
+ *  and writing job records, SchedulerParameters, and keeping the hub's
+ *  ledger in step with slurmctld's node and job tables.
+ *
+ *  This file is compiled into each plugin (it holds no state of its own);
+ *  the state they share lives in the hub (src/common/hub.h), in
+ *  libslurm_libra.so.
+\*****************************************************************************/
+
+#ifndef _LIBRA_SLURM_H
+#define _LIBRA_SLURM_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "admit.h"
+#include "hub.h"
+#include "record.h"
+
+/* How long an admission not yet tied to a job holds its capacity [s]. */
+#define LIBRA_TOKEN_HOLD_MIN 10
+
+/* Does this AdminComment hold a slurm-libra record? */
+extern bool libra_slurm_is_record(const char *admin_comment);
+
+/*
+ * Parse a job's record.  Returns false when the job has none, or when it
+ * is unreadable (logged).  The caller frees rec with libra_record_free().
+ */
+extern bool libra_slurm_job_record(job_record_t *job_ptr,
+				   libra_record_t *rec);
+
+/* Replace the job's AdminComment with rec.  Returns SLURM_SUCCESS. */
+extern int libra_slurm_store_record(job_record_t *job_ptr,
+				    const libra_record_t *rec);
+
+/*
+ * Read the libra_* keys of SchedulerParameters into the hub's parameters.
+ * A bad value is logged and the previous parameters stay.  Hub lock held.
+ */
+extern int libra_slurm_load_params(const char *who);
+
+/* Reload the parameters if slurm.conf changed since the last load.  Hub
+ * lock held. */
+extern void libra_slurm_params_current(const char *who);
+
+/*
+ * Bring the hub's ledger in step with slurmctld: nodes (and their state),
+ * admitted jobs still pending or running, provisional admissions re-keyed
+ * to their job ids, finished jobs released.
+ * Locks: slurmctld job, node and partition read (or write) locks, then the
+ * hub lock.
+ */
+extern void libra_slurm_sync(time_t now);
+
+/*
+ * The nodes a job may use: its partition, minus down nodes, restricted to
+ * req_nodes when given, minus exc_nodes.  xmalloc'd array indexed like the
+ * node table (and the ledger); NULL on a bad node list (err_msg set).
+ */
+extern bool *libra_slurm_eligible(part_record_t *part_ptr,
+				  const char *req_nodes,
+				  const char *exc_nodes, char **err_msg);
+
+/* Node names of a record's placement, comma separated (xmalloc'd). */
+extern char *libra_slurm_place_names(const libra_record_t *rec);
+
+/* Node names of a quote's placement, as a Slurm hostlist (xmalloc'd). */
+extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
+
+#endif /* _LIBRA_SLURM_H */

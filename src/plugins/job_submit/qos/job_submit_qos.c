@@ -1,0 +1,505 @@
+/*****************************************************************************\
+ *  job_submit_qos.c - admit or refuse jobs at submission by their SLA.
+ *
+ *  A thin adapter over the policy core (src/common): it reads the SLA the
+ *  user wrote (--comment fields, the sbatch options of the libra SPANK
+ *  plugin, Slurm's --deadline and --time), asks the configured policy for a
+ *  quote over the shared ledger, and then either
+ *   - admits the job: the SLA, policy, placement, price and admission time
+ *     go into AdminComment as JSON (the job's record), the time limit is set
+ *     so that a time-shared job can run to its deadline, the admission is
+ *     committed in the ledger and sched/libra is woken to start it; or
+ *   - refuses it with one line that says why and what would be admitted
+ *     instead (a later deadline at the same budget, or the budget needed at
+ *     the same deadline).
+ *
+ *  Locks: slurmctld holds the config, job, node and partition read locks
+ *  while job_submit() runs; we take only the hub lock, after them.  Two
+ *  submissions are admitted one at a time under the hub lock, each seeing
+ *  the other's commitment, so they never share the same free capacity.
+ *
+ *  job_modify(): once admitted, a job's SLA, size, partition and time limit
+ *  can be changed by operators only; Slurm 22.05 gives this hook no way to
+ *  return a message, so a refusal is logged with its reason.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "admit.h"
+#include "libra_slurm.h"
+#include "price.h"
+
+const char plugin_name[] = "slurm-libra SLA admission (job_submit/qos)";
+const char plugin_type[] = "job_submit/qos";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* How far ahead a counter-offer may move the deadline. */
+#define OFFER_HORIZON (30.0 * 86400.0)
+
+/* sbatch options of the libra SPANK plugin and the SLA keys they set. */
+#define SPANK_OPT_PREFIX "_SLURM_SPANK_OPTION_libra_"
+static const struct {
+	const char *option;
+	const char *key;
+} spank_opts[] = {
+	{ "runtime",	   "runtime" },
+	{ "budget",	   "budget" },
+	{ "penalty",	   "penalty" },
+	{ "penalty_cap",   "penalty_cap" },
+	{ "deadline_type", "type" },
+	{ "duedate",	   "duedate" },
+};
+
+extern int init(void)
+{
+	if (libra_hub_init())
+		return SLURM_ERROR;
+	libra_hub_lock();
+	libra_slurm_params_current(plugin_type);
+	libra_hub_unlock();
+	verbose("%s: loaded", plugin_type);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	libra_hub_fini();
+	return SLURM_SUCCESS;
+}
+
+/* The Slurm error code for an SLA that does not parse. */
+static int _sla_errno(libra_sla_err_t err, const char *msg)
+{
+	if (err == LIBRA_SLA_EDEADLINE)
+		return ESLURM_INVALID_TIME_LIMIT;
+	if (!strncmp(msg, "runtime", 7) || !strncmp(msg, "deadline", 8) ||
+	    !strncmp(msg, "duedate", 7))
+		return ESLURM_INVALID_TIME_VALUE;
+	return ESLURM_INVALID_QOS;
+}
+
+/* The SLA fields given as sbatch/salloc options (SPANK). */
+static int _sla_from_options(job_desc_msg_t *job_desc, double now,
+			     libra_sla_t *sla, char **err_msg)
+{
+	char err[256];
+
+	memset(sla, 0, sizeof(*sla));
+	sla->submit = now;
+	for (uint32_t i = 0; i < job_desc->spank_job_env_size; i++) {
+		const char *env = job_desc->spank_job_env[i];
+		const char *opt = env ? strstr(env, SPANK_OPT_PREFIX) : NULL;
+		const char *eq;
+		char name[32];
+		size_t k, len;
+		libra_sla_err_t rc;
+
+		if (!opt)
+			continue;
+		opt += strlen(SPANK_OPT_PREFIX);
+		if (!(eq = strchr(opt, '=')) ||
+		    (len = (size_t) (eq - opt)) >= sizeof(name))
+			continue;
+		memcpy(name, opt, len);
+		name[len] = '\0';
+		for (k = 0; k < ARRAY_SIZE(spank_opts); k++)
+			if (!strcmp(name, spank_opts[k].option))
+				break;
+		if (k == ARRAY_SIZE(spank_opts)) {
+			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
+				   name);
+			return ESLURM_INVALID_QOS;
+		}
+		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
+					   err, sizeof(err));
+		if (rc) {
+			xstrfmtcat(*err_msg, "libra: rejected: --%s: %s",
+				   spank_opts[k].option, err);
+			return _sla_errno(rc, err);
+		}
+	}
+	return SLURM_SUCCESS;
+}
+
+/*
+ * Build the job's SLA.  *has_sla is false for a job that carries no Libra
+ * field and no --deadline.  Returns SLURM_SUCCESS or an error with err_msg.
+ */
+static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
+		      bool *has_sla, char **err_msg)
+{
+	libra_sla_t opts;
+	double time_limit = 0.0, deadline = 0.0;
+	char err[256];
+	libra_sla_err_t rc;
+	int code;
+
+	memset(sla, 0, sizeof(*sla));
+	sla->submit = now;
+	if (job_desc->comment && libra_sla_text_is_sla(job_desc->comment)) {
+		rc = libra_sla_parse(job_desc->comment, now, sla, err,
+				     sizeof(err));
+		if (rc) {
+			xstrfmtcat(*err_msg, "libra: rejected: --comment: %s",
+				   err);
+			return _sla_errno(rc, err);
+		}
+	}
+	if ((code = _sla_from_options(job_desc, now, &opts, err_msg)))
+		return code;
+	rc = libra_sla_merge(sla, "--comment", &opts, "the libra options",
+			     err, sizeof(err));
+	if (rc) {
+		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+		return ESLURM_INVALID_QOS;
+	}
+	if (job_desc->deadline)
+		deadline = (double) job_desc->deadline;
+	*has_sla = sla->set || deadline > 0.0;
+	if (!*has_sla)
+		return SLURM_SUCCESS;
+	if ((job_desc->time_limit != NO_VAL) &&
+	    (job_desc->time_limit != INFINITE))
+		time_limit = job_desc->time_limit * 60.0;
+	rc = libra_sla_finish(sla, time_limit, deadline, err, sizeof(err));
+	if (rc) {
+		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+		return _sla_errno(rc, err);
+	}
+	return SLURM_SUCCESS;
+}
+
+static void _request(job_desc_msg_t *job_desc, libra_request_t *req)
+{
+	uint32_t cpus = 1, tasks_cpus;
+
+	memset(req, 0, sizeof(*req));
+	if (job_desc->min_cpus != NO_VAL && job_desc->min_cpus)
+		cpus = job_desc->min_cpus;
+	if (job_desc->num_tasks != NO_VAL && job_desc->num_tasks) {
+		tasks_cpus = job_desc->num_tasks;
+		if (job_desc->cpus_per_task != NO_VAL16 &&
+		    job_desc->cpus_per_task)
+			tasks_cpus *= job_desc->cpus_per_task;
+		cpus = MAX(cpus, tasks_cpus);
+	}
+	req->cpus = (int) MIN(cpus, (uint32_t) INT32_MAX);
+	if (job_desc->min_nodes != NO_VAL)
+		req->min_nodes = (int) job_desc->min_nodes;
+	if (job_desc->max_nodes != NO_VAL)
+		req->max_nodes = (int) job_desc->max_nodes;
+}
+
+static part_record_t *_partition(job_desc_msg_t *job_desc)
+{
+	char *name, *comma;
+	part_record_t *part_ptr;
+
+	if (!job_desc->partition)
+		return default_part_loc;
+	/* several partitions: admission is for the first one */
+	name = xstrdup(job_desc->partition);
+	if ((comma = strchr(name, ',')))
+		*comma = '\0';
+	part_ptr = find_part_record(name);
+	xfree(name);
+	return part_ptr;
+}
+
+/* "4 CPUs x 1h, deadline 2h" */
+static void _describe(const libra_sla_t *sla, int cpus, double now,
+		      char *buf, size_t len)
+{
+	char re[32], d[32];
+
+	libra_format_duration(sla->runtime, re, sizeof(re));
+	libra_format_duration(sla->deadline - now, d, sizeof(d));
+	snprintf(buf, len, "%d CPU%s x %s, deadline %s%s", cpus,
+		 cpus == 1 ? "" : "s", re, d,
+		 sla->type == LIBRA_DEADLINE_SOFT ? " soft" : "");
+}
+
+static int _refusal_errno(libra_verdict_t v)
+{
+	switch (v) {
+	case LIBRA_REJECT_RESOURCES:
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	case LIBRA_REJECT_BUDGET:
+		return ESLURM_ACCOUNTING_POLICY;
+	case LIBRA_REJECT_INVALID:
+		return ESLURM_INVALID_QOS;
+	default:
+		return ESLURM_NODES_BUSY;
+	}
+}
+
+/* One line: why, and what would be admitted instead. */
+static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			const libra_quote_t *q, double now, char **err_msg)
+{
+	libra_offer_t offer;
+	char what[128], d[32];
+
+	_describe(sla, req->cpus, now, what, sizeof(what));
+	if (q->verdict == LIBRA_REJECT_BUDGET)
+		xstrfmtcat(*err_msg, "libra: rejected: price %.2f exceeds budget %.2f (%s)",
+			   q->least_price, sla->budget, what);
+	else
+		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)",
+			   libra_verdict_reason(q->verdict), what);
+	if (q->verdict == LIBRA_REJECT_RESOURCES ||
+	    q->verdict == LIBRA_REJECT_INVALID)
+		return;
+
+	libra_counter_offer(l, p, sla, req, now, OFFER_HORIZON, &offer);
+	if (offer.has_deadline) {
+		libra_format_duration(offer.deadline - now, d, sizeof(d));
+		xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %.2f",
+			   d, offer.deadline_price);
+		if (offer.has_budget)
+			xstrfmtcat(*err_msg, ", or budget %.2f", offer.budget);
+	} else if (offer.has_budget) {
+		xstrfmtcat(*err_msg, "; feasible with budget %.2f",
+			   offer.budget);
+	} else {
+		xstrfmtcat(*err_msg, "; no deadline within 30 days fits%s",
+			   libra_sla_has_budget(sla) ? " the budget" : "");
+	}
+}
+
+/* Minutes from now to t, at least one. */
+static uint32_t _minutes_until(double t, double now)
+{
+	double m = ceil((t - now) / 60.0);
+
+	if (m < 1.0)
+		return 1;
+	if (m >= (double) INFINITE)
+		return INFINITE - 1;
+	return (uint32_t) m;
+}
+
+/*
+ * The time limit of an admitted job: time-shared, it runs longer than its
+ * CPU time, so hard deadlines run to TD (and are ended there), soft ones to
+ * where the penalty cap is reached, or to the partition's limit.
+ */
+static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+			    double now)
+{
+	if (sla->type == LIBRA_DEADLINE_HARD) {
+		job_desc->time_limit = _minutes_until(sla->deadline, now);
+	} else if ((sla->set & LIBRA_SLA_PENALTY_CAP) &&
+		   sla->penalty_rate > 0.0) {
+		double late = sla->penalty_cap / sla->penalty_rate * 3600.0;
+
+		job_desc->time_limit = _minutes_until(sla->deadline + late,
+						      now);
+	} else {
+		job_desc->time_limit = NO_VAL;	/* partition's limit */
+	}
+}
+
+static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
+		  char **err_msg)
+{
+	char *json = libra_record_to_json(rec);
+
+	if (!json) {
+		xstrfmtcat(*err_msg, "libra: internal error: cannot encode the job record");
+		return SLURM_ERROR;
+	}
+	xfree(job_desc->admin_comment);
+	job_desc->admin_comment = xstrdup(json);
+	free(json);
+	return SLURM_SUCCESS;
+}
+
+/* A job without an SLA: best effort at the base price, or refused. */
+static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
+		   double now, char **err_msg)
+{
+	libra_record_t rec;
+
+	if (p->no_sla == LIBRA_NOSLA_REJECT) {
+		xstrfmtcat(*err_msg, "libra: rejected: this cluster requires an SLA, e.g. --comment=runtime=30m,deadline=2h,budget=10");
+		return ESLURM_INVALID_QOS;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.policy = p->policy;
+	rec.best_effort = true;
+	rec.admitted = now;
+	rec.rate = libra_price_base_per_sec(p);
+	return _store(job_desc, &rec, err_msg);
+}
+
+static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
+		  char **err_msg)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_params_t *p = libra_hub_params();
+	libra_quote_t *q = xmalloc(sizeof(*q));
+	libra_request_t req;
+	libra_record_t rec;
+	part_record_t *part_ptr;
+	char what[128], *nodes;
+	int rc = SLURM_SUCCESS;
+
+	_request(job_desc, &req);
+	if (!(part_ptr = _partition(job_desc))) {
+		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
+			   job_desc->partition ? job_desc->partition : "(default)");
+		xfree(q);
+		return ESLURM_INVALID_PARTITION_NAME;
+	}
+	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
+					    job_desc->exc_nodes, err_msg);
+	if (!req.eligible) {
+		xfree(q);
+		return ESLURM_INVALID_NODE_NAME;
+	}
+
+	libra_admit(l, p, sla, &req, now, q);
+	libra_auto_feedback(l, p, q, now);
+	if (q->verdict != LIBRA_ACCEPT) {
+		_refuse_msg(l, p, sla, &req, q, now, err_msg);
+		info("%s: %s", plugin_type, *err_msg);
+		rc = _refusal_errno(q->verdict);
+		goto out;
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	rec.policy = p->policy;
+	rec.token = libra_hub_next_token();
+	rec.sla = *sla;
+	rec.admitted = now;
+	rec.price = q->price;
+	rec.rate = q->rate_max;
+	rec.nplace = q->nplace;
+	rec.place = xcalloc(q->nplace, sizeof(*rec.place));
+	for (int i = 0; i < q->nplace; i++) {
+		snprintf(rec.place[i].node, sizeof(rec.place[i].node), "%s",
+			 libra_ledger_node_name(l, q->place[i].node));
+		rec.place[i].cpus = q->place[i].cpus;
+	}
+	rc = _store(job_desc, &rec, err_msg);
+	xfree(rec.place);
+	if (rc)
+		goto out;
+	if (libra_ledger_commit(l, rec.token, sla, q->place, q->nplace, now)) {
+		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
+		rc = SLURM_ERROR;
+		goto out;
+	}
+	_set_time_limit(job_desc, sla, now);
+
+	_describe(sla, req.cpus, now, what, sizeof(what));
+	nodes = libra_slurm_quote_nodes(q);
+	xstrfmtcat(*err_msg, "libra: admitted: price %.2f (%s, %s) on %s",
+		   q->price, what, libra_policy_name(p->policy), nodes);
+	info("%s: %s", plugin_type, *err_msg);
+	xfree(nodes);
+out:
+	xfree(req.eligible);
+	xfree(q);
+	return rc;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg)
+{
+	double now = (double) time(NULL);
+	libra_sla_t sla;
+	bool has_sla = false;
+	int rc;
+
+	/* Nothing the user sent may pose as our record. */
+	if (job_desc->admin_comment &&
+	    libra_slurm_is_record(job_desc->admin_comment))
+		xfree(job_desc->admin_comment);
+
+	if ((rc = _build_sla(job_desc, now, &sla, &has_sla, err_msg))) {
+		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
+		return rc;
+	}
+	if (has_sla && (job_desc->array_inx ||
+			job_desc->het_job_offset != NO_VAL)) {
+		xstrfmtcat(*err_msg, "libra: rejected: job arrays and heterogeneous jobs cannot carry an SLA yet; submit the jobs one by one");
+		return ESLURM_NOT_SUPPORTED;
+	}
+
+	libra_hub_lock();
+	libra_slurm_params_current(plugin_type);
+	if (!libra_hub_synced()) {
+		libra_slurm_sync(time(NULL));
+		libra_hub_set_synced(true);
+	}
+	if (has_sla)
+		rc = _admit(job_desc, &sla, now, err_msg);
+	else
+		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);
+	libra_hub_unlock();
+	if (rc == SLURM_SUCCESS)
+		libra_hub_wake();
+	return rc;
+}
+
+/* Fields whose change by a user would alter an admitted SLA or price. */
+static const char *_tampered(job_desc_msg_t *d)
+{
+	if (d->comment)
+		return "the comment (SLA)";
+	if (d->admin_comment)
+		return "the AdminComment (record)";
+	if (d->deadline)
+		return "the deadline";
+	if (d->time_limit != NO_VAL)
+		return "the time limit";
+	if (d->time_min != NO_VAL)
+		return "the minimum time limit";
+	if (d->min_cpus != NO_VAL || d->max_cpus != NO_VAL ||
+	    d->num_tasks != NO_VAL || d->cpus_per_task != NO_VAL16 ||
+	    d->pn_min_cpus != NO_VAL16 || d->ntasks_per_node != NO_VAL16)
+		return "the CPU count";
+	if (d->min_nodes != NO_VAL || d->max_nodes != NO_VAL)
+		return "the node count";
+	if (d->partition)
+		return "the partition";
+	if (d->req_nodes || d->exc_nodes)
+		return "the node list";
+	if (d->qos)
+		return "the QOS";
+	if (d->spank_job_env_size)
+		return "the SLA options";
+	return NULL;
+}
+
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid)
+{
+	const char *what;
+
+	if (!libra_slurm_is_record(job_ptr->admin_comment))
+		return SLURM_SUCCESS;
+	if (!(what = _tampered(job_desc)))
+		return SLURM_SUCCESS;
+	if (validate_operator(submit_uid)) {
+		info("%s: operator uid %u changes %s of admitted %pJ",
+		     plugin_type, submit_uid, what, job_ptr);
+		return SLURM_SUCCESS;
+	}
+	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",
+	      plugin_type, job_ptr, submit_uid, what);
+	return ESLURM_ACCESS_DENIED;
+}

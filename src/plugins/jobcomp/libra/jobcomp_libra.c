@@ -1,0 +1,123 @@
+/*****************************************************************************\
+ *  jobcomp_libra.c - settle a job's SLA when it ends.
+ *
+ *  slurmctld calls jobcomp_p_log_record() for every job that ends, under the
+ *  job write lock and just before the job's record goes to the accounting
+ *  database, so what we write into AdminComment here is what sacct shows:
+ *  the end, the delay past the deadline, whether it was met, the penalty
+ *  and the final charge (rules in src/common/settle.h).  The job's share is
+ *  released from the ledger at the same moment and the scheduler woken.
+ *
+ *  A record already settled (a hard-deadline job ended by sched/libra) is
+ *  kept as it is, so nothing is ever charged twice.
+\*****************************************************************************/
+
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "libra_slurm.h"
+#include "price.h"
+#include "settle.h"
+
+const char plugin_name[] = "slurm-libra SLA settlement (jobcomp/libra)";
+const char plugin_type[] = "jobcomp/libra";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern int init(void)
+{
+	if (libra_hub_init())
+		return SLURM_ERROR;
+	verbose("%s: loaded", plugin_type);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	libra_hub_fini();
+	return SLURM_SUCCESS;
+}
+
+extern int jobcomp_p_set_location(char *location)
+{
+	return SLURM_SUCCESS;
+}
+
+/* How the job ended, in the terms of settle.h. */
+static libra_end_t _how(job_record_t *job_ptr, const libra_sla_t *sla)
+{
+	switch (job_ptr->job_state & JOB_STATE_BASE) {
+	case JOB_COMPLETE:
+		return LIBRA_END_COMPLETED;
+	case JOB_CANCELLED:
+		return LIBRA_END_CANCELLED;
+	case JOB_NODE_FAIL:
+		return LIBRA_END_NODE_FAIL;
+	case JOB_TIMEOUT:
+	case JOB_DEADLINE:
+		return LIBRA_END_DEADLINE;
+	default:	/* FAILED, OOM, BOOT_FAIL, PREEMPTED */
+		return LIBRA_END_FAILED;
+	}
+}
+
+extern int jobcomp_p_log_record(job_record_t *job_ptr)
+{
+	libra_record_t rec;
+	double start, end;
+	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
+
+	if (base == JOB_PENDING || base == JOB_RUNNING ||
+	    base == JOB_SUSPENDED)
+		return SLURM_SUCCESS;	/* requeued: not over yet */
+	if (!libra_slurm_job_record(job_ptr, &rec))
+		return SLURM_SUCCESS;
+
+	start = job_ptr->start_time ? (double) job_ptr->start_time : 0.0;
+	if (rec.started > 0.0)
+		start = rec.started;
+	end = job_ptr->end_time ? (double) job_ptr->end_time :
+				  (double) time(NULL);
+	if (!rec.started && start > 0.0 && base != JOB_CANCELLED)
+		rec.started = start;
+
+	if (!rec.settled) {
+		if (rec.best_effort) {
+			/* base price for the CPUs held, per second held */
+			memset(&rec.final, 0, sizeof(rec.final));
+			rec.final.how = _how(job_ptr, &rec.sla);
+			rec.final.end = end;
+			rec.final.deadline_met = true;
+			if (start > 0.0 && end > start)
+				rec.final.charge = rec.rate *
+					job_ptr->total_cpus * (end - start);
+		} else {
+			libra_settle(&rec.sla, rec.price,
+				     job_ptr->start_time ? start : 0.0, end,
+				     _how(job_ptr, &rec.sla), &rec.final);
+		}
+		rec.settled = true;
+		libra_slurm_store_record(job_ptr, &rec);
+	}
+	info("jobcomp: libra: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
+	     job_ptr, libra_end_name(rec.final.how),
+	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
+	     rec.final.penalty, rec.final.charge);
+	libra_record_free(&rec);
+
+	libra_hub_lock();
+	libra_ledger_release(libra_hub_ledger(), job_ptr->job_id);
+	libra_hub_unlock();
+	libra_hub_wake();
+	return SLURM_SUCCESS;
+}
+
+extern List jobcomp_p_get_jobs(void *job_cond)
+{
+	return NULL;
+}

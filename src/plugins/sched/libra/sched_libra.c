@@ -1,0 +1,392 @@
+/*****************************************************************************\
+ *  sched_libra.c - the scheduler thread of sched/libra.
+ *
+ *  Admission is job_submit/qos's; this thread keeps the promise.  Each pass
+ *  (woken at once by an admission or a job's end, otherwise every
+ *  libra_interval seconds, and at the next hard deadline) it
+ *   1. brings the shared ledger in step with the job and node tables;
+ *   2. starts every admitted job that is pending, on the nodes its
+ *      admission counted on (time-shared: partitions use
+ *      OverSubscribe=FORCE), and best-effort jobs wherever they fit;
+ *      a job whose admitted nodes went down is admitted again elsewhere
+ *      at its quoted price, if the capacity is there;
+ *   3. ends jobs still running at their hard deadline, recording why;
+ *   4. says in each pending job's reason what it waits for.
+ *
+ *  slurmctld's own scheduler is switched off (sched_interval=-1,defer), so
+ *  nothing else starts jobs.
+ *
+ *  Locks: slurmctld {config read, job write, node write, partition read,
+ *  federation read}, then the hub; released in reverse order.  The pass
+ *  does no I/O and parses records only of jobs it has not seen before.
+\*****************************************************************************/
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/timers.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "admit.h"
+#include "libra_slurm.h"
+#include "sched_libra.h"
+#include "settle.h"
+
+static pthread_t agent_tid;
+
+/* Statistics for sdiag, kept in slurmctld's backfill counters. */
+static void _stats(uint32_t usec, uint32_t started, uint32_t examined,
+		   uint32_t pending, time_t now)
+{
+	diag_stats_t *s = &slurmctld_diag_stats;
+
+	s->bf_active = 0;
+	s->bf_cycle_counter++;
+	s->bf_cycle_last = usec;
+	s->bf_cycle_sum += usec;
+	if (usec > s->bf_cycle_max)
+		s->bf_cycle_max = usec;
+	s->backfilled_jobs += started;
+	s->last_backfilled_jobs += started;
+	s->bf_last_depth = examined;
+	s->bf_last_depth_try = examined;
+	s->bf_depth_sum += examined;
+	s->bf_depth_try_sum += examined;
+	s->bf_queue_len = pending;
+	s->bf_queue_len_sum += pending;
+	s->bf_when_last_cycle = now;
+}
+
+static void _set_reason(job_record_t *job_ptr, uint32_t reason,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void _set_reason(job_record_t *job_ptr, uint32_t reason,
+			const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (job_ptr->state_reason == reason && !xstrcmp(job_ptr->state_desc,
+							 buf))
+		return;
+	job_ptr->state_reason = reason;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup(buf);
+	last_job_update = time(NULL);
+}
+
+/* Slurm's end time: the hard deadline, or where the penalty cap is hit. */
+static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
+{
+	const libra_sla_t *sla = &rec->sla;
+
+	if (rec->best_effort)
+		return;
+	if (sla->type == LIBRA_DEADLINE_HARD)
+		job_ptr->end_time = (time_t) sla->deadline;
+	else if ((sla->set & LIBRA_SLA_PENALTY_CAP) && sla->penalty_rate > 0)
+		job_ptr->end_time = (time_t) (sla->deadline +
+			sla->penalty_cap / sla->penalty_rate * 3600.0);
+}
+
+/*
+ * Start a pending job, on "nodes" when given (its admitted placement).
+ * Returns select_nodes()'s code.
+ */
+static int _start_job(job_record_t *job_ptr, const char *nodes)
+{
+	bitstr_t *saved = job_ptr->details->req_node_bitmap, *req = NULL;
+	int rc;
+
+	if (nodes) {
+		if (node_name2bitmap((char *) nodes, false, &req)) {
+			FREE_NULL_BITMAP(req);
+			return ESLURM_INVALID_NODE_NAME;
+		}
+		job_ptr->details->req_node_bitmap = req;
+	}
+	rc = select_nodes(job_ptr, false, NULL, NULL, false,
+			  SLURMDB_JOB_FLAG_SCHED);
+	if (job_ptr->details)
+		job_ptr->details->req_node_bitmap = saved;
+	FREE_NULL_BITMAP(req);
+	if (rc != SLURM_SUCCESS)
+		return rc;
+
+	last_job_update = time(NULL);
+	if (job_ptr->batch_flag == 0)
+		srun_allocate(job_ptr);
+	else if (!IS_JOB_CONFIGURING(job_ptr))
+		launch_job(job_ptr);
+	if (job_ptr->part_ptr_list)
+		rebuild_job_part_list(job_ptr);
+	return SLURM_SUCCESS;
+}
+
+/*
+ * The admitted nodes of a pending job went down: admit it again elsewhere
+ * at the price it was quoted.  Returns true when it has a new placement.
+ */
+static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_params_t *p = libra_hub_params();
+	libra_quote_t *q = xmalloc(sizeof(*q));
+	libra_request_t req = { 0 };
+	char *names;
+	bool ok = false;
+
+	for (int i = 0; i < rec->nplace; i++)
+		req.cpus += rec->place[i].cpus;
+	req.eligible = libra_slurm_eligible(job_ptr->part_ptr, NULL, NULL,
+					    NULL);
+	libra_ledger_release(l, job_ptr->job_id);
+	libra_admit(l, p, &rec->sla, &req, (double) now, q);
+	if (q->verdict == LIBRA_ACCEPT &&
+	    !libra_ledger_commit(l, job_ptr->job_id, &rec->sla, q->place,
+				 q->nplace, (double) now)) {
+		xfree(rec->place);
+		rec->place = xcalloc(q->nplace, sizeof(*rec->place));
+		rec->nplace = q->nplace;
+		for (int i = 0; i < q->nplace; i++) {
+			snprintf(rec->place[i].node, sizeof(rec->place[i].node),
+				 "%s", libra_ledger_node_name(l,
+							      q->place[i].node));
+			rec->place[i].cpus = q->place[i].cpus;
+		}
+		libra_slurm_store_record(job_ptr, rec);
+		names = libra_slurm_place_names(rec);
+		info("sched: libra: %pJ: its admitted nodes failed; admitted again on %s",
+		     job_ptr, names);
+		xfree(names);
+		ok = true;
+	}
+	xfree(req.eligible);
+	xfree(q);
+	return ok;
+}
+
+static bool _placement_up(const libra_record_t *rec)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+
+	for (int i = 0; i < rec->nplace; i++) {
+		int node = libra_ledger_find_node(l, rec->place[i].node);
+
+		if (node < 0 || !libra_ledger_node_up(l, node))
+			return false;
+	}
+	return true;
+}
+
+/* Try to start one pending job; returns true if it started. */
+static bool _try_pending(job_record_t *job_ptr, time_t now)
+{
+	libra_record_t rec;
+	char *nodes = NULL;
+	bool has_rec, started = false;
+	int rc;
+
+	if (job_ptr->priority == 0)
+		return false;			/* held */
+	if (!job_independent(job_ptr))
+		return false;			/* reason set by Slurm */
+
+	has_rec = libra_slurm_job_record(job_ptr, &rec);
+	if (has_rec && !rec.best_effort) {
+		if (rec.sla.type == LIBRA_DEADLINE_HARD &&
+		    rec.sla.deadline <= (double) now) {
+			_set_reason(job_ptr, FAIL_DEADLINE,
+				    "libra: hard deadline passed before the job could start");
+			libra_record_free(&rec);
+			return false;
+		}
+		if (!_placement_up(&rec)) {
+			libra_hub_lock();
+			if (!_replace(job_ptr, &rec, now))
+				_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
+					    "libra: admitted nodes are down and no others can meet the deadline");
+			libra_hub_unlock();
+		}
+		nodes = libra_slurm_place_names(&rec);
+	}
+	rc = _start_job(job_ptr, nodes);
+	if (rc == SLURM_SUCCESS) {
+		info("sched: libra: started %pJ on %s%s", job_ptr,
+		     job_ptr->nodes, has_rec && !rec.best_effort ? "" :
+		     " (best effort)");
+		if (has_rec) {
+			if (!rec.best_effort)
+				_set_end_time(job_ptr, &rec);
+			rec.started = (double) job_ptr->start_time;
+			libra_slurm_store_record(job_ptr, &rec);
+		}
+		started = true;
+	} else if (nodes) {
+		_set_reason(job_ptr, WAIT_RESOURCES,
+			    "libra: admitted on %s: %s", nodes,
+			    slurm_strerror(rc));
+	} else {
+		_set_reason(job_ptr, WAIT_RESOURCES, "libra: best effort: %s",
+			    slurm_strerror(rc));
+	}
+	xfree(nodes);
+	if (has_rec)
+		libra_record_free(&rec);
+	return started;
+}
+
+/*
+ * End a running job at its hard deadline, with its record settled here so
+ * that the reason survives (Slurm itself would only see a cancellation).
+ * Returns the next hard deadline still ahead, or 0.
+ */
+static time_t _check_deadline(job_record_t *job_ptr, time_t now)
+{
+	libra_record_t rec;
+	time_t next = 0;
+
+	if (!libra_slurm_job_record(job_ptr, &rec))
+		return 0;
+	if (rec.best_effort || rec.settled ||
+	    rec.sla.type != LIBRA_DEADLINE_HARD)
+		goto out;
+	if (rec.sla.deadline > (double) now) {
+		next = (time_t) rec.sla.deadline;
+		goto out;
+	}
+	libra_settle(&rec.sla, rec.price, rec.started ? rec.started :
+		     (double) job_ptr->start_time, (double) now,
+		     LIBRA_END_DEADLINE, &rec.final);
+	rec.settled = true;
+	libra_slurm_store_record(job_ptr, &rec);
+	info("sched: libra: %pJ reached its hard deadline; ending it",
+	     job_ptr);
+	job_signal(job_ptr, SIGKILL, 0, 0, false);
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup("libra: hard deadline reached (the job overran its runtime estimate)");
+	last_job_update = now;
+out:
+	libra_record_free(&rec);
+	return next;
+}
+
+/* One pass; returns the time of the next hard deadline (0: none). */
+static time_t _pass(void)
+{
+	time_t now = time(NULL), next = 0;
+	uint32_t started = 0, examined = 0, pending = 0;
+	job_record_t **jobs;
+	ListIterator iter;
+	job_record_t *job_ptr;
+	int njobs = 0;
+	DEF_TIMERS;
+
+	START_TIMER;
+	libra_hub_lock();
+	libra_slurm_params_current(plugin_type);
+	libra_slurm_sync(now);
+	libra_hub_set_synced(true);
+	libra_hub_unlock();
+
+	/* a snapshot: starting a job must not disturb the iteration */
+	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
+			jobs[njobs++] = job_ptr;
+	}
+	list_iterator_destroy(iter);
+
+	for (int i = 0; i < njobs; i++) {
+		job_ptr = jobs[i];
+		if (IS_JOB_RUNNING(job_ptr)) {
+			time_t t = _check_deadline(job_ptr, now);
+
+			if (t && (!next || t < next))
+				next = t;
+			continue;
+		}
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+			continue;
+		pending++;
+		examined++;
+		if (_try_pending(job_ptr, now))
+			started++;
+	}
+	xfree(jobs);
+
+	END_TIMER;
+	_stats((uint32_t) DELTA_TIMER, started, examined, pending, now);
+	if (started)
+		debug("sched: libra: pass started %u of %u pending jobs in %ld usec",
+		      started, pending, DELTA_TIMER);
+	return next;
+}
+
+static void *_agent(void *arg)
+{
+	slurmctld_lock_t locks = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+		.part = READ_LOCK, .fed = READ_LOCK };
+	time_t next_deadline = 0;
+
+	while (true) {
+		double wait;
+		bool stop;
+
+		libra_hub_lock();
+		wait = libra_hub_params()->interval;
+		if (next_deadline) {
+			double until = difftime(next_deadline, time(NULL));
+
+			if (until < wait)
+				wait = until > 0.0 ? until : 0.0;
+		}
+		if (wait > 0.0)
+			libra_hub_wait(wait);
+		stop = libra_hub_stopping();
+		libra_hub_unlock();
+		if (stop)
+			break;
+
+		lock_slurmctld(locks);
+		next_deadline = _pass();
+		unlock_slurmctld(locks);
+	}
+	return NULL;
+}
+
+extern int libra_sched_start(void)
+{
+	slurm_thread_create(&agent_tid, _agent, NULL);
+	return SLURM_SUCCESS;
+}
+
+extern void libra_sched_stop(void)
+{
+	if (!agent_tid)
+		return;
+	libra_hub_shutdown();
+	pthread_join(agent_tid, NULL);
+	agent_tid = 0;
+}

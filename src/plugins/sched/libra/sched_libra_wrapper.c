@@ -1,0 +1,67 @@
+/*****************************************************************************\
+ *  sched_libra_wrapper.c - plugin glue of sched/libra: load, unload,
+ *  reconfigure.  The algorithm is in sched_libra.c and src/common.
+\*****************************************************************************/
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "libra_slurm.h"
+#include "sched_libra.h"
+
+const char plugin_name[] = "slurm-libra deadline scheduler (sched/libra)";
+const char plugin_type[] = "sched/libra";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* Is the key present in the comma-separated SchedulerParameters? */
+static bool _has_param(const char *params, const char *key)
+{
+	char *copy = xstrdup(params), *tok, *save = NULL;
+	bool found = false;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !found;
+	     tok = strtok_r(NULL, ",", &save))
+		found = !xstrcmp(tok, key);
+	xfree(copy);
+	return found;
+}
+
+extern int init(void)
+{
+	const char *params = slurm_conf.sched_params;
+
+	/* Only sched/libra may start jobs, or admissions mean nothing. */
+	if (!params || !_has_param(params, "defer") ||
+	    !_has_param(params, "sched_interval=-1")) {
+		error("sched/libra: SchedulerParameters must contain sched_interval=-1,defer so that slurmctld's own scheduler starts no jobs (found \"%s\"); refusing to run",
+		      params ? params : "");
+		return SLURM_ERROR;
+	}
+	if (libra_hub_init())
+		return SLURM_ERROR;
+	libra_hub_lock();
+	libra_slurm_params_current(plugin_type);
+	libra_hub_unlock();
+	verbose("sched: libra: scheduler loaded");
+	return libra_sched_start();
+}
+
+extern void fini(void)
+{
+	libra_sched_stop();
+	libra_hub_fini();
+	verbose("sched: libra: scheduler unloaded");
+}
+
+extern int sched_p_reconfig(void)
+{
+	libra_hub_lock();
+	libra_slurm_params_current(plugin_type);
+	libra_hub_unlock();
+	libra_hub_wake();
+	return SLURM_SUCCESS;
+}
