@@ -126,9 +126,11 @@ static int _start_job(job_record_t *job_ptr, const char *nodes)
 	}
 	rc = select_nodes(job_ptr, false, NULL, NULL, false,
 			  SLURMDB_JOB_FLAG_SCHED);
-	if (job_ptr->details)
+	/* select_nodes() may have replaced the bitmap: free what is there */
+	if (nodes && job_ptr->details) {
+		FREE_NULL_BITMAP(job_ptr->details->req_node_bitmap);
 		job_ptr->details->req_node_bitmap = saved;
-	FREE_NULL_BITMAP(req);
+	}
 	if (rc != SLURM_SUCCESS)
 		return rc;
 
