@@ -1,0 +1,1492 @@
+/*****************************************************************************\
+ *  test_admit.c - admission control, placement and counter-offers
+ *  (admit.h).
+ *
+ *  Unless a case says otherwise: now = 0, price_base = 3600 per CPU-hour
+ *  (PBase = 1 per CPU-second), capacity 1, the default tolerance.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "admit.h"
+#include "ledger.h"
+#include "params.h"
+#include "price.h"
+#include "share.h"
+#include "testutil.h"
+
+#define NO_BUDGET -1.0
+
+static libra_quote_t q;		/* big: keep it off the stack */
+
+static libra_sla_t _sla(double re, double submit, double td, double budget)
+{
+	libra_sla_t sla;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = re;
+	sla.submit = submit;
+	sla.deadline = td;
+	sla.type = LIBRA_DEADLINE_HARD;
+	if (budget >= 0) {
+		sla.set |= LIBRA_SLA_BUDGET;
+		sla.budget = budget;
+	}
+	return sla;
+}
+
+static libra_params_t _params(libra_policy_t policy)
+{
+	libra_params_t p;
+
+	libra_params_default(&p);
+	p.policy = policy;
+	p.price_base = 3600.0;
+	return p;
+}
+
+static libra_ledger_t *_nodes(int n, int cpus)
+{
+	libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+	char name[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		ck_assert_int_eq(libra_ledger_add_node(l, name, cpus), i);
+	}
+	return l;
+}
+
+static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
+		    int node, int cpus, double now)
+{
+	libra_sla_t sla = _sla(re, now, td, NO_BUDGET);
+	libra_place_t pl = { node, cpus };
+
+	ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl, 1, now), 0);
+}
+
+static void _admit(const libra_ledger_t *l, const libra_params_t *p,
+		   const libra_sla_t *sla, int cpus, int min_nodes,
+		   int max_nodes, double now)
+{
+	libra_request_t req = { cpus, min_nodes, max_nodes, NULL };
+
+	memset(&q, 0x5a, sizeof(q));
+	libra_admit(l, p, sla, &req, now, &q);
+}
+
+/* CPUs of the quote's placement on a node (0 if not used). */
+static int _on(int node)
+{
+	int c = 0;
+
+	for (int i = 0; i < q.nplace; i++)
+		if (q.place[i].node == node)
+			c += q.place[i].cpus;
+	return c;
+}
+
+static int _placed_cpus(void)
+{
+	int c = 0;
+
+	for (int i = 0; i < q.nplace; i++)
+		c += q.place[i].cpus;
+	return c;
+}
+
+#define ck_assert_verdict(want)						\
+	ck_assert_msg(q.verdict == (want), "verdict %s (%d), want %s",	\
+		      libra_verdict_name(q.verdict), q.verdict,		\
+		      libra_verdict_name(want))
+
+/* ---------------------------------------------------------------- */
+/* Libra: the share test and best fit                                 */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_idle_node_accepts_with_deadline_share)
+{
+	/* RE 100, TD 400: share 0.25 on the only CPU. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.share, 0.25, TOL);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(q.place[0].node, 0);
+	ck_assert_int_eq(q.place[0].cpus, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_quote_share_counts_from_now_not_submit)
+{
+	/* TSU 0, TD 400, quoted at now 200: 100 / 200 = 0.5 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 200);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.share, 0.5, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_libra_price_is_static_price)
+{
+	/* PBase 1/s, gamma = delta = 1: 100 + 100/400 = 100.25 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 100.25, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_reject_resources_when_cluster_too_small)
+{
+	/* 2 nodes x 2 CPUs = 4 < 5 */
+	libra_ledger_t *l = _nodes(2, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	_admit(l, &p, &sla, 5, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RESOURCES);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_reject_resources_when_nodes_down)
+{
+	/* node 1 down: 2 CPUs up < 3 */
+	libra_ledger_t *l = _nodes(2, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	libra_ledger_set_node_up(l, 1, false);
+	_admit(l, &p, &sla, 3, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RESOURCES);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_reject_deadline_when_share_does_not_fit)
+{
+	/* committed 80/100 = 0.8; new 50/100 = 0.5; 1.3 > 1 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 80, 100, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_reject_invalid_without_cpus)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 0, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_INVALID);
+	_admit(l, &p, &sla, -1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_INVALID);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_reject_invalid_when_deadline_passed)
+{
+	/* TD 100 at now 100 and now 150 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 100);
+	ck_assert_verdict(LIBRA_REJECT_INVALID);
+	_admit(l, &p, &sla, 1, 0, 0, 150);
+	ck_assert_verdict(LIBRA_REJECT_INVALID);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_share_above_one_cpu_is_never_admitted)
+{
+	/* RE 200 but only 100 s left: share 2 per CPU.  A CPU cannot run a
+	 * task faster than itself, even on an idle 4-CPU node where the sum
+	 * test 0 + 1 * 2 <= 4 alone would pass. */
+	libra_ledger_t *l = _nodes(1, 4);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(200, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_int_ne(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_best_fit_picks_fullest_node_that_fits)
+{
+	/* shares 0.2, 0.6, 0.4 on three 1-CPU nodes; new 0.3:
+	 * free after: 0.5, 0.1, 0.3 -> node 1 (least free). */
+	libra_ledger_t *l = _nodes(3, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(30, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 20, 100, 0, 1, 0);
+	_commit(l, 2, 60, 100, 1, 1, 0);
+	_commit(l, 3, 40, 100, 2, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_best_fit_skips_nodes_that_cannot_fit)
+{
+	/* same nodes; new 0.5: node 1 would reach 1.1 (no), node 2 0.9,
+	 * node 0 0.7 -> node 2. */
+	libra_ledger_t *l = _nodes(3, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 20, 100, 0, 1, 0);
+	_commit(l, 2, 60, 100, 1, 1, 0);
+	_commit(l, 3, 40, 100, 2, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_down_node_is_never_chosen)
+{
+	/* node 0 fuller (best fit would take it) but down -> node 1 */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 50, 100, 0, 1, 0);
+	libra_ledger_set_node_up(l, 0, false);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_share_test_allows_rounding_within_tolerance)
+{
+	/* capacity 0.3 of one CPU; committed 10/100 = 0.1, new 20/100 = 0.2:
+	 * 0.1 + 0.2 = 0.30000000000000004 > 0.3 in doubles, within the
+	 * tolerance -> accepted. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(20, 0, 100, NO_BUDGET);
+
+	p.capacity = 0.3;
+	_commit(l, 1, 10, 100, 0, 1, 0);
+	ck_assert(0.1 + 0.2 > 0.3);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_share_test_refuses_beyond_tolerance)
+{
+	/* capacity 0.3; 0.1 + 0.21 = 0.31 > 0.3 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(21, 0, 100, NO_BUDGET);
+
+	p.capacity = 0.3;
+	_commit(l, 1, 10, 100, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_share_test_uses_capacity_times_cpus)
+{
+	/* 2-CPU node, capacity 1 -> 2.0; three 1-CPU jobs of 0.5 = 1.5;
+	 * new 0.5 -> 2.0 fits; new 0.6 -> 2.1 does not. */
+	libra_ledger_t *l = _nodes(1, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t fits = _sla(50, 0, 100, NO_BUDGET);
+	libra_sla_t over = _sla(60, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 50, 100, 0, 1, 0);
+	_commit(l, 2, 50, 100, 0, 1, 0);
+	_commit(l, 3, 50, 100, 0, 1, 0);
+	_admit(l, &p, &fits, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	_admit(l, &p, &over, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_capacity_below_one_reserves_headroom)
+{
+	/* 2-CPU node, capacity 0.75 -> 1.5; committed 1.0; new 2 CPUs x 0.3
+	 * = 0.6 -> 1.6 > 1.5 refused; 2 x 0.25 = 0.5 -> 1.5 accepted. */
+	libra_ledger_t *l = _nodes(1, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t over = _sla(30, 0, 100, NO_BUDGET);
+	libra_sla_t fits = _sla(25, 0, 100, NO_BUDGET);
+
+	p.capacity = 0.75;
+	_commit(l, 1, 100, 100, 0, 1, 0);
+	_admit(l, &p, &over, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	_admit(l, &p, &fits, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Multi-CPU placement and node counts                                */
+/* ---------------------------------------------------------------- */
+
+/* Two 4-CPU nodes; node 0 holds three 1-CPU jobs of share 1 (3.0). */
+static libra_ledger_t *_half_busy(void)
+{
+	libra_ledger_t *l = _nodes(2, 4);
+
+	_commit(l, 1, 100, 100, 0, 1, 0);
+	_commit(l, 2, 100, 100, 0, 1, 0);
+	_commit(l, 3, 100, 100, 0, 1, 0);
+	return l;
+}
+
+START_TEST(test_multi_cpu_job_fills_fullest_node_first)
+{
+	/* 2 CPUs x 0.5 = 1.0 fits node 0 (3.0 + 1.0 = 4.0): all there */
+	libra_ledger_t *l = _half_busy();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 2);
+	ck_assert_int_eq(_on(1), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_multi_cpu_job_spills_to_next_node)
+{
+	/* 3 CPUs x 0.5: node 0 takes k = 2 (3 + 2 * 0.5 = 4), node 1 one */
+	libra_ledger_t *l = _half_busy();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 3, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 2);
+	ck_assert_int_eq(_on(1), 1);
+	ck_assert_int_eq(_placed_cpus(), 3);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_job_puts_at_most_node_cpus_on_a_node)
+{
+	/* two idle 2-CPU nodes, 4 CPUs x 0.1: share alone would fit one node
+	 * (0.4 <= 2), but tasks need distinct CPUs: 2 + 2. */
+	libra_ledger_t *l = _nodes(2, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 4, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 2);
+	ck_assert_int_eq(_on(1), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_max_nodes_one_keeps_job_on_one_node)
+{
+	/* 3 CPUs x 0.5 with max_nodes 1: node 0 fits only 2, node 1 all 3 */
+	libra_ledger_t *l = _half_busy();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 3, 0, 1, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(_on(1), 3);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_max_nodes_too_small_for_cpus_is_resources)
+{
+	/* 4 CPUs on one node of 2 CPUs: impossible even when idle */
+	libra_ledger_t *l = _nodes(2, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 4, 0, 1, 0);
+	ck_assert_verdict(LIBRA_REJECT_RESOURCES);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_max_nodes_with_busy_nodes_is_deadline)
+{
+	/* 4 CPUs x 0.5 with max_nodes 1 on _half_busy(): node 1 takes all 4
+	 * (2.0 <= 4); with node 1 holding 2.5 more it fits nowhere. */
+	libra_ledger_t *l = _half_busy();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 4, 0, 1, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(1), 4);
+	_commit(l, 4, 100, 100, 1, 2, 0);
+	_commit(l, 5, 50, 100, 1, 1, 0);
+	_admit(l, &p, &sla, 4, 0, 1, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_min_nodes_spreads_the_job)
+{
+	/* 2 CPUs on idle 4-CPU nodes, min_nodes 2: one CPU on each */
+	libra_ledger_t *l = _nodes(2, 4);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 2, 2, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 2);
+	ck_assert_int_eq(_on(0), 1);
+	ck_assert_int_eq(_on(1), 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_min_nodes_more_than_cluster_is_refused)
+{
+	libra_ledger_t *l = _nodes(2, 4);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 4, 3, 0, 0);
+	ck_assert_int_ne(q.verdict, LIBRA_ACCEPT);
+	/* more nodes than CPUs cannot be honoured either */
+	_admit(l, &p, &sla, 1, 2, 0, 0);
+	ck_assert_int_ne(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_ineligible_node_is_never_chosen)
+{
+	/* node 0 fuller (best fit) but not eligible (partition, --exclude):
+	 * node 1 */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	bool eligible[2] = { false, true };
+	libra_request_t req = { 1, 0, 0, eligible };
+
+	_commit(l, 1, 50, 100, 0, 1, 0);
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_too_few_eligible_cpus_is_resources)
+{
+	/* 2 nodes x 2 CPUs, only node 0 eligible: 3 CPUs impossible */
+	libra_ledger_t *l = _nodes(2, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	bool eligible[2] = { true, false };
+	libra_request_t req = { 3, 0, 0, eligible };
+
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_REJECT_RESOURCES);
+	req.cpus = 2;
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_admit_never_changes_the_ledger)
+{
+	libra_ledger_t *l = _half_busy();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 3, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(libra_ledger_job_count(l), 3);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 3.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_committing_a_quote_uses_the_capacity)
+{
+	/* Two 0.6 jobs on one 1-CPU node: the first is admitted and
+	 * committed, the second is then refused. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(60, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, q.place, q.nplace,
+					     0), 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Prices and budgets of the non-market policies                       */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_libra_budget_below_static_price_is_budget)
+{
+	/* price 100.25 > budget 100 -> budget; least price 100.25 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, 100);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_double_eq_tol(q.least_price, 100.25, TOL);
+	sla.budget = 100.25;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_no_budget_accepts_any_price)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(99, 0, 100, NO_BUDGET);
+
+	/* RESFree 100 - 99 = 1: P = 1 + 1 * 100/1 = 101, C = 99 * 101 = 9999,
+	 * accepted without a budget */
+	p.beta = 1.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 9999.0, 1e-6);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_fixed_price_is_runtime_times_base_per_cpu)
+{
+	/* fixed, price_base 2 per CPU-hour, RE 3600: 1 CPU -> 2.0;
+	 * 2 CPUs, charged per CPU (decision 3) -> 4.0 */
+	libra_ledger_t *l = _nodes(1, 2);
+	libra_params_t p = _params(LIBRA_POLICY_FIXED);
+	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
+
+	p.price_base = 2.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 2.0, TOL);
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 4.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Libra+$ (thesis Fig. 3.2)                                          */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Three 1-CPU nodes at now 0, PBase 1/s, alpha 1, beta 1, window RESFree;
+ * the job: RE 10, TD 100 on each CPU (RES_i = 10, RESMax = 100).
+ *   node 0: job RE 60, TD 100 (share 0.6, window work 60)
+ *	RESFree 100 - 60 - 10 = 30, P = 1 + 100/30 = 4.3333, RE * P = 43.333
+ *   node 1: job RE 30, TD 100 (share 0.3, window work 30)
+ *	RESFree 60, P = 1 + 100/60 = 2.6667, RE * P = 26.667
+ *   node 2: idle
+ *	RESFree 90, P = 1 + 100/90 = 2.1111, RE * P = 21.111
+ * Best fit (RESFree ascending) orders them 0, 1, 2.
+ */
+#define C0 (10.0 * (1.0 + 100.0 / 30.0))
+#define C1 (10.0 * (1.0 + 100.0 / 60.0))
+#define C2 (10.0 * (1.0 + 100.0 / 90.0))
+
+static libra_ledger_t *_priced_nodes(void)
+{
+	libra_ledger_t *l = _nodes(3, 1);
+
+	_commit(l, 1, 60, 100, 0, 1, 0);
+	_commit(l, 2, 30, 100, 1, 1, 0);
+	return l;
+}
+
+static libra_params_t _market(libra_charge_t charge)
+{
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+
+	p.alpha = 1.0;
+	p.beta = 1.0;
+	p.resfree = LIBRA_RESFREE_WINDOW;
+	p.charge = charge;
+	return p;
+}
+
+START_TEST(test_market_without_budget_takes_best_fit)
+{
+	/* thesis charge: node 0, C = 43.333, rate 4.3333 */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 0);
+	ck_assert_double_eq_tol(q.price, C0, TOL);
+	ck_assert_double_eq_tol(q.rate_max, C0 / 10.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_thesis_charge_skips_node_over_budget)
+{
+	/* budget 30: node 0 (43.33) skipped, node 1 (26.67) taken */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
+	libra_sla_t sla = _sla(10, 0, 100, 30);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(q.place[0].node, 1);
+	ck_assert_double_eq_tol(q.price, C1, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_thesis_charge_is_runtime_times_highest_rate)
+{
+	/* 2 CPUs, budget 30: nodes 1 and 2; C = RE * max P = 26.667
+	 * (not multiplied by the CPU count) */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
+	libra_sla_t sla = _sla(10, 0, 100, 30);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 0);
+	ck_assert_int_eq(_on(1), 1);
+	ck_assert_int_eq(_on(2), 1);
+	ck_assert_double_eq_tol(q.price, C1, TOL);
+	ck_assert_double_eq_tol(q.rate_max, C1 / 10.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_thesis_charge_too_few_nodes_in_budget_is_budget)
+{
+	/* 3 CPUs, budget 30: only nodes 1 and 2 are within budget */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
+	libra_sla_t sla = _sla(10, 0, 100, 30);
+
+	_admit(l, &p, &sla, 3, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_without_budget_sums_over_cpus)
+{
+	/* 2 CPUs, best fit nodes 0 and 1: 43.333 + 26.667 = 70 */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 1);
+	ck_assert_int_eq(_on(1), 1);
+	ck_assert_double_eq_tol(q.price, C0 + C1, TOL);
+	ck_assert_double_eq_tol(q.rate_max, C0 / 10.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_falls_back_to_cheapest_node)
+{
+	/* 1 CPU, budget 30: best fit node 0 costs 43.33 > 30; the cheapest
+	 * node is 2 (21.11), not the next in best-fit order. */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 30);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 2);
+	ck_assert_double_eq_tol(q.price, C2, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_falls_back_to_cheapest_nodes)
+{
+	/* 2 CPUs, budget 50: best fit {0,1} = 70 > 50; cheapest {2,1} =
+	 * 21.11 + 26.67 = 47.78 <= 50 */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 50);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 0);
+	ck_assert_int_eq(_on(1), 1);
+	ck_assert_int_eq(_on(2), 1);
+	ck_assert_double_eq_tol(q.price, C1 + C2, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_over_budget_everywhere_is_budget)
+{
+	/* 2 CPUs, budget 30 < 47.78: refused, least price 47.78 */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 30);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_double_eq_tol(q.least_price, C1 + C2, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_on_multi_cpu_node)
+{
+	/* idle 2-CPU node, PBase 1 per CPU-hour, alpha 1, beta 1, job 2 CPUs
+	 * RE 3600, TD 7200: RESMax 14400, RES_i 7200, PUtil 2 PBase,
+	 * P = 3 PBase; cpu charge 2 * 3600 * 3/3600 = 6; thesis charge
+	 * 3600 * 3/3600 = 3. */
+	libra_ledger_t *l = _nodes(1, 2);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
+
+	p.price_base = 1.0;
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 6.0, TOL);
+	p.charge = LIBRA_CHARGE_THESIS;
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 3.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_market_idle_price_matches_closed_form)
+{
+	/* idle 1-CPU node, PBase 1 per CPU-hour, alpha 1, beta 0.1,
+	 * RE 3600, D 7200: C = alpha + 2 beta = 1.2 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
+
+	p.price_base = 1.0;
+	p.beta = 0.1;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 1.2, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_market_deadline_comes_before_budget)
+{
+	/* node full (share 0.95) and budget tiny: the reason is deadline */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 0.001);
+
+	_commit(l, 1, 95, 100, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_market_thesis_resfree_prices_full_estimates)
+{
+	/* thesis RESFree (full RE_k) on _priced_nodes, job RE 10, TD 1000:
+	 * node 0: 1000 - 60 - 10 = 930, node 1: 960, node 2: 990; best fit
+	 * takes node 0: C = 10 * (1 + 1000/930).  (The window mode would
+	 * count only 0.6 * 100 = 60 there too, so the node is the same.) */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
+	libra_sla_t sla = _sla(10, 0, 1000, NO_BUDGET);
+
+	p.resfree = LIBRA_RESFREE_THESIS;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 0);
+	ck_assert_double_eq_tol(q.price, 10.0 * (1.0 + 1000.0 / 930.0), TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Counter-offers                                                     */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Idle 1-CPU node, PBase 1 per CPU-hour, alpha 1, beta 1, RE 3600:
+ * C(D) = 1 + D / (D - 3600).  At D = 7200: 3.  With budget 2.5:
+ * D / (D - 3600) <= 1.5  <=>  D >= 10800.
+ */
+START_TEST(test_counter_offer_budget_at_requested_deadline)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, 2.5);
+	libra_offer_t o;
+
+	p.price_base = 1.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_double_eq_tol(q.least_price, 3.0, TOL);
+
+	memset(&o, 0, sizeof(o));
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+			    86400, &o);
+	ck_assert(o.has_budget);
+	ck_assert(o.budget >= 3.0 - TOL);
+	ck_assert(o.budget <= 3.01);
+
+	/* resubmitted with the offered budget: admitted */
+	sla.budget = o.budget;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_counter_offer_later_deadline_within_budget)
+{
+	/* earliest D with C(D) <= 2.5 is 10800; resolution max(1% of 86400,
+	 * 60) = 864 s */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, 2.5);
+	libra_offer_t o;
+
+	p.price_base = 1.0;
+	memset(&o, 0, sizeof(o));
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+			    86400, &o);
+	ck_assert(o.has_deadline);
+	ck_assert(o.deadline >= 10800.0 - TOL);
+	ck_assert(o.deadline <= 10800.0 + 864.0 + 1.0);
+	ck_assert(o.deadline_price <= 2.5 + TOL);
+	/* C at the offered deadline: 1 + D/(D-3600) */
+	ck_assert_double_eq_tol(o.deadline_price,
+				1.0 + o.deadline / (o.deadline - 3600.0),
+				1e-6);
+
+	/* resubmitted with the offered deadline: admitted at that price */
+	sla.deadline = o.deadline;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert(q.price <= 2.5 + TOL);
+	ck_assert_double_eq_tol(q.price, o.deadline_price, 1e-6);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_counter_offer_no_deadline_below_least_possible_price)
+{
+	/* C(D) > alpha + beta = 2 for every D: budget 1.5 has no deadline */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, 1.5);
+	libra_offer_t o;
+
+	p.price_base = 1.0;
+	memset(&o, 0, sizeof(o));
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+			    86400, &o);
+	ck_assert(!o.has_deadline);
+	ck_assert(o.has_budget);
+	ck_assert(o.budget >= 3.0 - TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_counter_offer_for_deadline_refusal)
+{
+	/* committed 0.9 until TD 1000; new RE 50: fits when 0.9 + 50/D <= 1
+	 * i.e. D >= 500.  Budget is not the reason: no budget offer.
+	 * Resolution max(1% of 1000, 60) = 60 s. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
+	libra_offer_t o;
+
+	_commit(l, 1, 900, 1000, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	memset(&o, 0, sizeof(o));
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+			    1000, &o);
+	ck_assert(!o.has_budget);
+	ck_assert(o.has_deadline);
+	ck_assert(o.deadline >= 500.0 - TOL);
+	ck_assert(o.deadline <= 500.0 + 60.0 + 1.0);
+	sla.deadline = o.deadline;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_counter_offer_never_earlier_than_requested)
+{
+	/* The request is admissible: any offered deadline is not before
+	 * the requested one. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(3600, 0, 7200, 2.5);
+	libra_offer_t o;
+
+	p.price_base = 1.0;
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+			    86400, &o);
+	ck_assert(!o.has_deadline || o.deadline >= sla.deadline);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Libra+$Auto                                                        */
+/* ---------------------------------------------------------------- */
+
+static libra_params_t _auto(void)
+{
+	libra_params_t p = _params(LIBRA_POLICY_AUTO);
+
+	p.alpha = 1.0;
+	p.beta = 0.5;
+	p.beta_min = 0.1;
+	p.beta_max = 4.0;
+	p.price_base = 1.0;
+	return p;
+}
+
+START_TEST(test_auto_unset_node_beta_prices_with_param_beta)
+{
+	/* no per-node beta yet (NaN): p->beta 0.5 -> idle C = 1 + 2 * 0.5 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _auto();
+	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 2.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_auto_prices_with_node_beta)
+{
+	/* node beta 0 -> C = alpha = 1; node beta 1.5 -> 1 + 3 = 4 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _auto();
+	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
+
+	libra_ledger_set_node_beta(l, 0, 0.0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_double_eq_tol(q.price, 1.0, TOL);
+	libra_ledger_set_node_beta(l, 0, 1.5);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_double_eq_tol(q.price, 4.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_auto_feedback_raises_beta_after_met_budget)
+{
+	/* accepted on one of two nodes and committed (share 0.5 there):
+	 * every beta rises or stays, the fuller node's more. */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _auto();
+	libra_sla_t sla = _sla(1800, 0, 3600, 1000);
+	int used, other;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	used = q.place[0].node;
+	other = 1 - used;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, q.place, q.nplace, 0),
+			 0);
+	libra_auto_feedback(l, &p, &q, 0);
+	ck_assert(libra_ledger_node_beta(l, used) > 0.5 + TOL);
+	ck_assert(libra_ledger_node_beta(l, other) >= 0.5 - TOL);
+	ck_assert(libra_ledger_node_beta(l, used) >=
+		  libra_ledger_node_beta(l, other));
+	ck_assert(libra_ledger_node_beta(l, used) <= p.beta_max + TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_auto_feedback_beta_capped_at_beta_max)
+{
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _auto();
+	libra_sla_t sla = _sla(1800, 0, 3600, 1e9);
+	int used;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	used = q.place[0].node;
+	libra_ledger_commit(l, 1, &sla, q.place, q.nplace, 0);
+	for (int i = 0; i < 30; i++)
+		libra_auto_feedback(l, &p, &q, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_beta(l, used), p.beta_max,
+				TOL);
+	ck_assert(libra_ledger_node_beta(l, 1 - used) <= p.beta_max + TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_auto_feedback_lowers_beta_after_budget_refusal)
+{
+	/* one node half busy; a request refused for budget lowers every
+	 * beta (or keeps it), never below beta_min, and repeated refusals
+	 * bring the busy node down to beta_min. */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _auto();
+	libra_sla_t sla = _sla(1800, 0, 3600, 0.001);
+	double before[2];
+
+	_commit(l, 1, 1800, 3600, 0, 1, 0);
+	libra_ledger_set_node_beta(l, 0, 1.0);
+	libra_ledger_set_node_beta(l, 1, 1.0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	for (int n = 0; n < 2; n++)
+		before[n] = libra_ledger_node_beta(l, n);
+	libra_auto_feedback(l, &p, &q, 0);
+	for (int n = 0; n < 2; n++) {
+		ck_assert(libra_ledger_node_beta(l, n) <= before[n] + TOL);
+		ck_assert(libra_ledger_node_beta(l, n) >= p.beta_min - TOL);
+	}
+	ck_assert(libra_ledger_node_beta(l, 0) < before[0] - TOL);
+	for (int i = 0; i < 50; i++)
+		libra_auto_feedback(l, &p, &q, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_beta(l, 0), p.beta_min, TOL);
+	ck_assert(libra_ledger_node_beta(l, 1) >= p.beta_min - TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_auto_feedback_is_noop_for_other_policies)
+{
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	libra_auto_feedback(l, &p, &q, 0);
+	ck_assert(isnan(libra_ledger_node_beta(l, 0)));
+	ck_assert(isnan(libra_ledger_node_beta(l, 1)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* LibraSLA                                                           */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_librasla_idle_node_accepts_at_budget)
+{
+	/* bid-based: the price is the budget */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t sla = _sla(100, 0, 400, 75);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 75.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_refuses_when_return_falls)
+{
+	/* 1-CPU node holds soft job A: RE 900, TD 1000 (share 0.9), B 10,
+	 * PR 1e12 per hour.  New soft job: RE 500, TD 1000 (share 0.5), B
+	 * 1e6, return (1e6/500)/1000 = 2, the node's highest.  Total 1.4 > 1:
+	 * A takes the shortfall, is delayed by at least ~100 s, and its
+	 * utility 10 - 1e12 * DY / 3600 < -1e10 gives it a return below
+	 * -1e10/900/1000 = -11, so the node return falls. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _sla(900, 0, 1000, 10);
+	libra_sla_t b = _sla(500, 0, 1000, 1e6);
+	libra_place_t pl = { 0, 1 };
+
+	a.set |= LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
+	a.penalty_rate = 1e12;
+	a.type = LIBRA_DEADLINE_SOFT;
+	b.set |= LIBRA_SLA_TYPE;
+	b.type = LIBRA_DEADLINE_SOFT;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RETURN);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_hard_job_that_would_be_late_is_refused)
+{
+	/* hard A: share 0.9 (RE 900, TD 1000); new hard job needing 0.5:
+	 * one of them would be late; a hard job needs zero projected delay */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _sla(900, 0, 1000, 10);
+	libra_sla_t b = _sla(500, 0, 1000, 10);
+	libra_place_t pl = { 0, 1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_int_ne(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_spare_capacity_accepts)
+{
+	/* A 0.3 + new 0.5 <= 1: no delay, return rises */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _sla(300, 0, 1000, 10);
+	libra_sla_t b = _sla(500, 0, 1000, 20);
+	libra_place_t pl = { 0, 1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 20.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* LibraRiskD                                                         */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_ddy_thesis_example_remain_five)
+{
+	/* thesis 5.2.1: DY 20 s, remainD 5 s: (20 + 5) / 5 = 5 */
+	ck_assert_double_eq_tol(libra_ddy(20, 5), 5.0, TOL);
+}
+END_TEST
+
+START_TEST(test_ddy_thesis_example_remain_ten)
+{
+	/* DY 20 s, remainD 10 s: (20 + 10) / 10 = 3 */
+	ck_assert_double_eq_tol(libra_ddy(20, 10), 3.0, TOL);
+}
+END_TEST
+
+START_TEST(test_ddy_without_delay_is_one)
+{
+	/* (0 + 300) / 300 = 1, the best value */
+	ck_assert_double_eq_tol(libra_ddy(0, 300), 1.0, TOL);
+}
+END_TEST
+
+START_TEST(test_ddy_without_time_left_is_one)
+{
+	/* remainD <= 0: undefined, documented as 1 */
+	ck_assert_double_eq_tol(libra_ddy(20, 0), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_ddy(20, -5), 1.0, TOL);
+}
+END_TEST
+
+START_TEST(test_riskd_idle_node_accepts_at_static_price)
+{
+	/* idle: every DDY = 1, sigma 0, mu 1; price as Libra: 100.25 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 100.25, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_uniform_overload_is_refused_by_mean)
+{
+	/* A: RE 10, TD 10 (share 1); new B: RE 10, TD 10 (share 1).
+	 * Weighted sharing 1:1: both finish at 20, DY = 10, remainD = 10,
+	 * DDY = (10 + 10) / 10 = 2 for both: sigma = 0 (the thesis' test
+	 * alone would pass) but mu = 2 > risk_mu 1 -> risk. */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(10, 0, 10, NO_BUDGET);
+
+	_commit(l, 1, 10, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RISK);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/*
+ * A hand-projected overload on one CPU at now 0:
+ *   A: remaining 10, TD 10 -> share 1;  B (new): RE 5, TD 5 -> share 1.
+ *   Weighted sharing 1:1: each runs at 0.5; B completes its 5 at t = 10,
+ *   A has done 5; A alone at rate 1 completes at t = 15.
+ *   B: DY = 10 - 5 = 5,  remainD 5:  DDY = (5 + 5) / 5  = 2
+ *   A: DY = 15 - 10 = 5, remainD 10: DDY = (5 + 10) / 10 = 1.5
+ *   mu = 1.75; mean of squares (4 + 2.25) / 2 = 3.125;
+ *   sigma = sqrt(3.125 - 1.75^2) = sqrt(0.0625) = 0.25   (Eq. 5.3/5.4)
+ */
+static void _riskd_case(double risk_sigma, double risk_mu,
+			libra_verdict_t want)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(5, 0, 5, NO_BUDGET);
+
+	p.risk_sigma = risk_sigma;
+	p.risk_mu = risk_mu;
+	_commit(l, 1, 10, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(want);
+	libra_ledger_destroy(l);
+}
+
+START_TEST(test_riskd_accepts_within_sigma_and_mu_limits)
+{
+	/* sigma 0.25 <= 0.3, mu 1.75 <= 1.8 */
+	_riskd_case(0.3, 1.8, LIBRA_ACCEPT);
+}
+END_TEST
+
+START_TEST(test_riskd_refuses_when_sigma_too_high)
+{
+	/* sigma 0.25 > 0.2 */
+	_riskd_case(0.2, 1.8, LIBRA_REJECT_RISK);
+}
+END_TEST
+
+START_TEST(test_riskd_refuses_when_mean_too_high)
+{
+	/* mu 1.75 > 1.7 */
+	_riskd_case(0.3, 1.7, LIBRA_REJECT_RISK);
+}
+END_TEST
+
+START_TEST(test_riskd_takes_nodes_in_index_order)
+{
+	/* node 1 fuller (0.5), node 0 idle; new 0.1 fits both without risk:
+	 * LibraRiskD has no best fit -> node 0 (Libra would take node 1) */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	_commit(l, 1, 50, 100, 1, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 0);
+	p.policy = LIBRA_POLICY_LIBRA;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_skips_risky_node_for_safe_one)
+{
+	/* node 0 full (share 1 until 10), node 1 idle: new RE 5, TD 5 goes
+	 * to node 1 */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(5, 0, 5, NO_BUDGET);
+
+	_commit(l, 1, 10, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_verdict_names)
+{
+	ck_assert_str_eq(libra_verdict_name(LIBRA_REJECT_RESOURCES),
+			 "resources");
+	ck_assert_str_eq(libra_verdict_name(LIBRA_REJECT_DEADLINE),
+			 "deadline");
+	ck_assert_str_eq(libra_verdict_name(LIBRA_REJECT_BUDGET), "budget");
+	for (int v = LIBRA_ACCEPT; v <= LIBRA_REJECT_INVALID; v++) {
+		ck_assert_ptr_nonnull(libra_verdict_name(v));
+		ck_assert_ptr_nonnull(libra_verdict_reason(v));
+		ck_assert_uint_gt(strlen(libra_verdict_reason(v)), 0);
+		for (int w = LIBRA_ACCEPT; w < v; w++)
+			ck_assert_str_ne(libra_verdict_name(v),
+					 libra_verdict_name(w));
+	}
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("admit");
+	TCase *tc;
+
+	tc = tcase_create("libra");
+	T(tc, test_idle_node_accepts_with_deadline_share);
+	T(tc, test_quote_share_counts_from_now_not_submit);
+	T(tc, test_libra_price_is_static_price);
+	T(tc, test_reject_resources_when_cluster_too_small);
+	T(tc, test_reject_resources_when_nodes_down);
+	T(tc, test_reject_deadline_when_share_does_not_fit);
+	T(tc, test_reject_invalid_without_cpus);
+	T(tc, test_reject_invalid_when_deadline_passed);
+	T(tc, test_share_above_one_cpu_is_never_admitted);
+	T(tc, test_best_fit_picks_fullest_node_that_fits);
+	T(tc, test_best_fit_skips_nodes_that_cannot_fit);
+	T(tc, test_down_node_is_never_chosen);
+	T(tc, test_share_test_allows_rounding_within_tolerance);
+	T(tc, test_share_test_refuses_beyond_tolerance);
+	T(tc, test_share_test_uses_capacity_times_cpus);
+	T(tc, test_capacity_below_one_reserves_headroom);
+	T(tc, test_admit_never_changes_the_ledger);
+	T(tc, test_committing_a_quote_uses_the_capacity);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("placement");
+	T(tc, test_multi_cpu_job_fills_fullest_node_first);
+	T(tc, test_multi_cpu_job_spills_to_next_node);
+	T(tc, test_job_puts_at_most_node_cpus_on_a_node);
+	T(tc, test_max_nodes_one_keeps_job_on_one_node);
+	T(tc, test_max_nodes_too_small_for_cpus_is_resources);
+	T(tc, test_max_nodes_with_busy_nodes_is_deadline);
+	T(tc, test_min_nodes_spreads_the_job);
+	T(tc, test_min_nodes_more_than_cluster_is_refused);
+	T(tc, test_ineligible_node_is_never_chosen);
+	T(tc, test_too_few_eligible_cpus_is_resources);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("prices");
+	T(tc, test_libra_budget_below_static_price_is_budget);
+	T(tc, test_no_budget_accepts_any_price);
+	T(tc, test_fixed_price_is_runtime_times_base_per_cpu);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("market");
+	T(tc, test_market_without_budget_takes_best_fit);
+	T(tc, test_thesis_charge_skips_node_over_budget);
+	T(tc, test_thesis_charge_is_runtime_times_highest_rate);
+	T(tc, test_thesis_charge_too_few_nodes_in_budget_is_budget);
+	T(tc, test_cpu_charge_without_budget_sums_over_cpus);
+	T(tc, test_cpu_charge_falls_back_to_cheapest_node);
+	T(tc, test_cpu_charge_falls_back_to_cheapest_nodes);
+	T(tc, test_cpu_charge_over_budget_everywhere_is_budget);
+	T(tc, test_cpu_charge_on_multi_cpu_node);
+	T(tc, test_market_idle_price_matches_closed_form);
+	T(tc, test_market_deadline_comes_before_budget);
+	T(tc, test_market_thesis_resfree_prices_full_estimates);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("offer");
+	T(tc, test_counter_offer_budget_at_requested_deadline);
+	T(tc, test_counter_offer_later_deadline_within_budget);
+	T(tc, test_counter_offer_no_deadline_below_least_possible_price);
+	T(tc, test_counter_offer_for_deadline_refusal);
+	T(tc, test_counter_offer_never_earlier_than_requested);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("auto");
+	T(tc, test_auto_unset_node_beta_prices_with_param_beta);
+	T(tc, test_auto_prices_with_node_beta);
+	T(tc, test_auto_feedback_raises_beta_after_met_budget);
+	T(tc, test_auto_feedback_beta_capped_at_beta_max);
+	T(tc, test_auto_feedback_lowers_beta_after_budget_refusal);
+	T(tc, test_auto_feedback_is_noop_for_other_policies);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("librasla");
+	T(tc, test_librasla_idle_node_accepts_at_budget);
+	T(tc, test_librasla_refuses_when_return_falls);
+	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
+	T(tc, test_librasla_spare_capacity_accepts);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("librariskd");
+	T(tc, test_ddy_thesis_example_remain_five);
+	T(tc, test_ddy_thesis_example_remain_ten);
+	T(tc, test_ddy_without_delay_is_one);
+	T(tc, test_ddy_without_time_left_is_one);
+	T(tc, test_riskd_idle_node_accepts_at_static_price);
+	T(tc, test_riskd_uniform_overload_is_refused_by_mean);
+	T(tc, test_riskd_accepts_within_sigma_and_mu_limits);
+	T(tc, test_riskd_refuses_when_sigma_too_high);
+	T(tc, test_riskd_refuses_when_mean_too_high);
+	T(tc, test_riskd_takes_nodes_in_index_order);
+	T(tc, test_riskd_skips_risky_node_for_safe_one);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("names");
+	T(tc, test_verdict_names);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}

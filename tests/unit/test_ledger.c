@@ -1,0 +1,811 @@
+/*****************************************************************************\
+ *  test_ledger.c - the per-node book of committed shares (ledger.h).
+ *
+ *  Invariant checked after every change: node share = sum over the node's
+ *  entries of cpus * share.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ledger.h"
+#include "share.h"
+#include "testutil.h"
+
+#define SMIN LIBRA_SHARE_MIN_DEFAULT
+
+static libra_sla_t _sla(double runtime, double submit, double deadline)
+{
+	libra_sla_t sla;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = runtime;
+	sla.submit = submit;
+	sla.deadline = deadline;
+	sla.type = LIBRA_DEADLINE_HARD;
+	return sla;
+}
+
+/* node share == sum cpus * share of its entries */
+static void _check_invariant(const libra_ledger_t *l)
+{
+	for (int n = 0; n < libra_ledger_node_count(l); n++) {
+		const libra_entry_t *e;
+		int k = libra_ledger_node_entries(l, n, &e);
+		double sum = 0;
+
+		for (int i = 0; i < k; i++) {
+			ck_assert(e[i].share >= 0.0);
+			ck_assert(e[i].share <= 1.0 + TOL);
+			sum += e[i].cpus * e[i].share;
+		}
+		ck_assert_double_eq_tol(libra_ledger_node_share(l, n), sum,
+					1e-12);
+	}
+}
+
+static const libra_entry_t *_entry(const libra_ledger_t *l, int node,
+				   uint32_t job)
+{
+	const libra_entry_t *e;
+	int k = libra_ledger_node_entries(l, node, &e);
+
+	for (int i = 0; i < k; i++)
+		if (e[i].job_id == job)
+			return &e[i];
+	return NULL;
+}
+
+/* Two nodes: "a" with 4 CPUs (index 0), "b" with 2 CPUs (index 1). */
+static libra_ledger_t *_two_nodes(void)
+{
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(libra_ledger_add_node(l, "a", 4), 0);
+	ck_assert_int_eq(libra_ledger_add_node(l, "b", 2), 1);
+	return l;
+}
+
+static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
+		    int node, int cpus, double now)
+{
+	libra_sla_t sla = _sla(re, now, td);
+	libra_place_t pl = { node, cpus };
+
+	ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl, 1, now), 0);
+}
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_nodes_are_indexed_in_order)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	ck_assert_int_eq(libra_ledger_node_count(l), 2);
+	ck_assert_int_eq(libra_ledger_find_node(l, "a"), 0);
+	ck_assert_int_eq(libra_ledger_find_node(l, "b"), 1);
+	ck_assert_int_eq(libra_ledger_find_node(l, "c"), -1);
+	ck_assert_str_eq(libra_ledger_node_name(l, 1), "b");
+	ck_assert_int_eq(libra_ledger_node_cpus(l, 0), 4);
+	ck_assert_int_eq(libra_ledger_node_cpus(l, 1), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_add_node_refuses_bad_cpus_and_duplicates)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "c", 0), -1);
+	ck_assert_int_eq(libra_ledger_add_node(l, "c", -2), -1);
+	ck_assert_int_eq(libra_ledger_add_node(l, "a", 8), -1);
+	ck_assert_int_eq(libra_ledger_node_count(l), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_new_node_is_up_idle_and_without_beta)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	ck_assert(libra_ledger_node_up(l, 0));
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	ck_assert(isnan(libra_ledger_node_beta(l, 0)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_node_up_flag_and_beta_are_kept)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	libra_ledger_set_node_up(l, 1, false);
+	ck_assert(!libra_ledger_node_up(l, 1));
+	ck_assert(libra_ledger_node_up(l, 0));
+	libra_ledger_set_node_up(l, 1, true);
+	ck_assert(libra_ledger_node_up(l, 1));
+	libra_ledger_set_node_beta(l, 0, 0.7);
+	ck_assert_double_eq_tol(libra_ledger_node_beta(l, 0), 0.7, TOL);
+	ck_assert(isnan(libra_ledger_node_beta(l, 1)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_share_is_runtime_over_time_left)
+{
+	/* RE 100, TD 400, now 0, 2 CPUs: share 0.25, node share 0.5 */
+	libra_ledger_t *l = _two_nodes();
+	const libra_entry_t *e;
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	e = _entry(l, 0, 1);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(e->cpus, 2);
+	ck_assert_double_eq_tol(e->share, 0.25, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	ck_assert(libra_ledger_has_job(l, 1));
+	ck_assert_int_eq(libra_ledger_job_count(l), 1);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_later_than_submit_uses_time_left_from_now)
+{
+	/* TSU 0, TD 400, committed at now 200: 100 / (400-200) = 0.5 */
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 0, 400);
+	libra_place_t pl = { 1, 1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 7, &sla, &pl, 1, 200), 0);
+	ck_assert_double_eq_tol(_entry(l, 1, 7)->share, 0.5, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_keeps_the_sla_in_the_entry)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 10, 410);
+	libra_place_t pl = { 0, 1 };
+	const libra_entry_t *e;
+
+	sla.set |= LIBRA_SLA_BUDGET | LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
+	sla.budget = 42;
+	sla.penalty_rate = 2.5;
+	sla.type = LIBRA_DEADLINE_SOFT;
+	ck_assert_int_eq(libra_ledger_commit(l, 3, &sla, &pl, 1, 10), 0);
+	e = _entry(l, 0, 3);
+	ck_assert_double_eq_tol(e->runtime, 100, TOL);
+	ck_assert_double_eq_tol(e->submit, 10, TOL);
+	ck_assert_double_eq_tol(e->deadline, 410, TOL);
+	ck_assert_double_eq_tol(e->budget, 42, TOL);
+	ck_assert_double_eq_tol(e->penalty_rate, 2.5, TOL);
+	ck_assert_int_eq(e->type, LIBRA_DEADLINE_SOFT);
+	ck_assert_double_eq_tol(e->work, 100, TOL);
+	ck_assert_double_eq_tol(e->since, 10, TOL);
+	ck_assert(!e->best_effort);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_without_budget_records_minus_one)
+{
+	/* ledger.h: budget is -1 without a budget (0 is a real budget) */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 3, 100, 400, 0, 1, 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 3)->budget, -1.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_with_zero_budget_records_zero)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 0, 400);
+	libra_place_t pl = { 0, 1 };
+
+	sla.set |= LIBRA_SLA_BUDGET;
+	sla.budget = 0.0;
+	ck_assert_int_eq(libra_ledger_commit(l, 3, &sla, &pl, 1, 0), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 3)->budget, 0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_on_several_nodes)
+{
+	/* 4 CPUs on a, 2 on b; share 0.5: a 2.0, b 1.0 */
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(200, 0, 400);
+	libra_place_t pl[2] = { { 0, 4 }, { 1, 2 } };
+	const libra_place_t *got;
+
+	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 2.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 1.0, TOL);
+	ck_assert_int_eq(libra_ledger_job_places(l, 9, &got), 2);
+	ck_assert_int_eq(got[0].node + got[1].node, 1);
+	ck_assert_int_eq(got[0].cpus + got[1].cpus, 6);
+	ck_assert_int_eq(libra_ledger_job_count(l), 1);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_share_clamped_to_one)
+{
+	/* RE 1000, TD 100: 10 -> 1; 2 CPUs commit 2.0 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 1000, 100, 0, 2, 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 1.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 2.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_share_clamped_to_share_min)
+{
+	/* RE 1, TD 10000: 0.0001 -> 0.01 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 1, 10000, 1, 1, 0);
+	ck_assert_double_eq_tol(_entry(l, 1, 1)->share, SMIN, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_duplicate_commit_is_refused)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 0, 400);
+	libra_place_t pl = { 1, 1 };
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, &pl, 1, 0), -1);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	ck_assert_int_eq(libra_ledger_job_count(l), 1);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_on_bad_node_is_refused)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 0, 400);
+	libra_place_t bad[] = { { 2, 1 }, { -1, 1 }, { 0, 0 }, { 0, -1 },
+				{ 1, 3 } };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(libra_ledger_commit(l, 5, &sla, &bad[i], 1, 0)
+			      == -1, "place {%d,%d} accepted", bad[i].node,
+			      bad[i].cpus);
+		ck_assert(!libra_ledger_has_job(l, 5));
+	}
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_with_one_bad_place_commits_nothing)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(100, 0, 400);
+	libra_place_t pl[2] = { { 0, 2 }, { 5, 1 } };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 5, &sla, pl, 2, 0), -1);
+	ck_assert(!libra_ledger_has_job(l, 5));
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_best_effort_commit_adds_no_share)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_place_t pl = { 0, 2 };
+	const libra_entry_t *e;
+
+	ck_assert_int_eq(libra_ledger_commit(l, 4, NULL, &pl, 1, 0), 0);
+	ck_assert(libra_ledger_has_job(l, 4));
+	e = _entry(l, 0, 4);
+	ck_assert_ptr_nonnull(e);
+	ck_assert(e->best_effort);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 1000),
+				0.0, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_removes_the_share)
+{
+	/* 0.5 + 1 * 0.5 = 1.0; release job 1 -> 0.5 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	_commit(l, 2, 300, 600, 0, 1, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 1.0, TOL);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert(!libra_ledger_has_job(l, 1));
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.5, TOL);
+	ck_assert_int_eq(libra_ledger_job_count(l), 1);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_of_absent_job_fails)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	ck_assert_int_eq(libra_ledger_release(l, 77), -1);
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), -1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_returns_node_share_to_exact_zero_sum)
+{
+	/* Many commits and releases with awkward shares: the node share is
+	 * recomputed from the entries, so no rounding residue remains. */
+	libra_ledger_t *l = _two_nodes();
+
+	for (uint32_t j = 1; j <= 30; j++)
+		_commit(l, j, 10.0 * j / 3.0, 1000.0 + 7 * j, 0, 1 + j % 4,
+			0.1 * j);
+	for (uint32_t j = 1; j <= 30; j += 2)
+		ck_assert_int_eq(libra_ledger_release(l, j), 0);
+	_check_invariant(l);
+	for (uint32_t j = 2; j <= 30; j += 2)
+		ck_assert_int_eq(libra_ledger_release(l, j), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, 1e-15);
+	ck_assert_int_eq(libra_ledger_job_count(l), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_node_keeps_job_until_last_node)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(200, 0, 400);
+	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	const libra_place_t *got;
+
+	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
+	ck_assert_int_eq(libra_ledger_release_node(l, 9, 0), 0);
+	ck_assert(libra_ledger_has_job(l, 9));
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.5, TOL);
+	ck_assert_int_eq(libra_ledger_job_places(l, 9, &got), 1);
+	ck_assert_int_eq(got[0].node, 1);
+	ck_assert_int_eq(libra_ledger_release_node(l, 9, 0), -1);
+	ck_assert_int_eq(libra_ledger_release_node(l, 9, 1), 0);
+	ck_assert(!libra_ledger_has_job(l, 9));
+	ck_assert_int_eq(libra_ledger_job_places(l, 9, &got), 0);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_recomputes_share)
+{
+	/* RE 100, TD 400, 2 CPUs.  By now 100 it did 50 per CPU:
+	 * (100-50)/(400-100) = 1/6; node share 2/6. */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 50, 100), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 1.0 / 6.0, TOL);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->work, 50.0, TOL);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->since, 100.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 2.0 / 6.0,
+				TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_on_all_nodes)
+{
+	/* node < 0: every node of the job; (200-50)/(400-100) = 0.5 */
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(200, 0, 400);
+	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 9, -1, 50, 100), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 9)->share, 0.5, TOL);
+	ck_assert_double_eq_tol(_entry(l, 1, 9)->share, 0.5, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.5, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_past_estimate_is_share_min)
+{
+	/* done 120 > RE 100 -> share_min; node share 2 * 0.01 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 120, 200), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, SMIN, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 2 * SMIN, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_past_deadline_is_share_min)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 1, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 90, 450), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, SMIN, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_uses_current_share_min)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 1, 0);
+	libra_ledger_set_share_min(l, 0.05);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 100, 100), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.05, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_progress_of_absent_job_fails)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	ck_assert_int_eq(libra_ledger_progress(l, 3, -1, 10, 10), -1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_entry_work_falls_at_the_share)
+{
+	/* W(t) = W(since) - share * (t - since): 100 - 0.25 * 100 = 75 */
+	libra_ledger_t *l = _two_nodes();
+	const libra_entry_t *e;
+
+	_commit(l, 1, 100, 400, 0, 1, 0);
+	e = _entry(l, 0, 1);
+	ck_assert_double_eq_tol(libra_entry_work_at(e, 0), 100.0, TOL);
+	ck_assert_double_eq_tol(libra_entry_work_at(e, 100), 75.0, TOL);
+	ck_assert_double_eq_tol(libra_entry_work_at(e, 400), 0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_inside_deadline)
+{
+	/* 2 CPUs, share 0.25, TD 400, window [0, 200]:
+	 * 2 * 0.25 * (min(200, 400) - 0) = 100 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 200),
+				100.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_stops_at_job_deadline)
+{
+	/* window [0, 1000], TD 400: 2 * 0.25 * 400 = 200 = 2 * RE */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 1000),
+				200.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_counts_only_remaining_work)
+{
+	/* Decision 2: at now 100 the window [100, 1000] holds
+	 * 2 * 0.25 * (400 - 100) = 150, not the full 200. */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 100,
+							      1000),
+				150.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_sums_jobs)
+{
+	/* job 1: 2 * 0.25 * (400 - 0) = 200 (TD 400 inside the window)
+	 * job 2: 1 * 0.5 * (500 - 0) = 250 (TD 600 beyond it)
+	 * window [0, 500]: 450 */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	_commit(l, 2, 300, 600, 0, 1, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 500),
+				450.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_of_late_job_is_at_share_min)
+{
+	/* A job past its deadline keeps share_min (ledger.h) and runs on:
+	 * reported at now 500 > TD 400 with 90 of 100 done, it commits
+	 * 2 * 0.01 * (900 - 500) = 8 inside [500, 900]. */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 90, 500), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 500, 900),
+				2 * SMIN * 400, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_of_empty_window_is_zero)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 200, 200),
+				0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 200, 100),
+				0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_thesis_work_is_sum_of_cpus_times_runtime)
+{
+	/* Eq. 3.6: 2 * 100 + 1 * 300 = 500, whatever the time */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	_commit(l, 2, 300, 600, 0, 1, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_thesis_work(l, 0), 500.0,
+				TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_thesis_work(l, 1), 0.0,
+				TOL);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 50, 100), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_thesis_work(l, 0), 500.0,
+				TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_clear_jobs_keeps_nodes)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	_commit(l, 2, 300, 600, 1, 1, 0);
+	libra_ledger_set_node_up(l, 1, false);
+	libra_ledger_clear_jobs(l);
+	ck_assert_int_eq(libra_ledger_job_count(l), 0);
+	ck_assert(!libra_ledger_has_job(l, 1));
+	ck_assert_int_eq(libra_ledger_node_count(l), 2);
+	ck_assert_int_eq(libra_ledger_find_node(l, "b"), 1);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_thesis_work(l, 0), 0.0, TOL);
+	/* a cleared job id can be committed again */
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.5, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_job_committed_is_commit_time)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 25);
+	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 1), 25.0, TOL);
+	ck_assert(isnan(libra_ledger_job_committed(l, 2)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_rekey_moves_job_to_new_id)
+{
+	/* a provisional token becomes the real job id: same places, share */
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(200, 0, 400);
+	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	const libra_place_t *got;
+
+	ck_assert_int_eq(libra_ledger_commit(l, 0xF0000001u, &sla, pl, 2, 0),
+			 0);
+	ck_assert_int_eq(libra_ledger_rekey(l, 0xF0000001u, 42), 0);
+	ck_assert(!libra_ledger_has_job(l, 0xF0000001u));
+	ck_assert(libra_ledger_has_job(l, 42));
+	ck_assert_int_eq(libra_ledger_job_places(l, 42, &got), 2);
+	ck_assert_ptr_nonnull(_entry(l, 0, 42));
+	ck_assert_ptr_nonnull(_entry(l, 1, 42));
+	ck_assert_ptr_null(_entry(l, 0, 0xF0000001u));
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 42), 0.0, TOL);
+	ck_assert_int_eq(libra_ledger_release(l, 42), 0);
+	ck_assert_int_eq(libra_ledger_job_count(l), 0);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_rekey_refuses_absent_or_taken_ids)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 1, 0);
+	_commit(l, 2, 100, 400, 1, 1, 0);
+	ck_assert_int_eq(libra_ledger_rekey(l, 3, 4), -1);
+	ck_assert_int_eq(libra_ledger_rekey(l, 1, 2), -1);
+	ck_assert(libra_ledger_has_job(l, 1));
+	ck_assert(libra_ledger_has_job(l, 2));
+	ck_assert_ptr_nonnull(_entry(l, 0, 1));
+	ck_assert_int_eq(libra_ledger_job_count(l), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_jobs_lists_every_job_once)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t sla = _sla(200, 0, 400);
+	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	uint32_t ids[8], sum = 0;
+	int n;
+
+	_commit(l, 5, 100, 400, 0, 1, 0);
+	_commit(l, 7, 100, 400, 1, 1, 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 11, &sla, pl, 2, 0), 0);
+	n = libra_ledger_jobs(l, ids, 8);
+	ck_assert_int_eq(n, 3);
+	for (int i = 0; i < n; i++)
+		sum += ids[i];
+	ck_assert_uint_eq(sum, 5 + 7 + 11);
+	/* a short array: still the count, only max copied */
+	memset(ids, 0, sizeof(ids));
+	ck_assert_int_eq(libra_ledger_jobs(l, ids, 1), 3);
+	ck_assert(ids[0] == 5 || ids[0] == 7 || ids[0] == 11);
+	ck_assert_uint_eq(ids[1], 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_many_jobs_and_nodes_keep_the_invariant)
+{
+	/* A pseudo-random walk of commits, progress and releases. */
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+	unsigned seed = 12345;
+	char name[16];
+
+	for (int n = 0; n < 8; n++) {
+		snprintf(name, sizeof(name), "n%d", n);
+		ck_assert_int_eq(libra_ledger_add_node(l, name, 1 + n % 3), n);
+	}
+	for (int step = 0; step < 2000; step++) {
+		uint32_t job = 1 + (seed = seed * 1103515245u + 12345u) % 50;
+		double now = step;
+		int op = (seed >> 8) % 3;
+
+		if (op == 0 && !libra_ledger_has_job(l, job)) {
+			int node = (seed >> 12) % 8;
+			libra_sla_t sla = _sla(1 + (seed >> 4) % 500, now,
+					       now + 100 + (seed >> 6) % 900);
+			libra_place_t pl = { node, 1 };
+
+			ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl,
+							     1, now), 0);
+		} else if (op == 1 && libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_progress(
+				l, job, -1, (seed >> 5) % 300, now), 0);
+		} else if (op == 2 && libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_release(l, job), 0);
+		}
+		_check_invariant(l);
+	}
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("ledger");
+	TCase *tc;
+
+	tc = tcase_create("nodes");
+	T(tc, test_nodes_are_indexed_in_order);
+	T(tc, test_add_node_refuses_bad_cpus_and_duplicates);
+	T(tc, test_new_node_is_up_idle_and_without_beta);
+	T(tc, test_node_up_flag_and_beta_are_kept);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("commit");
+	T(tc, test_commit_share_is_runtime_over_time_left);
+	T(tc, test_commit_later_than_submit_uses_time_left_from_now);
+	T(tc, test_commit_keeps_the_sla_in_the_entry);
+	T(tc, test_commit_without_budget_records_minus_one);
+	T(tc, test_commit_with_zero_budget_records_zero);
+	T(tc, test_commit_on_several_nodes);
+	T(tc, test_commit_share_clamped_to_one);
+	T(tc, test_commit_share_clamped_to_share_min);
+	T(tc, test_duplicate_commit_is_refused);
+	T(tc, test_commit_on_bad_node_is_refused);
+	T(tc, test_commit_with_one_bad_place_commits_nothing);
+	T(tc, test_best_effort_commit_adds_no_share);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("release");
+	T(tc, test_release_removes_the_share);
+	T(tc, test_release_of_absent_job_fails);
+	T(tc, test_release_returns_node_share_to_exact_zero_sum);
+	T(tc, test_release_node_keeps_job_until_last_node);
+	T(tc, test_clear_jobs_keeps_nodes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("progress");
+	T(tc, test_progress_recomputes_share);
+	T(tc, test_progress_on_all_nodes);
+	T(tc, test_progress_past_estimate_is_share_min);
+	T(tc, test_progress_past_deadline_is_share_min);
+	T(tc, test_progress_uses_current_share_min);
+	T(tc, test_progress_of_absent_job_fails);
+	T(tc, test_entry_work_falls_at_the_share);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("work");
+	T(tc, test_window_work_inside_deadline);
+	T(tc, test_window_work_stops_at_job_deadline);
+	T(tc, test_window_work_counts_only_remaining_work);
+	T(tc, test_window_work_sums_jobs);
+	T(tc, test_window_work_of_late_job_is_at_share_min);
+	T(tc, test_window_work_of_empty_window_is_zero);
+	T(tc, test_thesis_work_is_sum_of_cpus_times_runtime);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ids");
+	T(tc, test_job_committed_is_commit_time);
+	T(tc, test_rekey_moves_job_to_new_id);
+	T(tc, test_rekey_refuses_absent_or_taken_ids);
+	T(tc, test_jobs_lists_every_job_once);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("invariant");
+	T(tc, test_many_jobs_and_nodes_keep_the_invariant);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}

@@ -1,0 +1,524 @@
+/*****************************************************************************\
+ *  test_params.c - policy parameters and their SchedulerParameters keys
+ *  (params.h).
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "params.h"
+#include "share.h"
+#include "testutil.h"
+
+static char err[256];
+
+static libra_params_t _defaults(void)
+{
+	libra_params_t p;
+
+	memset(&p, 0xa5, sizeof(p));
+	libra_params_default(&p);
+	return p;
+}
+
+/* Parse s into defaults; it must succeed. */
+static libra_params_t _parsed(const char *s)
+{
+	libra_params_t p = _defaults();
+
+	err[0] = '\0';
+	ck_assert_msg(libra_params_parse(&p, s, err, sizeof(err)) == 0,
+		      "\"%s\": %s", s, err);
+	return p;
+}
+
+/* Parse s into defaults; it must fail naming key and leave p unchanged. */
+static void _refused(const char *s, const char *key)
+{
+	libra_params_t p = _defaults(), before = p;
+
+	err[0] = '\0';
+	ck_assert_msg(libra_params_parse(&p, s, err, sizeof(err)) == -1,
+		      "\"%s\" was accepted", s);
+	ck_assert_names(err, key);
+	ck_assert_msg(memcmp(&p, &before, sizeof(p)) == 0,
+		      "\"%s\" changed the parameters", s);
+}
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_default_alpha_is_one)
+{
+	/* thesis Table 3.1: alpha = 1.0 */
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq_tol(p.alpha, 1.0, TOL);
+}
+END_TEST
+
+START_TEST(test_default_beta_is_one_tenth)
+{
+	/* thesis Table 3.1: beta = 0.1 */
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq_tol(p.beta, 0.1, TOL);
+}
+END_TEST
+
+START_TEST(test_default_libra_static_price_factors_are_one)
+{
+	/* thesis section 3.5.2: gamma = delta = 1 */
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq_tol(p.gamma, 1.0, TOL);
+	ck_assert_double_eq_tol(p.delta, 1.0, TOL);
+}
+END_TEST
+
+START_TEST(test_default_modes_are_window_and_cpu)
+{
+	/* SPEC 4 decisions 2 and 3; price.h and admit.h say "default". */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_WINDOW);
+	ck_assert_int_eq(p.charge, LIBRA_CHARGE_CPU);
+}
+END_TEST
+
+START_TEST(test_default_share_min_and_capacity)
+{
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq_tol(p.share_min, LIBRA_SHARE_MIN_DEFAULT, TOL);
+	ck_assert(p.share_min > 0.0);
+	ck_assert(p.capacity > 0.0 && p.capacity <= 1.0 + TOL);
+	ck_assert(p.tolerance > 0.0);
+}
+END_TEST
+
+START_TEST(test_default_beta_within_auto_bounds)
+{
+	libra_params_t p = _defaults();
+
+	ck_assert(p.beta_min > 0.0);
+	ck_assert(p.beta_min <= p.beta + TOL);
+	ck_assert(p.beta <= p.beta_max + TOL);
+}
+END_TEST
+
+START_TEST(test_default_risk_mu_is_no_delay)
+{
+	/* DDY = 1 means no delay (thesis Eq. 5.2). */
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq_tol(p.risk_mu, 1.0, TOL);
+	ck_assert(p.risk_sigma >= 0.0);
+}
+END_TEST
+
+START_TEST(test_price_base_per_sec_divides_by_3600)
+{
+	/* 7.2 per CPU-hour = 0.002 per CPU-second */
+	libra_params_t p = _defaults();
+
+	p.price_base = 7.2;
+	ck_assert_double_eq_tol(libra_price_base_per_sec(&p), 0.002, 1e-15);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_parse_spec_example)
+{
+	/* SPEC section 2's slurm.conf line. */
+	libra_params_t p = _parsed("libra_policy=libra+$,libra_alpha=1.0,"
+				   "libra_beta=0.1,libra_price_base=1.0,"
+				   "libra_interval=5");
+
+	ck_assert_int_eq(p.policy, LIBRA_POLICY_LIBRA_PRICE);
+	ck_assert_double_eq_tol(p.alpha, 1.0, TOL);
+	ck_assert_double_eq_tol(p.beta, 0.1, TOL);
+	ck_assert_double_eq_tol(p.price_base, 1.0, TOL);
+	ck_assert_double_eq_tol(p.interval, 5.0, TOL);
+}
+END_TEST
+
+START_TEST(test_parse_every_double_key)
+{
+	libra_params_t p = _parsed(
+		"libra_alpha=2.5,libra_beta=0.75,libra_price_base=3,"
+		"libra_gamma=4,libra_delta=5,libra_peak_price=6,"
+		"libra_capacity=0.9,libra_share_min=0.02,"
+		"libra_risk_sigma=0.3,libra_risk_mu=1.5,libra_beta_min=0.2,"
+		"libra_beta_max=7,libra_interval=10,"
+		"libra_weight_interval=3,libra_tolerance=1e-6");
+
+	ck_assert_double_eq_tol(p.alpha, 2.5, TOL);
+	ck_assert_double_eq_tol(p.beta, 0.75, TOL);
+	ck_assert_double_eq_tol(p.price_base, 3.0, TOL);
+	ck_assert_double_eq_tol(p.gamma, 4.0, TOL);
+	ck_assert_double_eq_tol(p.delta, 5.0, TOL);
+	ck_assert_double_eq_tol(p.peak_price, 6.0, TOL);
+	ck_assert_double_eq_tol(p.capacity, 0.9, TOL);
+	ck_assert_double_eq_tol(p.share_min, 0.02, TOL);
+	ck_assert_double_eq_tol(p.risk_sigma, 0.3, TOL);
+	ck_assert_double_eq_tol(p.risk_mu, 1.5, TOL);
+	ck_assert_double_eq_tol(p.beta_min, 0.2, TOL);
+	ck_assert_double_eq_tol(p.beta_max, 7.0, TOL);
+	ck_assert_double_eq_tol(p.interval, 10.0, TOL);
+	ck_assert_double_eq_tol(p.weight_interval, 3.0, TOL);
+	ck_assert_double_eq_tol(p.tolerance, 1e-6, 1e-15);
+}
+END_TEST
+
+START_TEST(test_parse_every_policy_name)
+{
+	static const struct {
+		const char *name;
+		libra_policy_t policy;
+	} cases[] = {
+		{ "libra", LIBRA_POLICY_LIBRA },
+		{ "libra+$", LIBRA_POLICY_LIBRA_PRICE },
+		{ "librasla", LIBRA_POLICY_SLA },
+		{ "librariskd", LIBRA_POLICY_RISKD },
+		{ "libra+$auto", LIBRA_POLICY_AUTO },
+		{ "fixed", LIBRA_POLICY_FIXED },
+		{ "peak", LIBRA_POLICY_PEAK },
+	};
+	char s[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		libra_params_t p;
+
+		snprintf(s, sizeof(s), "libra_policy=%s", cases[i].name);
+		p = _parsed(s);
+		ck_assert_int_eq(p.policy, cases[i].policy);
+	}
+}
+END_TEST
+
+START_TEST(test_parse_mode_keys)
+{
+	libra_params_t p = _parsed("libra_resfree=thesis,libra_charge=thesis,"
+				   "libra_no_sla=reject,libra_enforce=no");
+
+	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_THESIS);
+	ck_assert_int_eq(p.charge, LIBRA_CHARGE_THESIS);
+	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_REJECT);
+	ck_assert(!p.enforce);
+
+	p = _parsed("libra_resfree=window,libra_charge=cpu,"
+		    "libra_no_sla=best_effort,libra_enforce=yes");
+	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_WINDOW);
+	ck_assert_int_eq(p.charge, LIBRA_CHARGE_CPU);
+	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_BEST_EFFORT);
+	ck_assert(p.enforce);
+}
+END_TEST
+
+START_TEST(test_parse_peak_hours)
+{
+	/* libra_peak_hours=START-END: 9-17 peak from 09:00 to 17:00. */
+	libra_params_t p = _parsed("libra_peak_hours=9-17");
+
+	ck_assert_int_eq(p.peak_start, 9);
+	ck_assert_int_eq(p.peak_end, 17);
+}
+END_TEST
+
+START_TEST(test_non_libra_keys_are_ignored)
+{
+	/* Slurm's own keys (with and without values) sit next to ours. */
+	libra_params_t p = _parsed("sched_interval=-1,defer,bf_window=10,"
+				   "libra_beta=0.5,max_rpc_cnt=nonsense");
+
+	ck_assert_double_eq_tol(p.beta, 0.5, TOL);
+}
+END_TEST
+
+START_TEST(test_empty_and_null_strings_change_nothing)
+{
+	libra_params_t p = _defaults(), before = p;
+
+	ck_assert_int_eq(libra_params_parse(&p, "", err, sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_parse(&p, NULL, err, sizeof(err)), 0);
+	ck_assert(memcmp(&p, &before, sizeof(p)) == 0);
+}
+END_TEST
+
+START_TEST(test_unknown_libra_key_is_refused_naming_it)
+{
+	_refused("libra_alpha=2,libra_bogus=1", "libra_bogus");
+}
+END_TEST
+
+START_TEST(test_bad_number_is_refused_naming_key)
+{
+	_refused("libra_alpha=abc", "libra_alpha");
+	_refused("libra_beta=0x10", "libra_beta");
+	_refused("libra_beta=nan", "libra_beta");
+	_refused("libra_beta=inf", "libra_beta");
+	_refused("libra_price_base=", "libra_price_base");
+	_refused("libra_alpha", "libra_alpha");
+}
+END_TEST
+
+START_TEST(test_out_of_range_is_refused_naming_key)
+{
+	_refused("libra_alpha=-1", "libra_alpha");
+	_refused("libra_capacity=1.5", "libra_capacity");
+	_refused("libra_capacity=0", "libra_capacity");
+	_refused("libra_share_min=0", "libra_share_min");
+	_refused("libra_price_base=0", "libra_price_base");
+	_refused("libra_risk_mu=0.5", "libra_risk_mu");
+	_refused("libra_beta=1e400", "libra_beta");
+}
+END_TEST
+
+START_TEST(test_bad_enum_value_is_refused_naming_key)
+{
+	_refused("libra_policy=roundrobin", "libra_policy");
+	_refused("libra_resfree=sometimes", "libra_resfree");
+	_refused("libra_charge=node", "libra_charge");
+	_refused("libra_no_sla=maybe", "libra_no_sla");
+	_refused("libra_enforce=perhaps", "libra_enforce");
+	_refused("libra_peak_hours=25-3", "libra_peak_hours");
+}
+END_TEST
+
+START_TEST(test_duplicate_key_is_refused_naming_it)
+{
+	_refused("libra_alpha=1,libra_beta=0.2,libra_alpha=2", "libra_alpha");
+}
+END_TEST
+
+START_TEST(test_beta_bounds_must_be_ordered)
+{
+	libra_params_t p = _defaults(), before = p;
+
+	ck_assert_int_eq(libra_params_parse(&p, "libra_beta_min=5,"
+					    "libra_beta_max=2", err,
+					    sizeof(err)), -1);
+	ck_assert_names(err, "libra_beta");
+	ck_assert(memcmp(&p, &before, sizeof(p)) == 0);
+}
+END_TEST
+
+START_TEST(test_error_after_good_keys_leaves_output_unchanged)
+{
+	/* A bad "scontrol reconfigure" keeps every running value, including
+	 * those of the good keys before the bad one. */
+	_refused("libra_alpha=3,libra_beta=0.9,libra_policy=libra,"
+		 "libra_capacity=7", "libra_capacity");
+}
+END_TEST
+
+START_TEST(test_parse_applies_on_top_of_current_values)
+{
+	/* Keys not named keep their current (not default) values. */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_parse(&p, "libra_alpha=3", err,
+					    sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_parse(&p, "libra_beta=0.4", err,
+					    sizeof(err)), 0);
+	ck_assert_double_eq_tol(p.alpha, 3.0, TOL);
+	ck_assert_double_eq_tol(p.beta, 0.4, TOL);
+}
+END_TEST
+
+START_TEST(test_format_parse_round_trip)
+{
+	libra_params_t p = _defaults(), q = _defaults();
+	char buf[2048];
+
+	p.policy = LIBRA_POLICY_RISKD;
+	p.alpha = 2.5;
+	p.beta = 0.3;
+	p.price_base = 1.75;
+	p.gamma = 0.5;
+	p.delta = 2.0;
+	p.peak_price = 4.5;
+	p.peak_start = 22;
+	p.peak_end = 6;
+	p.resfree = LIBRA_RESFREE_THESIS;
+	p.charge = LIBRA_CHARGE_THESIS;
+	p.capacity = 0.8;
+	p.share_min = 0.05;
+	p.risk_sigma = 0.125;
+	p.risk_mu = 1.25;
+	p.beta_min = 0.05;
+	p.beta_max = 6.0;
+	p.no_sla = LIBRA_NOSLA_REJECT;
+	p.interval = 7.0;
+	p.weight_interval = 1.5;
+	p.enforce = false;
+	p.tolerance = 1e-7;
+
+	libra_params_format(&p, buf, sizeof(buf));
+	ck_assert_msg(libra_params_parse(&q, buf, err, sizeof(err)) == 0,
+		      "\"%s\": %s", buf, err);
+	ck_assert_int_eq(q.policy, p.policy);
+	ck_assert_double_eq_tol(q.alpha, p.alpha, TOL);
+	ck_assert_double_eq_tol(q.beta, p.beta, TOL);
+	ck_assert_double_eq_tol(q.price_base, p.price_base, TOL);
+	ck_assert_double_eq_tol(q.gamma, p.gamma, TOL);
+	ck_assert_double_eq_tol(q.delta, p.delta, TOL);
+	ck_assert_double_eq_tol(q.peak_price, p.peak_price, TOL);
+	ck_assert_int_eq(q.peak_start, p.peak_start);
+	ck_assert_int_eq(q.peak_end, p.peak_end);
+	ck_assert_int_eq(q.resfree, p.resfree);
+	ck_assert_int_eq(q.charge, p.charge);
+	ck_assert_double_eq_tol(q.capacity, p.capacity, TOL);
+	ck_assert_double_eq_tol(q.share_min, p.share_min, TOL);
+	ck_assert_double_eq_tol(q.risk_sigma, p.risk_sigma, TOL);
+	ck_assert_double_eq_tol(q.risk_mu, p.risk_mu, TOL);
+	ck_assert_double_eq_tol(q.beta_min, p.beta_min, TOL);
+	ck_assert_double_eq_tol(q.beta_max, p.beta_max, TOL);
+	ck_assert_int_eq(q.no_sla, p.no_sla);
+	ck_assert_double_eq_tol(q.interval, p.interval, TOL);
+	ck_assert_double_eq_tol(q.weight_interval, p.weight_interval, TOL);
+	ck_assert_int_eq(q.enforce, p.enforce);
+	ck_assert_double_eq_tol(q.tolerance, p.tolerance, 1e-15);
+}
+END_TEST
+
+START_TEST(test_format_of_defaults_parses_back_to_defaults)
+{
+	libra_params_t p = _defaults(), q = _defaults();
+	char buf[2048];
+
+	libra_params_format(&p, buf, sizeof(buf));
+	ck_assert_int_eq(libra_params_parse(&q, buf, err, sizeof(err)), 0);
+	ck_assert(memcmp(&p, &q, sizeof(p)) == 0);
+}
+END_TEST
+
+START_TEST(test_format_names_keys_with_prefix)
+{
+	libra_params_t p = _defaults();
+	char buf[2048];
+
+	libra_params_format(&p, buf, sizeof(buf));
+	ck_assert_names(buf, "libra_policy=libra+$");
+	ck_assert_names(buf, "libra_alpha=1");
+	ck_assert_names(buf, "libra_beta=0.1");
+}
+END_TEST
+
+START_TEST(test_format_truncates_to_buffer)
+{
+	libra_params_t p = _defaults();
+	char buf[16];
+
+	memset(buf, 'x', sizeof(buf));
+	libra_params_format(&p, buf, sizeof(buf));
+	ck_assert(memchr(buf, '\0', sizeof(buf)) != NULL);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_policy_names_round_trip)
+{
+	for (int i = 0; i < LIBRA_POLICY_COUNT; i++) {
+		libra_policy_t back = LIBRA_POLICY_COUNT;
+		const char *name = libra_policy_name((libra_policy_t) i);
+
+		ck_assert_ptr_nonnull(name);
+		ck_assert(libra_policy_from_name(name, &back));
+		ck_assert_int_eq(back, i);
+	}
+}
+END_TEST
+
+START_TEST(test_policy_names_are_the_documented_ones)
+{
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_LIBRA), "libra");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_LIBRA_PRICE),
+			 "libra+$");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_SLA), "librasla");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_RISKD), "librariskd");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_AUTO), "libra+$auto");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_FIXED), "fixed");
+	ck_assert_str_eq(libra_policy_name(LIBRA_POLICY_PEAK), "peak");
+}
+END_TEST
+
+START_TEST(test_unknown_policy_name_is_refused)
+{
+	libra_policy_t p = LIBRA_POLICY_PEAK;
+
+	ck_assert(!libra_policy_from_name("fcfs-bf", &p));
+	ck_assert(!libra_policy_from_name("", &p));
+	ck_assert(!libra_policy_from_name("LIBRA+$", &p) ||
+		  p == LIBRA_POLICY_LIBRA_PRICE);
+}
+END_TEST
+
+START_TEST(test_market_policies_are_libra_price_and_auto)
+{
+	ck_assert(libra_policy_is_market(LIBRA_POLICY_LIBRA_PRICE));
+	ck_assert(libra_policy_is_market(LIBRA_POLICY_AUTO));
+	ck_assert(!libra_policy_is_market(LIBRA_POLICY_LIBRA));
+	ck_assert(!libra_policy_is_market(LIBRA_POLICY_FIXED));
+	ck_assert(!libra_policy_is_market(LIBRA_POLICY_PEAK));
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("params");
+	TCase *tc;
+
+	tc = tcase_create("defaults");
+	T(tc, test_default_alpha_is_one);
+	T(tc, test_default_beta_is_one_tenth);
+	T(tc, test_default_libra_static_price_factors_are_one);
+	T(tc, test_default_modes_are_window_and_cpu);
+	T(tc, test_default_share_min_and_capacity);
+	T(tc, test_default_beta_within_auto_bounds);
+	T(tc, test_default_risk_mu_is_no_delay);
+	T(tc, test_price_base_per_sec_divides_by_3600);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("parse");
+	T(tc, test_parse_spec_example);
+	T(tc, test_parse_every_double_key);
+	T(tc, test_parse_every_policy_name);
+	T(tc, test_parse_mode_keys);
+	T(tc, test_parse_peak_hours);
+	T(tc, test_non_libra_keys_are_ignored);
+	T(tc, test_empty_and_null_strings_change_nothing);
+	T(tc, test_unknown_libra_key_is_refused_naming_it);
+	T(tc, test_bad_number_is_refused_naming_key);
+	T(tc, test_out_of_range_is_refused_naming_key);
+	T(tc, test_bad_enum_value_is_refused_naming_key);
+	T(tc, test_duplicate_key_is_refused_naming_it);
+	T(tc, test_beta_bounds_must_be_ordered);
+	T(tc, test_error_after_good_keys_leaves_output_unchanged);
+	T(tc, test_parse_applies_on_top_of_current_values);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("format");
+	T(tc, test_format_parse_round_trip);
+	T(tc, test_format_of_defaults_parses_back_to_defaults);
+	T(tc, test_format_names_keys_with_prefix);
+	T(tc, test_format_truncates_to_buffer);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("policy");
+	T(tc, test_policy_names_round_trip);
+	T(tc, test_policy_names_are_the_documented_ones);
+	T(tc, test_unknown_policy_name_is_refused);
+	T(tc, test_market_policies_are_libra_price_and_auto);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}

@@ -1,0 +1,690 @@
+/*****************************************************************************\
+ *  test_record.c - the job's Libra record as JSON (record.h).
+ *
+ *  Round trips are bit for bit; the decoder is strict and leaves nothing
+ *  behind on error.  Leaks are checked by "make check-valgrind".
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "testutil.h"
+
+static char err[256];
+
+/* The example of record.h, on one line. */
+static const char example[] =
+	"{\"libra\":1,\"policy\":\"libra+$\","
+	"\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+	"\"deadline\":1795007200,\"budget\":100,\"penalty\":2.5,"
+	"\"type\":\"hard\"},"
+	"\"admit\":{\"time\":1795000000,\"price\":96.1,\"rate\":0.0267,"
+	"\"place\":[{\"node\":\"n1\",\"cpus\":1}]},"
+	"\"start\":1795000001,"
+	"\"final\":{\"how\":\"COMPLETED\",\"end\":1795006000,\"delay\":0,"
+	"\"met\":true,\"penalty\":0,\"charge\":96.1}}";
+
+/*
+ * The example as the decoder takes it: record.h's example does not list
+ * "given" (which fields the user set), the decoder requires it.  The strict
+ * tests edit this one, so that each edit is refused for its own reason.
+ */
+static const char valid[] =
+	"{\"libra\":1,\"policy\":\"libra+$\","
+	"\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+	"\"deadline\":1795007200,\"budget\":100,\"penalty\":2.5,"
+	"\"type\":\"hard\","
+	"\"given\":[\"runtime\",\"deadline\",\"budget\",\"penalty\",\"type\"]},"
+	"\"admit\":{\"time\":1795000000,\"price\":96.1,\"rate\":0.0267,"
+	"\"place\":[{\"node\":\"n1\",\"cpus\":1}]},"
+	"\"start\":1795000001,"
+	"\"final\":{\"how\":\"COMPLETED\",\"end\":1795006000,\"delay\":0,"
+	"\"met\":true,\"penalty\":0,\"charge\":96.1}}";
+
+/* Doubles equal bit for bit. */
+#define ck_assert_same_bits(a, b)					\
+	do {								\
+		double _a = (a), _b = (b);				\
+		ck_assert_msg(memcmp(&_a, &_b, sizeof(_a)) == 0,	\
+			      "%s = %.17g, %s = %.17g", #a, _a, #b, _b);\
+	} while (0)
+
+static void _assert_same_sla(const libra_sla_t *a, const libra_sla_t *b)
+{
+	ck_assert_uint_eq(a->set, b->set);
+	ck_assert_same_bits(a->runtime, b->runtime);
+	ck_assert_same_bits(a->submit, b->submit);
+	ck_assert_same_bits(a->deadline, b->deadline);
+	if (a->set & LIBRA_SLA_BUDGET)
+		ck_assert_same_bits(a->budget, b->budget);
+	if (a->set & LIBRA_SLA_PENALTY)
+		ck_assert_same_bits(a->penalty_rate, b->penalty_rate);
+	if (a->set & LIBRA_SLA_PENALTY_CAP)
+		ck_assert_same_bits(a->penalty_cap, b->penalty_cap);
+	if (a->set & LIBRA_SLA_DUEDATE)
+		ck_assert_same_bits(a->due_date, b->due_date);
+	ck_assert_int_eq(a->type, b->type);
+}
+
+static void _assert_same(const libra_record_t *a, const libra_record_t *b)
+{
+	ck_assert_int_eq(a->policy, b->policy);
+	ck_assert_uint_eq(a->token, b->token);
+	ck_assert_int_eq(a->best_effort, b->best_effort);
+	if (!a->best_effort)
+		_assert_same_sla(&a->sla, &b->sla);
+	ck_assert_same_bits(a->admitted, b->admitted);
+	ck_assert_same_bits(a->price, b->price);
+	ck_assert_same_bits(a->rate, b->rate);
+	ck_assert_int_eq(a->nplace, b->nplace);
+	for (int i = 0; i < a->nplace; i++) {
+		ck_assert_str_eq(a->place[i].node, b->place[i].node);
+		ck_assert_int_eq(a->place[i].cpus, b->place[i].cpus);
+	}
+	ck_assert_same_bits(a->started, b->started);
+	ck_assert_int_eq(a->settled, b->settled);
+	if (a->settled) {
+		ck_assert_int_eq(a->final.how, b->final.how);
+		ck_assert_same_bits(a->final.end, b->final.end);
+		ck_assert_same_bits(a->final.delay, b->final.delay);
+		ck_assert_int_eq(a->final.deadline_met, b->final.deadline_met);
+		ck_assert_same_bits(a->final.penalty, b->final.penalty);
+		ck_assert_same_bits(a->final.charge, b->final.charge);
+	}
+}
+
+/* A record full of awkward values. */
+static libra_record_t _awkward(libra_record_place_t *place)
+{
+	libra_record_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.policy = LIBRA_POLICY_LIBRA_PRICE;
+	r.token = 0xF0000005u;
+	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
+		    LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE | LIBRA_SLA_DUEDATE |
+		    LIBRA_SLA_PENALTY_CAP;
+	r.sla.runtime = 123456789.123456789;
+	r.sla.submit = 1795000000.123;
+	r.sla.deadline = 1795000000.123 + 3e8 + 0.1;
+	r.sla.budget = 0.1;
+	r.sla.penalty_rate = 1e-300;
+	r.sla.penalty_cap = 1e15;
+	r.sla.due_date = 1795000000.123 + 1.0 / 3.0;
+	r.sla.type = LIBRA_DEADLINE_SOFT;
+	r.admitted = 1795000000.2500001;
+	r.price = 96.1;
+	r.rate = 0.026700000000000001;
+	r.nplace = 2;
+	r.place = place;
+	snprintf(place[0].node, sizeof(place[0].node), "n1");
+	place[0].cpus = 1;
+	snprintf(place[1].node, sizeof(place[1].node), "%s",
+		 "compute-node-with-a-long-name-0042");
+	place[1].cpus = 64;
+	r.started = 253402300000.25;	/* late in the year 9999 */
+	r.settled = true;
+	r.final.how = LIBRA_END_COMPLETED;
+	r.final.end = 4102444800.000001;
+	r.final.delay = 2.0 / 3.0;
+	r.final.deadline_met = false;
+	r.final.penalty = 1e-5;
+	r.final.charge = -12345.678901234567;
+	return r;
+}
+
+/* Encode, decode, compare; and encoding the decoded record again gives
+ * the same text. */
+static void _round_trip(const libra_record_t *r)
+{
+	libra_record_t back;
+	char *text, *again;
+
+	text = libra_record_to_json(r);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(libra_record_from_json(text, &back, err, sizeof(err))
+		      == 0, "%.300s: %s", text, err);
+	_assert_same(r, &back);
+	again = libra_record_to_json(&back);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_str_eq(text, again);
+	free(again);
+	free(text);
+	libra_record_free(&back);
+}
+
+/* The decoder must refuse text, with a message naming "why" (if not NULL),
+ * and leave r empty. */
+static void _refused_why(const char *text, const char *why)
+{
+	libra_record_t r;
+
+	memset(&r, 0x5a, sizeof(r));
+	err[0] = '\0';
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == -1,
+		      "accepted: %.200s", text);
+	ck_assert_msg(err[0] != '\0', "no message for: %.200s", text);
+	if (why)
+		ck_assert_msg(strstr(err, why) != NULL,
+			      "refused for \"%s\", not \"%s\": %.300s", err, why,
+			      text);
+	ck_assert_int_eq(r.nplace, 0);
+	ck_assert_ptr_null(r.place);
+	ck_assert(!r.settled);
+	libra_record_free(&r);
+}
+
+static void _refused(const char *text)
+{
+	_refused_why(text, NULL);
+}
+
+/* valid with "from" replaced by "to" (which must occur once). */
+static char *_edit(const char *from, const char *to)
+{
+	const char *at = strstr(valid, from);
+	size_t n = strlen(valid) - strlen(from) + strlen(to) + 1;
+	char *s = malloc(n);
+
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_null(strstr(at + 1, from));
+	snprintf(s, n, "%.*s%s%s", (int) (at - valid), valid, to,
+		 at + strlen(from));
+	return s;
+}
+
+/* The edit is refused with a message naming why. */
+static void _refused_edit(const char *from, const char *to, const char *why)
+{
+	char *s = _edit(from, to);
+
+	_refused_why(s, why);
+	free(s);
+}
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_example_decodes)
+{
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(example, &r, err, sizeof(err)) ==
+		      0, "%s", err);
+	ck_assert_int_eq(r.policy, LIBRA_POLICY_LIBRA_PRICE);
+	ck_assert(!r.best_effort);
+	ck_assert_double_eq_tol(r.sla.runtime, 3600, TOL);
+	ck_assert_double_eq_tol(r.sla.submit, 1795000000, TOL);
+	ck_assert_double_eq_tol(r.sla.deadline, 1795007200, TOL);
+	ck_assert(libra_sla_has_budget(&r.sla));
+	ck_assert_double_eq_tol(r.sla.budget, 100, TOL);
+	ck_assert_double_eq_tol(r.sla.penalty_rate, 2.5, TOL);
+	ck_assert_int_eq(r.sla.type, LIBRA_DEADLINE_HARD);
+	ck_assert_double_eq_tol(r.admitted, 1795000000, TOL);
+	ck_assert_double_eq_tol(r.price, 96.1, TOL);
+	ck_assert_double_eq_tol(r.rate, 0.0267, TOL);
+	ck_assert_int_eq(r.nplace, 1);
+	ck_assert_str_eq(r.place[0].node, "n1");
+	ck_assert_int_eq(r.place[0].cpus, 1);
+	ck_assert_double_eq_tol(r.started, 1795000001, TOL);
+	ck_assert(r.settled);
+	ck_assert_int_eq(r.final.how, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(r.final.end, 1795006000, TOL);
+	ck_assert(r.final.deadline_met);
+	ck_assert_double_eq_tol(r.final.charge, 96.1, TOL);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_base_of_strict_tests_decodes)
+{
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(valid, &r, err, sizeof(err)) ==
+		      0, "%s", err);
+	ck_assert_double_eq_tol(r.sla.runtime, 3600, TOL);
+	ck_assert_int_eq(r.nplace, 1);
+	_round_trip(&r);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_example_round_trips)
+{
+	libra_record_t r;
+
+	ck_assert_int_eq(libra_record_from_json(example, &r, err, sizeof(err)),
+			 0);
+	_round_trip(&r);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_awkward_values_round_trip_bit_for_bit)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_every_end_kind_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_NODE_FAIL; h++) {
+		r.final.how = (libra_end_t) h;
+		_round_trip(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_every_policy_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	for (int p = 0; p < LIBRA_POLICY_COUNT; p++) {
+		r.policy = (libra_policy_t) p;
+		_round_trip(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_record_without_token_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	r.token = 0;
+	_round_trip(&r);
+	r.token = 0xFFFFFFFFu;
+	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_unsettled_unstarted_record_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	r.settled = false;
+	memset(&r.final, 0, sizeof(r.final));
+	r.started = 0;
+	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_minimal_sla_round_trips_without_optional_fields)
+{
+	/* no budget, penalty, cap, due date: has_budget stays false */
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place), back;
+	char *text;
+
+	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	r.sla.budget = r.sla.penalty_rate = r.sla.penalty_cap = 0;
+	r.sla.due_date = 0;
+	r.sla.type = LIBRA_DEADLINE_HARD;
+	_round_trip(&r);
+	text = libra_record_to_json(&r);
+	ck_assert_int_eq(libra_record_from_json(text, &back, err, sizeof(err)),
+			 0);
+	ck_assert(!libra_sla_has_budget(&back.sla));
+	free(text);
+	libra_record_free(&back);
+}
+END_TEST
+
+START_TEST(test_best_effort_record_has_no_sla)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place), back;
+	char *text;
+
+	r.best_effort = true;
+	memset(&r.sla, 0, sizeof(r.sla));
+	text = libra_record_to_json(&r);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_null(strstr(text, "\"sla\""));
+	ck_assert_int_eq(libra_record_from_json(text, &back, err, sizeof(err)),
+			 0);
+	ck_assert(back.best_effort);
+	_assert_same(&r, &back);
+	free(text);
+	libra_record_free(&back);
+}
+END_TEST
+
+START_TEST(test_node_names_are_escaped)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	snprintf(place[0].node, sizeof(place[0].node), "a\"b\\c/d");
+	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_record_without_places_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	r.nplace = 0;
+	r.place = NULL;
+	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_many_places_round_trip)
+{
+	libra_record_place_t *place = calloc(300, sizeof(*place));
+	libra_record_place_t two[2];
+	libra_record_t r = _awkward(two);
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(place[i].node, sizeof(place[i].node), "n%04d", i);
+		place[i].cpus = 1 + i % 8;
+	}
+	r.place = place;
+	r.nplace = 300;
+	_round_trip(&r);
+	free(place);
+}
+END_TEST
+
+START_TEST(test_free_of_empty_record_is_safe)
+{
+	libra_record_t r;
+
+	memset(&r, 0, sizeof(r));
+	libra_record_free(&r);
+	ck_assert_ptr_null(r.place);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_unknown_top_level_field_is_refused)
+{
+	_refused_edit("\"start\":", "\"colour\":\"red\",\"start\":",
+		      "colour");
+}
+END_TEST
+
+START_TEST(test_unknown_nested_fields_are_refused)
+{
+	_refused_edit("\"type\":\"hard\",", "\"type\":\"hard\",\"x\":1,",
+		      "sla: unknown field");
+	_refused_edit("\"rate\":0.0267,", "\"rate\":0.0267,\"x\":1,",
+		      "admit: unknown field");
+	_refused_edit("\"cpus\":1}", "\"cpus\":1,\"x\":1}", "unknown field");
+	_refused_edit("\"charge\":96.1}", "\"charge\":96.1,\"x\":1}",
+		      "final: unknown field");
+}
+END_TEST
+
+START_TEST(test_wrong_types_are_refused)
+{
+	_refused_edit("\"runtime\":3600,", "\"runtime\":\"3600\",", "runtime");
+	_refused_edit("\"met\":true", "\"met\":\"yes\"", "met");
+	_refused_edit("\"met\":true", "\"met\":1", "met");
+	_refused_edit("\"cpus\":1", "\"cpus\":\"1\"", "cpus");
+	_refused_edit("\"cpus\":1", "\"cpus\":1.5", "cpus");
+	_refused_edit("\"node\":\"n1\"", "\"node\":7", "node");
+	_refused_edit("\"place\":[{\"node\":\"n1\",\"cpus\":1}]",
+		      "\"place\":{\"node\":\"n1\",\"cpus\":1}", "place");
+	_refused_edit("\"sla\":{", "\"sla\":[{", NULL);
+	_refused_edit("\"policy\":\"libra+$\"", "\"policy\":3", "policy");
+	_refused_edit("\"start\":1795000001", "\"start\":null", "start");
+	_refused_edit("\"price\":96.1", "\"price\":true", "price");
+}
+END_TEST
+
+START_TEST(test_negative_budget_is_refused)
+{
+	_refused_edit("\"budget\":100", "\"budget\":-1", "budget");
+}
+END_TEST
+
+START_TEST(test_out_of_range_values_are_refused)
+{
+	_refused_edit("\"runtime\":3600,", "\"runtime\":-3600,", "runtime");
+	_refused_edit("\"runtime\":3600,", "\"runtime\":0,", "runtime");
+	_refused_edit("\"penalty\":2.5", "\"penalty\":-2.5", "penalty");
+	_refused_edit("\"cpus\":1", "\"cpus\":0", "cpus");
+	_refused_edit("\"cpus\":1", "\"cpus\":-4", "cpus");
+	_refused_edit("\"price\":96.1", "\"price\":1e400", NULL);
+	_refused_edit("\"price\":96.1", "\"price\":NaN", NULL);
+	_refused_edit("\"price\":96.1", "\"price\":Infinity", NULL);
+	_refused_edit("\"budget\":100", "\"budget\":1e400", NULL);
+}
+END_TEST
+
+START_TEST(test_bad_names_are_refused)
+{
+	_refused_edit("\"policy\":\"libra+$\"", "\"policy\":\"roundrobin\"",
+		      "policy");
+	_refused_edit("\"type\":\"hard\"", "\"type\":\"medium\"", "type");
+	_refused_edit("\"how\":\"COMPLETED\"", "\"how\":\"EXPLODED\"", "how");
+}
+END_TEST
+
+START_TEST(test_wrong_version_is_refused)
+{
+	_refused_edit("\"libra\":1,", "\"libra\":2,", "libra");
+	_refused_edit("\"libra\":1,", "", "libra");
+}
+END_TEST
+
+START_TEST(test_missing_sla_is_refused)
+{
+	/* only a best-effort record (best_effort: true) has no "sla" */
+	char *cut = _edit("\"sla\":{", "\"x\":{");
+	char *x = strstr(cut, "\"x\":{"), *end = strchr(x, '}');
+
+	/* drop "x":{...}, */
+	memmove(x, end + 2, strlen(end + 2) + 1);
+	ck_assert_ptr_null(strstr(cut, "\"sla\""));
+	_refused_why(cut, "sla");
+	free(cut);
+}
+END_TEST
+
+START_TEST(test_best_effort_record_with_sla_is_refused)
+{
+	_refused_edit("\"libra\":1,", "\"libra\":1,\"best_effort\":true,",
+		      "sla");
+}
+END_TEST
+
+START_TEST(test_time_beyond_year_9999_is_refused)
+{
+	/* 2^53 s is some 285 million years away */
+	_refused_edit("\"start\":1795000001", "\"start\":9007199254740992",
+		      "start");
+}
+END_TEST
+
+START_TEST(test_sla_without_runtime_or_deadline_is_refused)
+{
+	_refused_edit("\"runtime\":3600,", "", "runtime");
+	_refused_edit("\"deadline\":1795007200,", "", "deadline");
+}
+END_TEST
+
+START_TEST(test_node_name_too_long_is_refused)
+{
+	char name[LIBRA_NODE_NAME_MAX + 40];
+	char to[sizeof(name) + 16];
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(to, sizeof(to), "\"node\":\"%s\"", name);
+	_refused_edit("\"node\":\"n1\"", to, "node");
+	_refused_edit("\"node\":\"n1\"", "\"node\":\"\"", "node");
+}
+END_TEST
+
+START_TEST(test_garbage_is_refused)
+{
+	_refused("");
+	_refused("not json");
+	_refused("null");
+	_refused("42");
+	_refused("[]");
+	_refused("{}");
+	_refused("\"libra\"");
+	_refused("{\"libra\":1}}");
+}
+END_TEST
+
+START_TEST(test_trailing_garbage_is_refused)
+{
+	char *s = malloc(strlen(valid) + 8);
+
+	sprintf(s, "%s junk", valid);
+	_refused(s);
+	sprintf(s, "%s{}", valid);
+	_refused(s);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_truncated_json_is_refused_at_every_length)
+{
+	char buf[sizeof(valid)];
+
+	for (size_t n = 0; n + 1 < sizeof(valid); n++) {
+		memcpy(buf, valid, n);
+		buf[n] = '\0';
+		_refused(buf);
+	}
+}
+END_TEST
+
+START_TEST(test_deeply_nested_junk_is_refused)
+{
+	size_t depth = 100000;
+	char *s = malloc(2 * depth + 64);
+	char *p = s;
+
+	p += sprintf(p, "{\"libra\":1,\"x\":");
+	for (size_t i = 0; i < depth; i++)
+		*p++ = '[';
+	for (size_t i = 0; i < depth; i++)
+		*p++ = ']';
+	*p++ = '}';
+	*p = '\0';
+	_refused(s);
+
+	p = s;
+	for (size_t i = 0; i < depth / 8; i++)
+		p += sprintf(p, "{\"a\":");
+	*p = '\0';
+	_refused(s);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_small_err_buffer_is_terminated)
+{
+	libra_record_t r;
+	char small[6];
+
+	memset(small, 'x', sizeof(small));
+	ck_assert_int_eq(libra_record_from_json("nonsense", &r, small,
+						sizeof(small)), -1);
+	ck_assert(memchr(small, '\0', sizeof(small)) != NULL);
+	libra_record_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_sla_json_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+	libra_sla_t back;
+	char *text = libra_sla_to_json(&r.sla);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(libra_sla_from_json(text, &back, err, sizeof(err)) == 0,
+		      "%.300s: %s", text, err);
+	_assert_same_sla(&r.sla, &back);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_sla_json_garbage_is_refused)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_eq(libra_sla_from_json("{\"runtime\":", &sla, err,
+					     sizeof(err)), -1);
+	ck_assert_int_eq(libra_sla_from_json("{\"runtime\":1,\"deadline\":5,"
+					     "\"bogus\":1}", &sla, err,
+					     sizeof(err)), -1);
+	ck_assert_int_eq(libra_sla_from_json("[1,2]", &sla, err, sizeof(err)),
+			 -1);
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("record");
+	TCase *tc;
+
+	tc = tcase_create("round_trip");
+	T(tc, test_example_decodes);
+	T(tc, test_example_round_trips);
+	T(tc, test_base_of_strict_tests_decodes);
+	T(tc, test_awkward_values_round_trip_bit_for_bit);
+	T(tc, test_every_end_kind_round_trips);
+	T(tc, test_every_policy_round_trips);
+	T(tc, test_record_without_token_round_trips);
+	T(tc, test_unsettled_unstarted_record_round_trips);
+	T(tc, test_minimal_sla_round_trips_without_optional_fields);
+	T(tc, test_best_effort_record_has_no_sla);
+	T(tc, test_node_names_are_escaped);
+	T(tc, test_record_without_places_round_trips);
+	T(tc, test_many_places_round_trip);
+	T(tc, test_free_of_empty_record_is_safe);
+	T(tc, test_sla_json_round_trips);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("strict");
+	tcase_set_timeout(tc, 60);
+	T(tc, test_unknown_top_level_field_is_refused);
+	T(tc, test_unknown_nested_fields_are_refused);
+	T(tc, test_wrong_types_are_refused);
+	T(tc, test_negative_budget_is_refused);
+	T(tc, test_out_of_range_values_are_refused);
+	T(tc, test_bad_names_are_refused);
+	T(tc, test_wrong_version_is_refused);
+	T(tc, test_missing_sla_is_refused);
+	T(tc, test_best_effort_record_with_sla_is_refused);
+	T(tc, test_time_beyond_year_9999_is_refused);
+	T(tc, test_sla_without_runtime_or_deadline_is_refused);
+	T(tc, test_node_name_too_long_is_refused);
+	T(tc, test_garbage_is_refused);
+	T(tc, test_trailing_garbage_is_refused);
+	T(tc, test_truncated_json_is_refused_at_every_length);
+	T(tc, test_deeply_nested_junk_is_refused);
+	T(tc, test_small_err_buffer_is_terminated);
+	T(tc, test_sla_json_garbage_is_refused);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}

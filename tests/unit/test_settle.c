@@ -1,0 +1,319 @@
+/*****************************************************************************\
+ *  test_settle.c - what a job finally costs (settle.h).
+ *
+ *	DY = max(0, TF - TD),  penalty = min(cap, PR * DY / 3600),
+ *	U = price - penalty			(thesis Eq. 4.1/4.2)
+ *
+ *  The SLA of most cases: submitted at 0, RE 1000 s, TD 4000, PR 2.5 per
+ *  hour of delay; quoted price 60.
+\*****************************************************************************/
+
+#include <math.h>
+#include <string.h>
+
+#include "settle.h"
+#include "testutil.h"
+
+#define PRICE 60.0
+
+static libra_sla_t _sla(libra_deadline_type_t type)
+{
+	libra_sla_t sla;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
+		  LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
+	sla.runtime = 1000;
+	sla.submit = 0;
+	sla.deadline = 4000;
+	sla.budget = 100;
+	sla.penalty_rate = 2.5;
+	sla.type = type;
+	return sla;
+}
+
+static libra_settlement_t _settle(const libra_sla_t *sla, double start,
+				  double end, libra_end_t how)
+{
+	libra_settlement_t s;
+
+	memset(&s, 0x5a, sizeof(s));
+	libra_settle(sla, PRICE, start, end, how, &s);
+	ck_assert_int_eq(s.how, how);
+	ck_assert_double_eq_tol(s.end, end, TOL);
+	ck_assert(s.penalty >= 0.0);
+	return s;
+}
+
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_penalty_is_rate_per_hour_times_delay)
+{
+	/* 2.5 per hour * 7200 s / 3600 = 5.0 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	ck_assert_double_eq_tol(libra_penalty(&sla, 7200), 5.0, TOL);
+	/* 2.5 * 90 / 3600 = 0.0625 */
+	ck_assert_double_eq_tol(libra_penalty(&sla, 90), 0.0625, TOL);
+}
+END_TEST
+
+START_TEST(test_penalty_without_delay_is_zero)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	ck_assert_double_eq_tol(libra_penalty(&sla, 0), 0.0, TOL);
+}
+END_TEST
+
+START_TEST(test_penalty_is_capped)
+{
+	/* cap 3 < 5 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 3.0;
+	ck_assert_double_eq_tol(libra_penalty(&sla, 7200), 3.0, TOL);
+	/* below the cap the linear rule holds: 2.5 * 1 = 2.5 */
+	ck_assert_double_eq_tol(libra_penalty(&sla, 3600), 2.5, TOL);
+}
+END_TEST
+
+START_TEST(test_penalty_without_cap_is_unbounded)
+{
+	/* 2.5 * 1e6 h = 2.5e6, far above price and budget */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	ck_assert_double_eq_tol(libra_penalty(&sla, 3600e6), 2.5e6, 1e-3);
+}
+END_TEST
+
+START_TEST(test_penalty_cap_flag_governs_the_cap)
+{
+	/* a penalty_cap value without its flag is not a cap */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	sla.penalty_cap = 1.0;
+	ck_assert_double_eq_tol(libra_penalty(&sla, 7200), 5.0, TOL);
+}
+END_TEST
+
+START_TEST(test_completed_on_time_pays_price)
+{
+	/* TF 3000 <= TD 4000 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 10, 3000, LIBRA_END_COMPLETED);
+
+	ck_assert(s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 0.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0.0, TOL);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+}
+END_TEST
+
+START_TEST(test_completed_exactly_at_deadline_is_on_time)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 10, 4000, LIBRA_END_COMPLETED);
+
+	ck_assert(s.deadline_met);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+}
+END_TEST
+
+START_TEST(test_completed_within_grace_is_on_time)
+{
+	/* TF = TD + 0.5 s < TD + LIBRA_DEADLINE_GRACE */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 10, 4000.5, LIBRA_END_COMPLETED);
+
+	ck_assert(s.deadline_met);
+	ck_assert_double_eq_tol(s.penalty, 0.0, 1e-3);
+}
+END_TEST
+
+START_TEST(test_soft_late_pays_price_minus_penalty)
+{
+	/* TF = TD + 7200: DY 7200, penalty 2.5 * 2 = 5, charge 60 - 5 = 55 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 10, 11200, LIBRA_END_COMPLETED);
+
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 7200.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 5.0, TOL);
+	ck_assert_double_eq_tol(s.charge, 55.0, TOL);
+}
+END_TEST
+
+START_TEST(test_soft_late_penalty_is_capped)
+{
+	/* cap 3: charge 60 - 3 = 57 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s;
+
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 3.0;
+	s = _settle(&sla, 10, 11200, LIBRA_END_COMPLETED);
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.penalty, 3.0, TOL);
+	ck_assert_double_eq_tol(s.charge, 57.0, TOL);
+}
+END_TEST
+
+START_TEST(test_very_late_job_becomes_compensation)
+{
+	/* TF = TD + 100 h: penalty 250 > price 60: charge -190 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 10, 4000 + 360000,
+				       LIBRA_END_COMPLETED);
+
+	ck_assert_double_eq_tol(s.penalty, 250.0, TOL);
+	ck_assert_double_eq_tol(s.charge, -190.0, TOL);
+}
+END_TEST
+
+START_TEST(test_failed_job_settles_like_completed)
+{
+	/* FAILED: ran to its end; 1 h late -> penalty 2.5, charge 57.5 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 10, 7600, LIBRA_END_FAILED);
+
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 3600.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 2.5, TOL);
+	ck_assert_double_eq_tol(s.charge, 57.5, TOL);
+}
+END_TEST
+
+START_TEST(test_deadline_end_pays_price_without_penalty)
+{
+	/* hard job ended at TD: it overran its estimate; price, no penalty,
+	 * deadline not met */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 10, 4000, LIBRA_END_DEADLINE);
+
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.penalty, 0.0, TOL);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+}
+END_TEST
+
+START_TEST(test_cancelled_before_start_pays_nothing)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 0, 500, LIBRA_END_CANCELLED);
+
+	ck_assert_double_eq_tol(s.charge, 0.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0.0, TOL);
+}
+END_TEST
+
+START_TEST(test_cancelled_after_start_pays_used_part_of_window)
+{
+	/* start 1000, TD 4000, cancelled at 2500: 60 * 1500/3000 = 30 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 1000, 2500, LIBRA_END_CANCELLED);
+
+	ck_assert_double_eq_tol(s.charge, 30.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0.0, TOL);
+}
+END_TEST
+
+START_TEST(test_cancelled_soft_job_after_deadline_pays_at_most_price)
+{
+	/* a soft job cancelled after TD has used its whole window:
+	 * the charge never exceeds the price */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 1000, 5500, LIBRA_END_CANCELLED);
+
+	ck_assert(s.charge <= PRICE + TOL);
+	ck_assert(s.charge >= 0.0 - TOL);
+}
+END_TEST
+
+START_TEST(test_node_fail_costs_provider_rerun_penalty)
+{
+	/* no charge, penalty PR * RE = 2.5 * 1000/3600 = 0.69444, paid to
+	 * the user: charge = -0.69444 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 10, 500, LIBRA_END_NODE_FAIL);
+
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.penalty, 2.5 * 1000.0 / 3600.0, TOL);
+	ck_assert_double_eq_tol(s.charge, -s.penalty, TOL);
+}
+END_TEST
+
+START_TEST(test_node_fail_penalty_is_capped)
+{
+	/* PR 36 per hour * 1000 s = 10 > cap 4 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s;
+
+	sla.penalty_rate = 36.0;
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 4.0;
+	s = _settle(&sla, 10, 500, LIBRA_END_NODE_FAIL);
+	ck_assert_double_eq_tol(s.penalty, 4.0, TOL);
+	ck_assert_double_eq_tol(s.charge, -4.0, TOL);
+}
+END_TEST
+
+START_TEST(test_end_names_round_trip)
+{
+	static const char *names[] = { "COMPLETED", "FAILED", "DEADLINE",
+				       "CANCELLED", "NODE_FAIL" };
+
+	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_NODE_FAIL; h++) {
+		libra_end_t back = LIBRA_END_FAILED;
+
+		ck_assert_str_eq(libra_end_name((libra_end_t) h), names[h]);
+		ck_assert(libra_end_from_name(names[h], &back));
+		ck_assert_int_eq(back, h);
+	}
+	{
+		libra_end_t back;
+
+		ck_assert(!libra_end_from_name("TIMEOUT", &back));
+		ck_assert(!libra_end_from_name("", &back));
+	}
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("settle");
+	TCase *tc;
+
+	tc = tcase_create("penalty");
+	T(tc, test_penalty_is_rate_per_hour_times_delay);
+	T(tc, test_penalty_without_delay_is_zero);
+	T(tc, test_penalty_is_capped);
+	T(tc, test_penalty_without_cap_is_unbounded);
+	T(tc, test_penalty_cap_flag_governs_the_cap);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("settle");
+	T(tc, test_completed_on_time_pays_price);
+	T(tc, test_completed_exactly_at_deadline_is_on_time);
+	T(tc, test_completed_within_grace_is_on_time);
+	T(tc, test_soft_late_pays_price_minus_penalty);
+	T(tc, test_soft_late_penalty_is_capped);
+	T(tc, test_very_late_job_becomes_compensation);
+	T(tc, test_failed_job_settles_like_completed);
+	T(tc, test_deadline_end_pays_price_without_penalty);
+	T(tc, test_cancelled_before_start_pays_nothing);
+	T(tc, test_cancelled_after_start_pays_used_part_of_window);
+	T(tc, test_cancelled_soft_job_after_deadline_pays_at_most_price);
+	T(tc, test_node_fail_costs_provider_rerun_penalty);
+	T(tc, test_node_fail_penalty_is_capped);
+	T(tc, test_end_names_round_trip);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}
