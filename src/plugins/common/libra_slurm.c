@@ -204,7 +204,7 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 	xfree(place);
 }
 
-extern void libra_slurm_sync(time_t now)
+extern int libra_slurm_sync(time_t now)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	double hold = MAX(LIBRA_TOKEN_HOLD_MIN,
@@ -212,13 +212,14 @@ extern void libra_slurm_sync(time_t now)
 	ListIterator iter;
 	job_record_t *job_ptr;
 	seen_t s;
+	int waiting = 0;
 
 	if (!_nodes_match(l)) {
 		libra_ledger_t *fresh = _rebuild_nodes();
 
 		if (!fresh) {
 			error("libra: out of memory rebuilding the ledger");
-			return;
+			return 0;
 		}
 		if (libra_ledger_node_count(l))
 			info("libra: node table changed, rebuilding the ledger from the job records");
@@ -267,13 +268,16 @@ extern void libra_slurm_sync(time_t now)
 		if (s.seen[i])
 			continue;
 		if (libra_is_token(s.ids[i]) &&
-		    now - libra_ledger_job_committed(l, s.ids[i]) < hold)
-			continue;	/* its job is being created */
+		    now - libra_ledger_job_committed(l, s.ids[i]) < hold) {
+			waiting++;	/* its job is being created */
+			continue;
+		}
 		libra_ledger_release(l, s.ids[i]);
 	}
 	xfree(s.ids);
 	xfree(s.seen);
 	libra_ledger_expire(l, (double) now);
+	return waiting;
 }
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,

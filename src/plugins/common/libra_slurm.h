@@ -51,10 +51,11 @@ extern void libra_slurm_params_current(const char *who);
  * Bring the hub's ledger in step with slurmctld: nodes (and their state),
  * admitted jobs still pending or running, provisional admissions re-keyed
  * to their job ids, finished jobs released.
+ * Returns how many admissions still wait for their job to appear.
  * Locks: slurmctld job, node and partition read (or write) locks, then the
  * hub lock.
  */
-extern void libra_slurm_sync(time_t now);
+extern int libra_slurm_sync(time_t now);
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to

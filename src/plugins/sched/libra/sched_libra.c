@@ -292,8 +292,11 @@ out:
 	return next;
 }
 
-/* One pass; returns the time of the next hard deadline (0: none). */
-static time_t _pass(void)
+/*
+ * One pass; returns the time of the next hard deadline (0: none), and in
+ * *waiting whether admissions wait for their job record to appear.
+ */
+static time_t _pass(bool *waiting)
 {
 	time_t now = time(NULL), next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
@@ -306,7 +309,7 @@ static time_t _pass(void)
 	START_TIMER;
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
-	libra_slurm_sync(now);
+	*waiting = libra_slurm_sync(now) > 0;
 	libra_hub_set_synced(true);
 	libra_hub_unlock();
 
@@ -351,6 +354,8 @@ static void *_agent(void *arg)
 		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 		.part = READ_LOCK, .fed = READ_LOCK };
 	time_t next_deadline = 0;
+	double retry = 0.0;
+	bool waiting = false;
 
 	while (true) {
 		double wait;
@@ -358,6 +363,18 @@ static void *_agent(void *arg)
 
 		libra_hub_lock();
 		wait = libra_hub_params()->interval;
+		/*
+		 * job_submit admits a job before slurmctld creates its record,
+		 * so the pass it wakes may not see the job yet: look again
+		 * soon, backing off (a --test-only quote never gets a job).
+		 */
+		if (waiting) {
+			retry = retry > 0.0 ? retry * 2.0 : 0.02;
+			if (retry < wait)
+				wait = retry;
+		} else {
+			retry = 0.0;
+		}
 		if (next_deadline) {
 			double until = difftime(next_deadline, time(NULL));
 
@@ -372,7 +389,7 @@ static void *_agent(void *arg)
 			break;
 
 		lock_slurmctld(locks);
-		next_deadline = _pass();
+		next_deadline = _pass(&waiting);
 		unlock_slurmctld(locks);
 	}
 	return NULL;
