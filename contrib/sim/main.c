@@ -13,6 +13,10 @@
  *  no hash orders; numbers are printed with fixed precision.
 \*****************************************************************************/
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

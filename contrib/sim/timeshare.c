@@ -56,7 +56,8 @@ typedef struct {
 	int job;		/* job index */
 	double work;		/* actual CPU-seconds it needs: R */
 	double done;		/* actual CPU-seconds done */
-	double w;		/* weight = ledger share */
+	double share;		/* the ledger's share */
+	double w;		/* CPU weight: the share (see _sla_weights) */
 } part_t;
 
 typedef struct {
@@ -83,6 +84,7 @@ typedef struct {
 	int *pos;		/* node -> heap position */
 	int *left;		/* parts still running, per job */
 	double *price;		/* quoted price, per job */
+	double *ret;		/* LibraSLA: return (B / RE) / D, per job */
 	char *err;
 	size_t errlen;
 } ts_t;
@@ -233,7 +235,7 @@ static int _sync(ts_t *s, int node)
 	}
 	for (k = 0; k < ne; k++) {
 		if (e[k].job_id == (uint32_t) nd->p[k].job) {
-			nd->p[k].w = e[k].share;
+			nd->p[k].share = nd->p[k].w = e[k].share;
 			continue;
 		}
 		for (m = k + 1; m < nd->n; m++)
@@ -251,7 +253,7 @@ static int _sync(ts_t *s, int node)
 			nd->p[k] = nd->p[m];
 			nd->p[m] = tmp;
 		}
-		nd->p[k].w = e[k].share;
+		nd->p[k].share = nd->p[k].w = e[k].share;
 	}
 	for (k = 0; k < ne; k++) {
 		if (!(nd->p[k].w > 0) || !isfinite(nd->p[k].w)) {
@@ -265,6 +267,56 @@ static int _sync(ts_t *s, int node)
 	return 0;
 }
 
+/*
+ * LibraSLA divides a CPU as its admission projects (thesis Fig. 4.3, the
+ * core's _node_return): with spare capacity (sum of shares S <= 1) every
+ * part gets its share and the job of highest return (B / RE) / D gets all
+ * that is left; in a shortfall the highest-return job and the hard-deadline
+ * jobs keep their shares and the other (soft) jobs share what remains in
+ * proportion to their shares, never less than share_min of it (the clamp of
+ * SPEC decision 4: no weight is zero).  Weights then sum to 1 and are the
+ * parts' rates exactly.
+ */
+static void _sla_weights(ts_t *s, tnode_t *nd)
+{
+	const sim_job_t *jobs = s->w->jobs;
+	double sum = 0.0, prot = 0.0, other, f;
+	int k, best = -1;
+
+	for (k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
+
+		sum += pt->share;
+		if (best < 0 || s->ret[pt->job] > s->ret[nd->p[best].job] ||
+		    (s->ret[pt->job] == s->ret[nd->p[best].job] &&
+		     pt->job < nd->p[best].job))
+			best = k;
+	}
+	if (best < 0)
+		return;
+	if (sum <= 1.0) {
+		for (k = 0; k < nd->n; k++)
+			nd->p[k].w = nd->p[k].share;
+		nd->p[best].w += 1.0 - sum;
+		return;
+	}
+	for (k = 0; k < nd->n; k++)
+		if (k == best || jobs[nd->p[k].job].hard)
+			prot += nd->p[k].share;
+	other = sum - prot;
+	f = other > 0.0 ? fmax(1.0 - prot, 0.0) / other : 0.0;
+	if (f < s->p.share_min)
+		f = s->p.share_min;
+	for (k = 0; k < nd->n; k++) {
+		part_t *pt = &nd->p[k];
+
+		if (k == best || jobs[pt->job].hard)
+			pt->w = pt->share;
+		else
+			pt->w = pt->share * f;
+	}
+}
+
 /* _sync() then _recompute(), in one pass when the orders agree (the
  * common case: this runs for every node at every arrival). */
 static int _sync_recompute(ts_t *s, int node)
@@ -274,7 +326,7 @@ static int _sync_recompute(ts_t *s, int node)
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
 	double sw = 0.0, best = INFINITY;
 
-	if (ne != nd->n)
+	if (ne != nd->n || s->policy == SIM_LIBRA_SLA)
 		goto slow;
 	for (k = 0; k < ne; k++) {
 		part_t *pt = &nd->p[k];
@@ -282,7 +334,7 @@ static int _sync_recompute(ts_t *s, int node)
 
 		if (e[k].job_id != (uint32_t) pt->job || !(e[k].share > 0))
 			goto slow;
-		pt->w = e[k].share;
+		pt->share = pt->w = e[k].share;
 		tk = left > 0 ? left / pt->w : 0.0;
 		sw += pt->w;
 		if (tk < best ||
@@ -298,6 +350,8 @@ static int _sync_recompute(ts_t *s, int node)
 slow:
 	if (_sync(s, node))
 		return -1;
+	if (s->policy == SIM_LIBRA_SLA)
+		_sla_weights(s, nd);
 	_recompute(nd);
 	return 0;
 }
@@ -314,11 +368,11 @@ static int _check_node(ts_t *s, int node, double now)
 		double want = libra_share(j->estimate, nd->p[k].done, now,
 					  j->deadline, s->p.share_min);
 
-		if (fabs(want - nd->p[k].w) > 1e-9 * (1.0 + fabs(want))) {
+		if (fabs(want - nd->p[k].share) > 1e-9 * (1.0 + fabs(want))) {
 			snprintf(s->err, s->errlen, "self-check: job %ld on "
 				 "node %d at %.3f: ledger share %.17g, "
 				 "libra_share() %.17g", j->id, node, now,
-				 nd->p[k].w, want);
+				 nd->p[k].share, want);
 			return -1;
 		}
 	}
@@ -390,13 +444,12 @@ static int _arrive(ts_t *s, int i, double now)
 			nd->p[nd->n].job = i;
 			nd->p[nd->n].work = j->runtime;
 			nd->p[nd->n].done = 0.0;
-			nd->p[nd->n].w = 0.0;
+			nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
 			nd->n++;
-			if (_sync(s, node))
+			if (_sync_recompute(s, node))
 				return -1;
 			if (s->cfg->self_check && _check_node(s, node, now))
 				return -1;
-			_recompute(nd);
 			cpus += q->place[k].cpus;
 		}
 		if (cpus != j->procs) {
@@ -451,9 +504,8 @@ static int _complete(ts_t *s, int node)
 			(nd->n - k - 1) * sizeof(*nd->p));
 		nd->n--;
 	}
-	if (_sync(s, node))
+	if (_sync_recompute(s, node))
 		return -1;
-	_recompute(nd);
 	_hfix(s, node);
 	return 0;
 }
@@ -489,6 +541,13 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	s.pos = sim_xcalloc((size_t) s.nnodes, sizeof(int));
 	s.left = sim_xcalloc(n + 1, sizeof(int));
 	s.price = sim_xcalloc(n + 1, sizeof(double));
+	s.ret = sim_xcalloc(n + 1, sizeof(double));
+	for (i = 0; i < n; i++) {
+		const sim_job_t *j = &w->jobs[i];
+
+		s.ret[i] = j->budget / j->estimate /
+			   (j->deadline - j->submit);
+	}
 	for (k = 0; k < s.nnodes; k++) {
 		char name[32];
 
@@ -543,6 +602,7 @@ out:
 	free(s.pos);
 	free(s.left);
 	free(s.price);
+	free(s.ret);
 	free(s.q);
 	libra_ledger_destroy(s.l);
 	return rc;
