@@ -181,7 +181,7 @@ assert_file_contains() { # file fixed-string what
 # ---------------------------------------------------------------------------
 
 # job_state JOBID: the state slurmctld reports (empty once the job is purged).
-job_state() { squeue -h -j "$1" -t all -o '%T' 2>/dev/null | head -n 1; }
+job_state() { squeue -h -j "$1" -t all -o '%T' 2>/dev/null | awk 'NR == 1'; }
 
 job_in_state() { [ "$(job_state "$1")" = "$2" ]; }
 
@@ -195,6 +195,6 @@ job_ended() {
 
 # sacct_field JOBID FIELD: one field of the job's accounting record
 # (allocation line only).
-sacct_field() { sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | head -n 1; }
+sacct_field() { sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | awk 'NR == 1'; }
 
 sacct_in_state() { [ "$(sacct_field "$1" State)" = "$2" ]; }
