@@ -484,6 +484,44 @@ START_TEST(test_progress_of_absent_job_fails)
 }
 END_TEST
 
+START_TEST(test_expire_drops_jobs_at_deadline_to_share_min)
+{
+	/* job 1: TD 400 (share 0.25, 2 CPUs); job 2: TD 600 (share 0.5).
+	 * expire at 399: nothing; at 400 ("at or before now") job 1 drops to
+	 * share_min: node share 2 * 0.01 + 0.5 = 0.52. */
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	_commit(l, 2, 300, 600, 0, 1, 0);
+	libra_ledger_expire(l, 399);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 1.0, TOL);
+	libra_ledger_expire(l, 400);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, SMIN, TOL);
+	ck_assert_double_eq_tol(_entry(l, 0, 2)->share, 0.5, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0),
+				2 * SMIN + 0.5, TOL);
+	/* at its deadline it has done its estimate */
+	ck_assert_double_eq_tol(libra_entry_work_at(_entry(l, 0, 1), 400),
+				0.0, TOL);
+	ck_assert(libra_ledger_has_job(l, 1));
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_expire_leaves_best_effort_jobs_alone)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_place_t pl = { 1, 1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 4, NULL, &pl, 1, 0), 0);
+	libra_ledger_expire(l, 1e9);
+	ck_assert_double_eq_tol(_entry(l, 1, 4)->share, 0.0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_entry_work_falls_at_the_share)
 {
 	/* W(t) = W(since) - share * (t - since): 100 - 0.25 * 100 = 75 */
@@ -778,6 +816,8 @@ static Suite *_suite(void)
 	T(tc, test_progress_past_deadline_is_share_min);
 	T(tc, test_progress_uses_current_share_min);
 	T(tc, test_progress_of_absent_job_fails);
+	T(tc, test_expire_drops_jobs_at_deadline_to_share_min);
+	T(tc, test_expire_leaves_best_effort_jobs_alone);
 	T(tc, test_entry_work_falls_at_the_share);
 	suite_add_tcase(s, tc);
 
