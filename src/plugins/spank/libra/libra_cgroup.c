@@ -1,23 +1,613 @@
 /*****************************************************************************\
  *  libra_cgroup.c - node-side enforcement of deadline shares.
  *
- *  Not yet implemented: see issue "Node-side enforcement".  Until then the
- *  plugin only registers the SLA options.
+ *  Libra's promise rests on every job getting at least its share of each
+ *  processor it runs on (Yeo thesis section 3.4.3, Fig. 3.3):
+ *
+ *	share = (RE - cpu_done) / (TD - now)		clamped, share.h
+ *
+ *  The kernel divides a busy CPU between sibling cgroups in proportion to
+ *  their weights, so each job's tasks go into a cgroup of its own whose
+ *  weight is proportional to the job's share (times its CPUs on the node);
+ *  whatever the admitted jobs leave goes to all in proportion to their
+ *  shares (thesis section 6.4.2).  A thread in slurmstepd recomputes the
+ *  weight every libra_weight_interval seconds from the CPU time the
+ *  cgroup's own accounting reports and from the clock, until the step ends.
+ *
+ *  Layout (cgroup v1; v2 has the same tree in one hierarchy):
+ *
+ *	cpu/libra/<node>/job_<id>	cpu.shares = weight
+ *	cpuacct/libra/<node>/job_<id>	cpuacct.usage = CPU time [ns]
+ *	cpuset/libra/<node>		cpuset.cpus = one CPU (pin=yes)
+ *
+ *  One directory per emulated node, so that several slurmd on one host
+ *  (each an emulated node) divide among themselves only their own jobs; with
+ *  pin=yes each node is also pinned to its own CPU, where the host has
+ *  enough of them.  Every directory we create is removed when the last step
+ *  of its job ends; empty job directories left by a crashed slurmstepd are
+ *  removed when the next step on the node starts.
+ *
+ *  The SLA comes from the job's record (AdminComment), fetched from
+ *  slurmctld as root, never from anything the user can set.  A job without
+ *  an SLA runs at share_min (best effort).
+ *
+ *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
+ *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR.
 \*****************************************************************************/
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
 #include "libra_cgroup.h"
+#include "record.h"
+#include "share.h"
+
+#define LIBRA_DIR "libra"
+
+static struct {
+	/* configuration */
+	bool enforce;
+	bool pin;
+	double interval;
+	double share_min;
+	char root[1024];
+
+	/* this step */
+	bool active;
+	int version;			/* 1 or 2 */
+	uint32_t job_id;
+	char node[64];
+	char cpu_job[PATH_MAX];		/* weight lives here */
+	char acct_job[PATH_MAX];	/* CPU time is read here */
+	char cpuset_node[PATH_MAX];	/* v1 pinning, or "" */
+	int cpus;			/* the job's CPUs on this node */
+	bool has_sla, best_effort;
+	double runtime, deadline;
+	unsigned last_weight;
+
+	pthread_t thread;
+	bool thread_started, stop;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+} cg = {
+	.enforce = true,
+	.interval = 2.0,
+	.share_min = LIBRA_SHARE_MIN_DEFAULT,
+	.root = "/sys/fs/cgroup",
+	.mutex = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* ------------------------------------------------------------ files */
+
+static int _write_file(const char *dir, const char *file, const char *val)
+{
+	char path[PATH_MAX];
+	int fd, rc = 0;
+	ssize_t len = (ssize_t) strlen(val);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_WRONLY)) < 0)
+		return -1;
+	if (write(fd, val, (size_t) len) != len)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+static int _read_file(const char *dir, const char *file, char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int _mkdir(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* mkdir base/libra/<node>[/job_<id>]; returns 0 or -1. */
+static int _make_tree(const char *base, const char *node, uint32_t job_id,
+		      char *out, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", base, LIBRA_DIR);
+	if (_mkdir(path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s/%s", base, LIBRA_DIR, node);
+	if (_mkdir(path))
+		return -1;
+	if (job_id) {
+		snprintf(out, len, "%s/%s/%s/job_%u", base, LIBRA_DIR, node,
+			 job_id);
+		return _mkdir(out);
+	}
+	snprintf(out, len, "%s", path);
+	return 0;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static bool _v2_has_cpu(const char *dir)
+{
+	char buf[512];
+
+	if (_read_file(dir, "cgroup.controllers", buf, sizeof(buf)))
+		return false;
+	for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+		if (!strcmp(tok, "cpu"))
+			return true;
+	return false;
+}
+
+/* Where is the cgroup v2 hierarchy (with the cpu controller)? */
+static bool _find_v2(char *out, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]\n", dev, dir,
+				type) == 3) {
+		if (!strcmp(type, "cgroup2") && _v2_has_cpu(dir)) {
+			snprintf(out, len, "%s", dir);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The CPU a node is pinned to: its trailing number, modulo the CPUs. */
+static int _node_cpu(const char *node)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t len = strlen(node), i = len;
+	unsigned long num = 0, hash = 5381;
+
+	while (i > 0 && node[i - 1] >= '0' && node[i - 1] <= '9')
+		i--;
+	if (i < len) {
+		num = strtoul(node + i, NULL, 10);
+		num = num ? num - 1 : 0;	/* n1 -> CPU 0 */
+	} else {
+		for (const char *c = node; *c; c++)
+			hash = hash * 33 + (unsigned char) *c;
+		num = hash;
+	}
+	return (int) (num % (unsigned long) (ncpu > 0 ? ncpu : 1));
+}
+
+static int _setup_v1(void)
+{
+	char path[PATH_MAX], cpu[16];
+
+	snprintf(path, sizeof(path), "%s/cpu", cg.root);
+	if (_make_tree(path, cg.node, cg.job_id, cg.cpu_job,
+		       sizeof(cg.cpu_job)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cpuacct", cg.root);
+	if (_make_tree(path, cg.node, cg.job_id, cg.acct_job,
+		       sizeof(cg.acct_job))) {
+		/* cpu and cpuacct mounted together: one tree serves both */
+		snprintf(cg.acct_job, sizeof(cg.acct_job), "%s", cg.cpu_job);
+	}
+	cg.cpuset_node[0] = '\0';
+	if (cg.pin) {
+		snprintf(path, sizeof(path), "%s/cpuset", cg.root);
+		if (!_make_tree(path, cg.node, 0, cg.cpuset_node,
+				sizeof(cg.cpuset_node))) {
+			char parent[PATH_MAX + 16], mems[64], cpus[256];
+
+			/* a cpuset needs cpus and mems before it takes tasks */
+			snprintf(parent, sizeof(parent), "%s/%s", path,
+				 LIBRA_DIR);
+			if (!_read_file(path, "cpuset.cpus", cpus, sizeof(cpus)))
+				_write_file(parent, "cpuset.cpus", cpus);
+			if (!_read_file(path, "cpuset.mems", mems, sizeof(mems))) {
+				_write_file(parent, "cpuset.mems", mems);
+				_write_file(cg.cpuset_node, "cpuset.mems", mems);
+			}
+			snprintf(cpu, sizeof(cpu), "%d", _node_cpu(cg.node));
+			if (_write_file(cg.cpuset_node, "cpuset.cpus", cpu))
+				cg.cpuset_node[0] = '\0';
+		} else {
+			cg.cpuset_node[0] = '\0';
+		}
+	}
+	return 0;
+}
+
+static int _setup_v2(const char *root)
+{
+	char path[PATH_MAX];
+
+	_write_file(root, "cgroup.subtree_control", "+cpu");
+	if (_make_tree(root, cg.node, 0, path, sizeof(path)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", root, LIBRA_DIR);
+	_write_file(path, "cgroup.subtree_control", "+cpu");
+	snprintf(path, sizeof(path), "%s/%s/%s", root, LIBRA_DIR, cg.node);
+	_write_file(path, "cgroup.subtree_control", "+cpu");
+	if (_make_tree(root, cg.node, cg.job_id, cg.cpu_job,
+		       sizeof(cg.cpu_job)))
+		return -1;
+	snprintf(cg.acct_job, sizeof(cg.acct_job), "%s", cg.cpu_job);
+	cg.cpuset_node[0] = '\0';
+	return 0;
+}
+
+/*
+ * Remove empty job directories of other jobs under our node, left by a
+ * slurmstepd that died; only ones untouched for a minute, so that a step
+ * being set up right now is never disturbed.
+ */
+static void _collect(const char *node_dir)
+{
+	DIR *d = opendir(node_dir);
+	struct dirent *de;
+	char path[PATH_MAX], self[32];
+	struct stat st;
+
+	if (!d)
+		return;
+	snprintf(self, sizeof(self), "job_%u", cg.job_id);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "job_", 4) || !strcmp(de->d_name, self))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", node_dir, de->d_name);
+		if (stat(path, &st) || time(NULL) - st.st_mtime < 60)
+			continue;
+		if (!rmdir(path))
+			slurm_verbose("libra: removed stale cgroup %s", path);
+	}
+	closedir(d);
+}
+
+/* Strip the last path component into out. */
+static void _parent(const char *path, char *out, size_t len)
+{
+	char *slash;
+
+	snprintf(out, len, "%s", path);
+	if ((slash = strrchr(out, '/')))
+		*slash = '\0';
+}
+
+/* ------------------------------------------------------------- SLA */
+
+/* Fetch the job's record from slurmctld: its SLA and CPUs here. */
+static bool _load_sla(void)
+{
+	job_info_msg_t *msg = NULL;
+	libra_record_t rec;
+	char err[256];
+	bool ok = false;
+
+	if (slurm_load_job(&msg, cg.job_id, SHOW_DETAIL) || !msg ||
+	    msg->record_count < 1) {
+		slurm_error("libra: job %u: cannot load its record from slurmctld: %s",
+			    cg.job_id, slurm_strerror(slurm_get_errno()));
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return false;
+	}
+	cg.has_sla = true;
+	cg.best_effort = true;
+	if (msg->job_array[0].admin_comment &&
+	    !strncmp(msg->job_array[0].admin_comment, "{\"libra\":", 9)) {
+		if (libra_record_from_json(msg->job_array[0].admin_comment,
+					   &rec, err, sizeof(err))) {
+			slurm_error("libra: job %u: unreadable record: %s",
+				    cg.job_id, err);
+		} else {
+			if (!rec.best_effort) {
+				cg.best_effort = false;
+				cg.runtime = rec.sla.runtime;
+				cg.deadline = rec.sla.deadline;
+			}
+			for (int i = 0; i < rec.nplace; i++)
+				if (!strcmp(rec.place[i].node, cg.node))
+					cg.cpus = rec.place[i].cpus;
+			libra_record_free(&rec);
+		}
+	}
+	ok = true;
+	slurm_free_job_info_msg(msg);
+	return ok;
+}
+
+/* ------------------------------------------------------------ weight */
+
+static double _cpu_seconds(void)
+{
+	char buf[256];
+
+	if (cg.version == 1) {
+		if (_read_file(cg.acct_job, "cpuacct.usage", buf, sizeof(buf)))
+			return 0.0;
+		return strtod(buf, NULL) / 1e9;
+	}
+	if (_read_file(cg.acct_job, "cpu.stat", buf, sizeof(buf)))
+		return 0.0;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		if (!strncmp(l, "usage_usec ", 11))
+			return strtod(l + 11, NULL) / 1e6;
+	return 0.0;
+}
+
+/* The job's share now, per CPU (share.h clamps). */
+static double _share_now(void)
+{
+	double done;
+
+	if (!cg.has_sla || cg.best_effort)
+		return cg.share_min;
+	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
+	return libra_share(cg.runtime, done, (double) time(NULL), cg.deadline,
+			   cg.share_min);
+}
+
+static void _update_weight(void)
+{
+	double share = _share_now() * (cg.cpus > 0 ? cg.cpus : 1);
+	unsigned w;
+	char val[32];
+
+	if (cg.version == 1) {
+		w = libra_weight_v1(share);
+		snprintf(val, sizeof(val), "%u", w);
+		if (w != cg.last_weight &&
+		    !_write_file(cg.cpu_job, "cpu.shares", val))
+			cg.last_weight = w;
+	} else {
+		w = libra_weight_v2(share);
+		snprintf(val, sizeof(val), "%u", w);
+		if (w != cg.last_weight &&
+		    !_write_file(cg.cpu_job, "cpu.weight", val))
+			cg.last_weight = w;
+	}
+}
+
+static void *_updater(void *arg)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&cg.mutex);
+	while (!cg.stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t) cg.interval;
+		ts.tv_nsec += (long) ((cg.interval - floor(cg.interval)) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&cg.cond, &cg.mutex, &ts);
+		if (cg.stop)
+			break;
+		if (!cg.has_sla)
+			_load_sla();	/* slurmctld was unreachable */
+		_update_weight();
+	}
+	pthread_mutex_unlock(&cg.mutex);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ hooks */
+
+static bool _yes(const char *v)
+{
+	return !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
+}
+
+static int _parse_args(int ac, char **av)
+{
+	for (int i = 0; i < ac; i++) {
+		char *eq = strchr(av[i], '=');
+		const char *val = eq ? eq + 1 : "";
+		size_t klen = eq ? (size_t) (eq - av[i]) : strlen(av[i]);
+
+		if (!strncmp(av[i], "enforce", klen) && klen == 7) {
+			cg.enforce = _yes(val);
+		} else if (!strncmp(av[i], "pin", klen) && klen == 3) {
+			cg.pin = _yes(val);
+		} else if (!strncmp(av[i], "interval", klen) && klen == 8) {
+			cg.interval = strtod(val, NULL);
+			if (!(cg.interval >= 0.1 && cg.interval <= 3600)) {
+				slurm_error("libra: interval=%s: must be 0.1 to 3600 seconds",
+					    val);
+				return -1;
+			}
+		} else if (!strncmp(av[i], "share_min", klen) && klen == 9) {
+			cg.share_min = strtod(val, NULL);
+			if (!(cg.share_min > 0.0 && cg.share_min <= 0.5)) {
+				slurm_error("libra: share_min=%s: must be in (0, 0.5]",
+					    val);
+				return -1;
+			}
+		} else if (!strncmp(av[i], "cgroup_root", klen) && klen == 11) {
+			snprintf(cg.root, sizeof(cg.root), "%s", val);
+		} else {
+			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, cgroup_root)",
+				    av[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 {
+	char v2root[PATH_MAX], path[PATH_MAX];
+	const char *node = getenv("SLURMD_NODENAME");
+	uint32_t step_id = 0;
+	uint16_t ncpus = 0;
+
+	if (_parse_args(ac, av))
+		return -1;
+	if (!cg.enforce)
+		return 0;
+	if (spank_get_item(sp, S_JOB_ID, &cg.job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS)
+		return 0;
+	if (step_id == SLURM_EXTERN_CONT)
+		return 0;	/* no tasks of the job's own */
+	if (!node || !*node || strlen(node) >= sizeof(cg.node) ||
+	    strchr(node, '/')) {
+		slurm_error("libra: SLURMD_NODENAME unset or unusable; not enforcing shares");
+		return 0;
+	}
+	snprintf(cg.node, sizeof(cg.node), "%s", node);
+	if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS)
+		cg.cpus = ncpus;
+
+	snprintf(path, sizeof(path), "%s/cpu/cpu.shares", cg.root);
+	if (!access(path, W_OK)) {
+		cg.version = 1;
+		if (_setup_v1())
+			goto fail;
+	} else if (_find_v2(v2root, sizeof(v2root))) {
+		cg.version = 2;
+		if (_setup_v2(v2root))
+			goto fail;
+	} else {
+		slurm_error("libra: no writable cgroup cpu controller (v1 %s/cpu or v2); not enforcing shares",
+			    cg.root);
+		return 0;
+	}
+	_load_sla();
+	cg.active = true;
+	_parent(cg.cpu_job, path, sizeof(path));
+	_collect(path);
+	if (strcmp(cg.acct_job, cg.cpu_job)) {
+		_parent(cg.acct_job, path, sizeof(path));
+		_collect(path);
+	}
 	return 0;
+fail:
+	slurm_error("libra: cannot create the cgroups of job %u on %s: %m",
+		    cg.job_id, cg.node);
+	return 0;
+}
+
+static int _setup(void)
+{
+	char v2root[PATH_MAX];
+
+	if (cg.version == 1)
+		return _setup_v1();
+	if (_find_v2(v2root, sizeof(v2root)))
+		return _setup_v2(v2root);
+	return -1;
+}
+
+/* Put pid into dir; rebuild the tree once if a finishing step removed it. */
+static void _enter(const char *dir, pid_t pid)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", (int) pid);
+	if (!_write_file(dir, "cgroup.procs", val))
+		return;
+	if (errno == ENOENT && !_setup() &&
+	    !_write_file(dir, "cgroup.procs", val))
+		return;
+	slurm_error("libra: cannot move task %d into %s: %m", (int) pid, dir);
 }
 
 extern int libra_cgroup_task(spank_t sp)
 {
+	pid_t pid = 0;
+
+	if (!cg.active)
+		return 0;
+	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || !pid)
+		return 0;
+	if (cg.cpuset_node[0])
+		_enter(cg.cpuset_node, pid);
+	_enter(cg.cpu_job, pid);
+	if (strcmp(cg.acct_job, cg.cpu_job))
+		_enter(cg.acct_job, pid);
+
+	pthread_mutex_lock(&cg.mutex);
+	_update_weight();
+	if (!cg.thread_started) {
+		cg.stop = false;
+		if (!pthread_create(&cg.thread, NULL, _updater, NULL))
+			cg.thread_started = true;
+	}
+	pthread_mutex_unlock(&cg.mutex);
 	return 0;
+}
+
+/* rmdir path and up to levels-1 of its parents, stopping at the first
+ * that is not empty. */
+static void _remove_tree(const char *path, int levels)
+{
+	char dir[PATH_MAX], up[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (int i = 0; i < levels; i++) {
+		if (rmdir(dir) && errno != ENOENT)
+			return;
+		_parent(dir, up, sizeof(up));
+		snprintf(dir, sizeof(dir), "%s", up);
+	}
 }
 
 extern int libra_cgroup_exit(spank_t sp)
 {
+	if (!cg.active)
+		return 0;
+	pthread_mutex_lock(&cg.mutex);
+	cg.stop = true;
+	pthread_cond_broadcast(&cg.cond);
+	pthread_mutex_unlock(&cg.mutex);
+	if (cg.thread_started) {
+		pthread_join(cg.thread, NULL);
+		cg.thread_started = false;
+	}
+	/*
+	 * Remove the job's directories, then its node's and our top ones if
+	 * they are empty now.  rmdir fails while another step still has
+	 * tasks there, which is what we want.
+	 */
+	_remove_tree(cg.cpu_job, 3);
+	if (strcmp(cg.acct_job, cg.cpu_job))
+		_remove_tree(cg.acct_job, 3);
+	if (cg.cpuset_node[0])
+		_remove_tree(cg.cpuset_node, 2);
+	cg.active = false;
 	return 0;
 }
