@@ -587,9 +587,10 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 
 typedef struct {
 	const char *key;
-	enum { F_STR, F_INT, F_NUM } kind;
+	enum { F_STR, F_INT, F_UINT, F_NUM } kind;
 	const char *s;
 	long long i;
+	uint64_t u;
 	double d;
 	int prec;
 } field_t;
@@ -613,6 +614,9 @@ static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 				break;
 			case F_INT:
 				v = json_object_new_int64(f[k].i);
+				break;
+			case F_UINT:
+				v = json_object_new_uint64(f[k].u);
 				break;
 			case F_NUM:
 			default:
@@ -640,6 +644,9 @@ static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 			break;
 		case F_INT:
 			printf("%lld", f[k].i);
+			break;
+		case F_UINT:
+			printf("%" PRIu64, f[k].u);
 			break;
 		case F_NUM:
 		default:
@@ -681,12 +688,7 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	D("slowdown", m->mean_slowdown, 4);
 	I("missed", m->deadline_missed);
 	D("utility", m->utility, 4);
-	{
-		static char seed[32];
-
-		snprintf(seed, sizeof(seed), "%" PRIu64, cfg->seed);
-		S("seed", seed);
-	}
+	f[n++] = (field_t) { .key = "seed", .kind = F_UINT, .u = cfg->seed };
 #undef S
 #undef I
 #undef D
