@@ -538,6 +538,80 @@ extern int libra_sla_from_json(const char *text, libra_sla_t *sla,
 	return d.failed ? -1 : 0;
 }
 
+extern char *libra_refusal_to_json(const libra_refusal_t *r)
+{
+	json_object *o = json_object_new_object();
+	bool ok = true;
+
+	_add_num(o, "time", r->time, &ok);
+	json_object_object_add(o, "uid", json_object_new_int64(r->uid));
+	json_object_object_add(o, "account",
+			       json_object_new_string(r->account));
+	json_object_object_add(o, "partition",
+			       json_object_new_string(r->partition));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(r->verdict));
+	json_object_object_add(o, "cpus", json_object_new_int(r->cpus));
+	if (r->has_budget)
+		_add_num(o, "budget", r->budget, &ok);
+	json_object_object_add(o, "reason", json_object_new_string(r->reason));
+	return _to_string(o, ok);
+}
+
+/* Copy a string field into a fixed buffer; absent is "". */
+static int _get_fixed(dec_t *d, json_object *o, const char *key, char *buf,
+		      size_t len)
+{
+	const char *s = _get_str(d, o, "refusal", key, false);
+
+	if (d->failed)
+		return -1;
+	snprintf(buf, len, "%s", s ? s : "");
+	return 0;
+}
+
+extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
+				   char *err, size_t errlen)
+{
+	static const char *const allowed[] = {
+		"time", "uid", "account", "partition", "verdict", "cpus",
+		"budget", "reason", NULL
+	};
+	dec_t d = { err, errlen, 0 };
+	double uid = 0, cpus = 0;
+	json_object *o;
+
+	memset(r, 0, sizeof(*r));
+	if (!(o = _parse(&d, text)))
+		return -1;
+	if (!json_object_is_type(o, json_type_object)) {
+		_dfail(&d, "refusal: not a JSON object");
+	} else if (!_only_keys(&d, o, "refusal", allowed) &&
+		   !_get_num(&d, o, "refusal", "time", true, 0, TIME_MAX,
+			     &r->time) &&
+		   !_get_num(&d, o, "refusal", "uid", false, 0, 4294967295.0,
+			     &uid) &&
+		   !_get_num(&d, o, "refusal", "cpus", false, 0, 1e9, &cpus) &&
+		   !_get_fixed(&d, o, "account", r->account,
+			       sizeof(r->account)) &&
+		   !_get_fixed(&d, o, "partition", r->partition,
+			       sizeof(r->partition)) &&
+		   !_get_fixed(&d, o, "verdict", r->verdict,
+			       sizeof(r->verdict)) &&
+		   !_get_fixed(&d, o, "reason", r->reason, sizeof(r->reason))) {
+		r->uid = (unsigned) uid;
+		r->cpus = (int) cpus;
+		if (_get(o, "budget") &&
+		    !_get_num(&d, o, "refusal", "budget", true, 0, MONEY_MAX,
+			      &r->budget))
+			r->has_budget = true;
+	}
+	json_object_put(o);
+	if (d.failed)
+		memset(r, 0, sizeof(*r));
+	return d.failed ? -1 : 0;
+}
+
 extern void libra_record_free(libra_record_t *r)
 {
 	if (!r)

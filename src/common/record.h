@@ -65,6 +65,29 @@ extern int libra_record_from_json(const char *text, libra_record_t *r,
 
 extern void libra_record_free(libra_record_t *r);
 
+/*
+ * A refused submission leaves no job record, so job_submit/qos appends one
+ * line per refusal to a log (JSON lines) that libra-report reads:
+ *
+ *  {"time":1795000000,"uid":1001,"account":"phys","partition":"batch",
+ *   "verdict":"budget","cpus":4,"budget":100,"reason":"libra: rejected: ..."}
+ */
+typedef struct libra_refusal {
+	double time;
+	unsigned uid;
+	char account[64];
+	char partition[64];
+	char verdict[16];	/* libra_verdict_name(), "invalid", "no_sla" */
+	int cpus;
+	bool has_budget;
+	double budget;
+	char reason[512];
+} libra_refusal_t;
+
+extern char *libra_refusal_to_json(const libra_refusal_t *r);
+extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
+				   char *err, size_t errlen);
+
 /* Encode/decode just an SLA as a JSON object string (tests, tools). */
 extern char *libra_sla_to_json(const libra_sla_t *sla);
 extern int libra_sla_from_json(const char *text, libra_sla_t *sla,

@@ -23,9 +23,11 @@
  *  return a message, so a refusal is logged with its reason.
 \*****************************************************************************/
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -42,6 +44,9 @@
 const char plugin_name[] = "slurm-libra SLA admission (job_submit/qos)";
 const char plugin_type[] = "job_submit/qos";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* Refusals leave no job; they are logged here for libra-report. */
+#define REFUSAL_LOG "libra_refusals.jsonl"
 
 /* How far ahead a counter-offer may move the deadline. */
 #define OFFER_HORIZON (30.0 * 86400.0)
@@ -345,7 +350,7 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 }
 
 static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
-		  char **err_msg)
+		  char **err_msg, libra_refusal_t *ref)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_params_t *p = libra_hub_params();
@@ -357,6 +362,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	int rc = SLURM_SUCCESS;
 
 	_request(job_desc, &req);
+	ref->cpus = req.cpus;
 	if (!(part_ptr = _partition(job_desc))) {
 		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
 			   job_desc->partition ? job_desc->partition : "(default)");
@@ -374,6 +380,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_auto_feedback(l, p, q, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, now, err_msg);
+		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
+			 libra_verdict_name(q->verdict));
 		info("%s: %s", plugin_type, *err_msg);
 		rc = _refusal_errno(q->verdict);
 		goto out;
@@ -416,9 +424,47 @@ out:
 	return rc;
 }
 
+/*
+ * Append a refusal to the log in StateSaveLocation (one short write with
+ * O_APPEND, so concurrent submissions never interleave a line).
+ */
+static void _log_refusal(libra_refusal_t *ref, job_desc_msg_t *job_desc,
+			 uint32_t submit_uid, const char *msg)
+{
+	char *path = NULL, *json;
+	int fd;
+
+	ref->time = (double) time(NULL);
+	ref->uid = submit_uid;
+	snprintf(ref->account, sizeof(ref->account), "%s",
+		 job_desc->account ? job_desc->account : "");
+	snprintf(ref->partition, sizeof(ref->partition), "%s",
+		 job_desc->partition ? job_desc->partition : "");
+	snprintf(ref->reason, sizeof(ref->reason), "%s", msg ? msg : "");
+	if (!(json = libra_refusal_to_json(ref)))
+		return;
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   REFUSAL_LOG);
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		       0600)) >= 0) {
+		char *line = NULL;
+
+		xstrfmtcat(line, "%s\n", json);
+		if (write(fd, line, strlen(line)) < 0)
+			debug("%s: cannot write %s: %m", plugin_type, path);
+		close(fd);
+		xfree(line);
+	} else {
+		debug("%s: cannot open %s: %m", plugin_type, path);
+	}
+	xfree(path);
+	free(json);
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg)
 {
+	libra_refusal_t ref;
 	double now = (double) time(NULL);
 	libra_sla_t sla;
 	bool has_sla = false;
@@ -429,13 +475,21 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	    libra_slurm_is_record(job_desc->admin_comment))
 		xfree(job_desc->admin_comment);
 
+	memset(&ref, 0, sizeof(ref));
+	snprintf(ref.verdict, sizeof(ref.verdict), "invalid");
 	if ((rc = _build_sla(job_desc, now, &sla, &has_sla, err_msg))) {
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return rc;
+	}
+	if (libra_sla_has_budget(&sla)) {
+		ref.has_budget = true;
+		ref.budget = sla.budget;
 	}
 	if (has_sla && (job_desc->array_inx ||
 			job_desc->het_job_offset != NO_VAL)) {
 		xstrfmtcat(*err_msg, "libra: rejected: job arrays and heterogeneous jobs cannot carry an SLA yet; submit the jobs one by one");
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return ESLURM_NOT_SUPPORTED;
 	}
 
@@ -445,13 +499,17 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		libra_slurm_sync(time(NULL));
 		libra_hub_set_synced(true);
 	}
-	if (has_sla)
-		rc = _admit(job_desc, &sla, now, err_msg);
-	else
+	if (has_sla) {
+		rc = _admit(job_desc, &sla, now, err_msg, &ref);
+	} else {
+		snprintf(ref.verdict, sizeof(ref.verdict), "no_sla");
 		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);
+	}
 	libra_hub_unlock();
 	if (rc == SLURM_SUCCESS)
 		libra_hub_wake();
+	else
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 	return rc;
 }
 
