@@ -19,7 +19,9 @@
  *  core to [share_min, 1]: share_min for a part past its estimate or its
  *  deadline).  With sum(share) <= 1 on the CPU, as admission ensures,
  *  every part runs at least at its share, so with accurate estimates every
- *  admitted deadline is met.
+ *  admitted deadline is met.  LibraSLA, which admits soft-deadline work
+ *  beyond a CPU's capacity, divides the CPU as its admission projects it
+ *  (thesis Fig. 4.3; see _sla_weights()).
  *
  *  Events are arrivals (in submission order) and part completions (in time
  *  order, ties by node index).  At an arrival, every node is advanced to
@@ -273,10 +275,13 @@ static int _sync(ts_t *s, int node)
  * part gets its share and the job of highest return (B / RE) / D gets all
  * that is left; in a shortfall the highest-return job and the hard-deadline
  * jobs keep their shares and the other (soft) jobs share what remains in
- * proportion to their shares, never less than share_min of it (the clamp of
- * SPEC decision 4: no weight is zero).  Weights then sum to 1 and are the
- * parts' rates exactly.
+ * proportion to their shares (never less than SLA_SOFT_FLOOR of them: no
+ * weight is ever zero, SPEC decision 4, but a floor as large as share_min
+ * would take CPU from the protected jobs).  Weights then sum to 1 (to 1 +
+ * a negligible floor) and are the parts' rates.
  */
+#define SLA_SOFT_FLOOR 1e-6
+
 static void _sla_weights(ts_t *s, tnode_t *nd)
 {
 	const sim_job_t *jobs = s->w->jobs;
@@ -305,8 +310,8 @@ static void _sla_weights(ts_t *s, tnode_t *nd)
 			prot += nd->p[k].share;
 	other = sum - prot;
 	f = other > 0.0 ? fmax(1.0 - prot, 0.0) / other : 0.0;
-	if (f < s->p.share_min)
-		f = s->p.share_min;
+	if (f < SLA_SOFT_FLOOR)
+		f = SLA_SOFT_FLOOR;
 	for (k = 0; k < nd->n; k++) {
 		part_t *pt = &nd->p[k];
 
