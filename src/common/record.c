@@ -552,8 +552,16 @@ extern char *libra_refusal_to_json(const libra_refusal_t *r)
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(r->verdict));
 	json_object_object_add(o, "cpus", json_object_new_int(r->cpus));
+	if (r->min_nodes > 0)
+		json_object_object_add(o, "min_nodes",
+				       json_object_new_int(r->min_nodes));
+	if (r->max_nodes > 0)
+		json_object_object_add(o, "max_nodes",
+				       json_object_new_int(r->max_nodes));
 	if (r->has_budget)
 		_add_num(o, "budget", r->budget, &ok);
+	if (r->has_sla)
+		json_object_object_add(o, "sla", _sla_object(&r->sla, &ok));
 	json_object_object_add(o, "reason", json_object_new_string(r->reason));
 	return _to_string(o, ok);
 }
@@ -575,10 +583,11 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 {
 	static const char *const allowed[] = {
 		"time", "uid", "account", "partition", "verdict", "cpus",
-		"budget", "reason", NULL
+		"min_nodes", "max_nodes", "budget", "sla", "reason", NULL
 	};
 	dec_t d = { err, errlen, 0 };
-	double uid = 0, cpus = 0;
+	double uid = 0, cpus = 0, min_nodes = 0, max_nodes = 0;
+	json_object *sla;
 	json_object *o;
 
 	memset(r, 0, sizeof(*r));
@@ -592,6 +601,10 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 		   !_get_num(&d, o, "refusal", "uid", false, 0, 4294967295.0,
 			     &uid) &&
 		   !_get_num(&d, o, "refusal", "cpus", false, 0, 1e9, &cpus) &&
+		   !_get_num(&d, o, "refusal", "min_nodes", false, 0, 1e9,
+			     &min_nodes) &&
+		   !_get_num(&d, o, "refusal", "max_nodes", false, 0, 1e9,
+			     &max_nodes) &&
 		   !_get_fixed(&d, o, "account", r->account,
 			       sizeof(r->account)) &&
 		   !_get_fixed(&d, o, "partition", r->partition,
@@ -601,6 +614,10 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 		   !_get_fixed(&d, o, "reason", r->reason, sizeof(r->reason))) {
 		r->uid = (unsigned) uid;
 		r->cpus = (int) cpus;
+		r->min_nodes = (int) min_nodes;
+		r->max_nodes = (int) max_nodes;
+		if ((sla = _get(o, "sla")) && !_dec_sla(&d, sla, &r->sla))
+			r->has_sla = true;
 		if (_get(o, "budget") &&
 		    !_get_num(&d, o, "refusal", "budget", true, 0, MONEY_MAX,
 			      &r->budget))

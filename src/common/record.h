@@ -70,7 +70,8 @@ extern void libra_record_free(libra_record_t *r);
  * line per refusal to a log (JSON lines) that libra-report reads:
  *
  *  {"time":1795000000,"uid":1001,"account":"phys","partition":"batch",
- *   "verdict":"budget","cpus":4,"budget":100,"reason":"libra: rejected: ..."}
+ *   "verdict":"budget","cpus":4,"budget":100,"sla":{...},
+ *   "reason":"libra: rejected: ..."}
  */
 typedef struct libra_refusal {
 	double time;
@@ -81,6 +82,10 @@ typedef struct libra_refusal {
 	int cpus;
 	bool has_budget;
 	double budget;
+	bool has_sla;		/* the SLA parsed: "sla" holds it, so that the
+				 * decision can be replayed (libra-replay) */
+	libra_sla_t sla;
+	int min_nodes, max_nodes;
 	char reason[512];
 } libra_refusal_t;
 

@@ -363,6 +363,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 
 	_request(job_desc, &req);
 	ref->cpus = req.cpus;
+	ref->min_nodes = req.min_nodes;
+	ref->max_nodes = req.max_nodes;
+	ref->has_sla = true;
+	ref->sla = *sla;
 	if (!(part_ptr = _partition(job_desc))) {
 		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
 			   job_desc->partition ? job_desc->partition : "(default)");
