@@ -1,0 +1,325 @@
+/*****************************************************************************\
+ *  libra-replay - decide again, with the policy core alone, every admission
+ *  a real cluster made, and say whether each decision was the same.
+ *
+ *  usage: libra-replay --nodes n1:1,n2:1,... [--params SCHEDULER_PARAMETERS]
+ *		       --sacct-file FILE [--refusals FILE] [-v]
+ *
+ *  FILE is sacct's parsable output with AdminComment as the last field
+ *  (sacct -X -a -P -n -o JobID,...,AdminComment%65535); the refusal log is
+ *  job_submit/qos's libra_refusals.jsonl.  From the records and refusals
+ *  the arrival sequence is rebuilt: each admission or refusal at its time,
+ *  with its SLA and CPU count, and each admitted job's release when it
+ *  ended.  The core then replays them on a fresh ledger of the given nodes,
+ *  committing each admitted job where the cluster placed it, and the
+ *  verdicts are compared.
+ *
+ *  Times in records are whole seconds, so a job that ended in the same
+ *  second as another was submitted may have been released before or after
+ *  that admission: such a decision is replayed both ways and counted as
+ *  agreeing if either way agrees ("ambiguous").
+ *
+ *  Exit status: 0 when every decision agrees, 1 when one does not, 2 on
+ *  bad usage or input.
+\*****************************************************************************/
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit.h"
+#include "ledger.h"
+#include "params.h"
+#include "record.h"
+
+typedef struct {
+	double time;
+	bool release;		/* else an admission decision */
+	uint32_t job_id;	/* 0 for refusals */
+	bool accepted;		/* what the cluster decided */
+	char verdict[16];
+	libra_sla_t sla;
+	libra_request_t req;
+	libra_place_t *place;	/* cluster's placement (ledger indices) */
+	int nplace;
+	double price;
+} event_t;
+
+static event_t *events;
+static int nevents, cap_events;
+static int verbose;
+
+static void _die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void _die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "libra-replay: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static event_t *_new_event(void)
+{
+	if (nevents == cap_events) {
+		cap_events = cap_events ? cap_events * 2 : 64;
+		events = realloc(events, (size_t) cap_events * sizeof(*events));
+		if (!events)
+			_die("%s", "out of memory");
+	}
+	memset(&events[nevents], 0, sizeof(events[0]));
+	return &events[nevents++];
+}
+
+static void _read_nodes(libra_ledger_t *l, const char *spec)
+{
+	char *copy = strdup(spec), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		int cpus = 1;
+
+		if (colon) {
+			*colon = '\0';
+			cpus = atoi(colon + 1);
+		}
+		if (libra_ledger_add_node(l, tok, cpus) < 0)
+			_die("bad node '%s' in --nodes", tok);
+	}
+	free(copy);
+}
+
+static void _read_sacct(const libra_ledger_t *l, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL, err[256];
+	size_t len = 0;
+	long lineno = 0;
+
+	if (!f)
+		_die("cannot read %s", path);
+	while (getline(&line, &len, f) > 0) {
+		char *json = strrchr(line, '|');
+		libra_record_t rec;
+		event_t *e;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		json = json ? json + 1 : line;
+		if (strncmp(json, "{\"libra\":", 9))
+			continue;
+		if (libra_record_from_json(json, &rec, err, sizeof(err))) {
+			fprintf(stderr, "libra-replay: %s:%ld: %s\n", path,
+				lineno, err);
+			exit(2);
+		}
+		if (rec.best_effort) {
+			libra_record_free(&rec);
+			continue;
+		}
+		e = _new_event();
+		e->time = rec.admitted;
+		e->job_id = (uint32_t) strtoul(line, NULL, 10);
+		e->accepted = true;
+		e->sla = rec.sla;
+		e->price = rec.price;
+		e->nplace = rec.nplace;
+		e->place = calloc((size_t) rec.nplace + 1, sizeof(*e->place));
+		for (int i = 0; i < rec.nplace; i++) {
+			e->place[i].node = libra_ledger_find_node(l,
+							rec.place[i].node);
+			e->place[i].cpus = rec.place[i].cpus;
+			e->req.cpus += rec.place[i].cpus;
+			if (e->place[i].node < 0)
+				_die("record names unknown node %s",
+				     rec.place[i].node);
+		}
+		if (rec.settled) {
+			event_t *r = _new_event();
+
+			r->time = rec.final.end;
+			r->release = true;
+			r->job_id = events[nevents - 2].job_id;
+		}
+		libra_record_free(&rec);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
+static void _read_refusals(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, err[256];
+	size_t len = 0;
+	long lineno = 0;
+
+	if (!f) {
+		if (errno == ENOENT)
+			return;
+		_die("cannot read %s", path);
+	}
+	while (getline(&line, &len, f) > 0) {
+		libra_refusal_t ref;
+		event_t *e;
+
+		lineno++;
+		if (libra_refusal_from_json(line, &ref, err, sizeof(err))) {
+			fprintf(stderr, "libra-replay: %s:%ld: %s\n", path,
+				lineno, err);
+			exit(2);
+		}
+		if (!ref.has_sla)
+			continue;	/* refused before any decision */
+		e = _new_event();
+		e->time = ref.time;
+		e->sla = ref.sla;
+		e->req.cpus = ref.cpus;
+		e->req.min_nodes = ref.min_nodes;
+		e->req.max_nodes = ref.max_nodes;
+		snprintf(e->verdict, sizeof(e->verdict), "%s", ref.verdict);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* Releases before admissions at the same time; then by job id. */
+static int _cmp(const void *a, const void *b)
+{
+	const event_t *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->release != y->release)
+		return x->release ? -1 : 1;
+	return (x->job_id > y->job_id) - (x->job_id < y->job_id);
+}
+
+static bool _decide(const libra_ledger_t *l, const libra_params_t *p,
+		    const event_t *e, libra_quote_t *q)
+{
+	libra_admit(l, p, &e->sla, &e->req, e->time, q);
+	return q->verdict == LIBRA_ACCEPT;
+}
+
+int main(int argc, char **argv)
+{
+	const char *nodes = NULL, *sacct = NULL, *refusals = NULL;
+	const char *sched_params = "";
+	libra_params_t p;
+	libra_ledger_t *l;
+	libra_quote_t *q = malloc(sizeof(*q));
+	char err[256];
+	int agree = 0, ambiguous = 0, disagree = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-v")) {
+			verbose = 1;
+			continue;
+		}
+		if (!v)
+			_die("%s needs a value", a);
+		if (!strcmp(a, "--nodes"))
+			nodes = v;
+		else if (!strcmp(a, "--params"))
+			sched_params = v;
+		else if (!strcmp(a, "--sacct-file"))
+			sacct = v;
+		else if (!strcmp(a, "--refusals"))
+			refusals = v;
+		else
+			_die("unknown option %s (see the comment at the top of libra-replay.c)",
+			     a);
+		i++;
+	}
+	if (!nodes || !sacct)
+		_die("%s", "usage: libra-replay --nodes n1:1,... [--params P] --sacct-file FILE [--refusals FILE] [-v]");
+	libra_params_default(&p);
+	if (libra_params_parse(&p, sched_params, err, sizeof(err)))
+		_die("--params: %s", err);
+	l = libra_ledger_create(p.share_min);
+	_read_nodes(l, nodes);
+	_read_sacct(l, sacct);
+	if (refusals)
+		_read_refusals(refusals);
+	qsort(events, (size_t) nevents, sizeof(*events), _cmp);
+
+	for (int i = 0; i < nevents; i++) {
+		event_t *e = &events[i];
+		bool core, core_alt, amb = false;
+		int tied = 0;
+
+		if (e->release) {
+			libra_ledger_release(l, e->job_id);
+			continue;
+		}
+		libra_ledger_expire(l, e->time);
+		core = _decide(l, &p, e, q);
+		/* same-second releases already applied: try without them */
+		for (int k = i - 1; k >= 0 && events[k].time == e->time; k--)
+			if (events[k].release)
+				tied++;
+		if (tied) {
+			libra_ledger_t *alt = libra_ledger_create(p.share_min);
+
+			/* rebuild: everything before, minus tied releases */
+			_read_nodes(alt, nodes);
+			for (int k = 0; k < i; k++) {
+				event_t *x = &events[k];
+
+				if (x->release && x->time < e->time)
+					libra_ledger_release(alt, x->job_id);
+				else if (!x->release && x->accepted)
+					libra_ledger_commit(alt, x->job_id,
+							    &x->sla, x->place,
+							    x->nplace, x->time);
+			}
+			libra_ledger_expire(alt, e->time);
+			core_alt = _decide(alt, &p, e, q);
+			libra_ledger_destroy(alt);
+			if (core_alt != core) {
+				amb = true;
+				core = e->accepted ? (core || core_alt) :
+						     (core && core_alt);
+			}
+			_decide(l, &p, e, q);	/* restore q */
+		}
+		if (core == e->accepted) {
+			agree++;
+			ambiguous += amb;
+		} else {
+			disagree++;
+		}
+		if (verbose || core != e->accepted)
+			printf("%.0f job %u: cluster %s, core %s%s%s\n",
+			       e->time, e->job_id,
+			       e->accepted ? "admitted" : e->verdict,
+			       core ? "admits" : libra_verdict_name(q->verdict),
+			       amb ? " (same-second release: either way)" :
+				     "",
+			       core == e->accepted ? "" : "  <-- DIFFERS");
+		if (e->accepted &&
+		    libra_ledger_commit(l, e->job_id, &e->sla, e->place,
+					e->nplace, e->time))
+			fprintf(stderr, "libra-replay: job %u: cannot commit its placement\n",
+				e->job_id);
+		libra_auto_feedback(l, &p, q, e->time);
+	}
+	printf("decisions %d, agree %d (ambiguous %d), differ %d\n",
+	       agree + disagree, agree, ambiguous, disagree);
+	libra_ledger_destroy(l);
+	free(q);
+	return disagree ? 1 : 0;
+}
