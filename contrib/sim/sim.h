@@ -129,7 +129,8 @@ extern sim_model_t sim_policy_model(sim_policy_t p);
 extern const char *sim_model_name(sim_model_t m);
 extern bool sim_policy_is_libra(sim_policy_t p);
 
-/* workload.c */
+/* workload.c: returns 0, -1 (the trace cannot be read) or -2 (a usage
+ * error: no processor count, a factor that cannot be drawn). */
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen);
 extern void sim_workload_free(sim_workload_t *w);

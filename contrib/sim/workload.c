@@ -245,10 +245,11 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	return 0;
 
 fail:
+	/* only a factor that cannot be drawn gets here: a usage error */
 	free(c);
 	libra_swf_free(&swf);
 	sim_workload_free(w);
-	return -1;
+	return -2;
 }
 
 extern void sim_workload_free(sim_workload_t *w)
