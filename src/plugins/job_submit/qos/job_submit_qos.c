@@ -244,8 +244,44 @@ static int _refusal_errno(libra_verdict_t v)
 	case LIBRA_REJECT_INVALID:
 		return ESLURM_INVALID_QOS;
 	default:
-		return ESLURM_NODES_BUSY;
+		/*
+		 * Not ESLURM_NODES_BUSY: sbatch retries that one, and a
+		 * refusal is final (the counter-offer says what would work).
+		 */
+		return ESLURM_INVALID_TIME_LIMIT;
 	}
+}
+
+/*
+ * Money for people: cents, or three significant digits below one.  Offers
+ * are rounded up, so that resubmitting with the number shown is enough.
+ */
+static const char *_money_fmt(double v, bool up, char *buf, size_t len)
+{
+	double scale;
+
+	if (v == 0.0 || v >= 0.995) {
+		if (up)
+			v = ceil(v * 100.0 - 1e-9) / 100.0;
+		snprintf(buf, len, "%.2f", v);
+		return buf;
+	}
+	if (up && v > 0.0) {
+		scale = pow(10.0, 2.0 - floor(log10(v)));
+		v = ceil(v * scale - 1e-9) / scale;
+	}
+	snprintf(buf, len, "%.3g", v);
+	return buf;
+}
+
+static const char *_money(double v, char *buf, size_t len)
+{
+	return _money_fmt(v, false, buf, len);
+}
+
+static const char *_money_up(double v, char *buf, size_t len)
+{
+	return _money_fmt(v, true, buf, len);
 }
 
 /* One line: why, and what would be admitted instead. */
@@ -254,12 +290,13 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_quote_t *q, double now, char **err_msg)
 {
 	libra_offer_t offer;
-	char what[128], d[32];
+	char what[128], d[32], m1[32], m2[32];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
 	if (q->verdict == LIBRA_REJECT_BUDGET)
-		xstrfmtcat(*err_msg, "libra: rejected: price %.2f exceeds budget %.2f (%s)",
-			   q->least_price, sla->budget, what);
+		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
+			   _money(q->least_price, m1, sizeof(m1)),
+			   _money(sla->budget, m2, sizeof(m2)), what);
 	else
 		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)",
 			   libra_verdict_reason(q->verdict), what);
@@ -270,13 +307,14 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	libra_counter_offer(l, p, sla, req, now, OFFER_HORIZON, &offer);
 	if (offer.has_deadline) {
 		libra_format_duration(offer.deadline - now, d, sizeof(d));
-		xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %.2f",
-			   d, offer.deadline_price);
+		xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %s",
+			   d, _money_up(offer.deadline_price, m1, sizeof(m1)));
 		if (offer.has_budget)
-			xstrfmtcat(*err_msg, ", or budget %.2f", offer.budget);
+			xstrfmtcat(*err_msg, ", or budget %s",
+				   _money_up(offer.budget, m2, sizeof(m2)));
 	} else if (offer.has_budget) {
-		xstrfmtcat(*err_msg, "; feasible with budget %.2f",
-			   offer.budget);
+		xstrfmtcat(*err_msg, "; feasible with budget %s",
+			   _money_up(offer.budget, m1, sizeof(m1)));
 	} else {
 		xstrfmtcat(*err_msg, "; no deadline within 30 days fits%s",
 			   libra_sla_has_budget(sla) ? " the budget" : "");
@@ -358,7 +396,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_request_t req;
 	libra_record_t rec;
 	part_record_t *part_ptr;
-	char what[128], *nodes;
+	char what[128], m1[32], *nodes;
 	int rc = SLURM_SUCCESS;
 
 	_request(job_desc, &req);
@@ -418,8 +456,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 
 	_describe(sla, req.cpus, now, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
-	xstrfmtcat(*err_msg, "libra: admitted: price %.2f (%s, %s) on %s",
-		   q->price, what, libra_policy_name(p->policy), nodes);
+	xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
+		   _money(q->price, m1, sizeof(m1)), what,
+		   libra_policy_name(p->policy), nodes);
 	info("%s: %s", plugin_type, *err_msg);
 	xfree(nodes);
 out:
