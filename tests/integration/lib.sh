@@ -198,3 +198,208 @@ job_ended() {
 sacct_field() { sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | awk 'NR == 1'; }
 
 sacct_in_state() { [ "$(sacct_field "$1" State)" = "$2" ]; }
+
+# ---------------------------------------------------------------------------
+# Deferred checks: a test that checks many independent things can report
+# every broken one in one run instead of stopping at the first.
+# ---------------------------------------------------------------------------
+
+LIBRA_FAILURES=()
+
+# expect_fail MESSAGE: record a failed check and go on (see expect_done).
+expect_fail() {
+	LIBRA_FAILURES+=("$*")
+	printf 'FAILED CHECK: %s: %s\n' "$LIBRA_TEST" "$*" >&2
+}
+
+expect_eq() { # expected actual what
+	[ "$1" = "$2" ] || expect_fail "$3: expected '$1', got '$2'"
+}
+
+expect_contains() { # text fixed-string what
+	[[ $1 == *"$2"* ]] || expect_fail "$3: '$2' not in: $1"
+}
+
+# expect_done: fail (with every recorded message) if any check failed.
+expect_done() {
+	[ "${#LIBRA_FAILURES[@]}" -eq 0 ] && return 0
+	local m all=
+	for m in "${LIBRA_FAILURES[@]}"; do
+		all+=$'\n  - '"$m"
+	done
+	fail "${#LIBRA_FAILURES[@]} check(s) failed:$all"
+}
+
+assert_contains() { # text fixed-string what
+	[[ $1 == *"$2"* ]] || fail "$3: '$2' not in: $1"
+}
+
+# ---------------------------------------------------------------------------
+# A cluster with the slurm-libra plugins
+# ---------------------------------------------------------------------------
+
+# SchedulerParameters of every plugin test; libra_cluster_env's arguments
+# replace (same key) or extend them.  sched_interval=-1,defer: slurmctld's
+# own scheduler starts nothing, sched/libra starts every job.
+LIBRA_SCHED_DEFAULTS=(sched_interval=-1 defer 'libra_policy=libra+$' libra_interval=5)
+
+# libra_cluster_env [KEY[=VALUE]...]: configure the next cluster_start for
+# the plugins: SchedulerType=sched/libra, JobSubmitPlugins=qos,
+# JobCompType=jobcomp/libra and the SPANK plugin (sbatch --runtime,
+# --budget, ...).  Arguments are SchedulerParameters entries, e.g.
+#   libra_cluster_env libra_policy=libra libra_price_base=100
+# Skips the test when the plugins were not built.  Call it after
+# libra_test_init; other LIBRA_* knobs (LIBRA_NODES, LIBRA_USERS, ...) may
+# be set before or after it, before cluster_start.
+libra_cluster_env() {
+	local so kv i hit params
+	for so in sched_libra.so job_submit_qos.so jobcomp_libra.so libra_spank.so libslurm_libra.so; do
+		[ -f "$LIBRA_PLUGIN_DIR/$so" ] ||
+			skip "$LIBRA_PLUGIN_DIR/$so is missing (build the plugins: make)"
+	done
+	libra_find_python
+	params=("${LIBRA_SCHED_DEFAULTS[@]}")
+	for kv in "$@"; do
+		hit=0
+		for i in "${!params[@]}"; do
+			if [ "${params[i]%%=*}" = "${kv%%=*}" ]; then
+				params[i]=$kv
+				hit=1
+			fi
+		done
+		[ "$hit" = 1 ] || params+=("$kv")
+	done
+	LIBRA_SCHEDULER_PARAMETERS=$(IFS=,; printf '%s' "${params[*]}")
+	export LIBRA_SCHEDULER_TYPE=sched/libra LIBRA_SCHEDULER_PARAMETERS
+	export LIBRA_JOB_SUBMIT_PLUGINS=qos LIBRA_JOBCOMP_TYPE=jobcomp/libra
+	export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1'
+	libra_free_port_base
+}
+
+# Is a TCP port taken (something listens on it)?
+_libra_port_taken() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
+
+# libra_free_port_base: the port base libra_test_init derived from the test
+# name is shared by several test names (40 slots); when another cluster
+# (a test run by someone else at the same time) holds one of its ports,
+# move to the next slot that is free.
+libra_free_port_base() {
+	local base=$LIBRA_PORT_BASE tries=0 off busy
+	command -v ss >/dev/null 2>&1 || return 0
+	while :; do
+		busy=
+		for off in 306 817 819 $(seq 1 "${LIBRA_NODES:-4}"); do
+			if _libra_port_taken $((base + off)); then
+				busy=$((base + off))
+				break
+			fi
+		done
+		[ -n "$busy" ] || break
+		tries=$((tries + 1))
+		[ "$tries" -lt 40 ] || fail "no free range of ports for the cluster (tried 40 slots)"
+		base=$((base + 1000))
+		[ "$base" -le 59000 ] || base=20000
+	done
+	if [ "$base" != "$LIBRA_PORT_BASE" ]; then
+		note "ports from $LIBRA_PORT_BASE are taken; using $base"
+		export LIBRA_PORT_BASE=$base
+	fi
+}
+
+# libra_find_python: LIBRA_PYTHON, a python3 for reading the JSON records
+# (the system's first: a pyenv shim costs 0.4 s a call); skip without one.
+LIBRA_PYTHON=
+libra_find_python() {
+	[ -z "$LIBRA_PYTHON" ] || return 0
+	if [ -x /usr/bin/python3 ]; then
+		LIBRA_PYTHON=/usr/bin/python3
+	else
+		LIBRA_PYTHON=$(command -v python3 2>/dev/null) || skip "no python3 (contrib/setup installs it)"
+	fi
+}
+
+# slurmctld_pid: the pid of the cluster's slurmctld (its pid record).
+slurmctld_pid() { awk '{ print $1 }' "$LIBRA_CLUSTER_DIR/pids/slurmctld" 2>/dev/null || :; }
+
+# assert_slurmctld_up PID: slurmctld answers "scontrol ping" and is still
+# the process PID (it did not crash and get restarted).
+assert_slurmctld_up() {
+	local ping
+	ping=$(scontrol ping 2>&1) || :
+	[[ $ping == *UP* ]] || fail "slurmctld does not answer: $ping"
+	[ -d "/proc/$1" ] || fail "slurmctld (pid $1) is gone"
+	assert_eq "$1" "$(slurmctld_pid)" "pid of slurmctld"
+}
+
+# ctld_log_count FIXED-STRING: how many lines of slurmctld's log have it.
+ctld_log_count() { grep -cF -- "$1" "$LIBRA_CLUSTER_DIR/log/slurmctld.log" || :; }
+
+# ---------------------------------------------------------------------------
+# Submissions and records
+# ---------------------------------------------------------------------------
+
+# libra_sbatch ARGS...: sbatch in $LIBRA_WORK (output job-<id>.out there),
+# as user $SB_USER when that is set (runuser; SLURM_CONF is kept).  Sets
+# SB_RC (exit status), SB_OUT (stdout and stderr: the libra line, the
+# "Submitted batch job" line) and SB_JOBID (empty when no job was made).
+SB_USER=
+libra_sbatch() {
+	local run=(timeout 60)
+	[ -z "$SB_USER" ] || run=(runuser -u "$SB_USER" -- timeout 60)
+	SB_RC=0
+	SB_OUT=$("${run[@]}" sbatch -D "$LIBRA_WORK" -o "$LIBRA_WORK/job-%j.out" "$@" 2>&1) || SB_RC=$?
+	SB_JOBID=
+	if [[ $SB_OUT =~ Submitted\ batch\ job\ ([0-9]+) ]]; then
+		SB_JOBID=${BASH_REMATCH[1]}
+	fi
+}
+
+# libra_sbatch_admitted WHAT ARGS...: submit, and fail unless the job was
+# admitted ("libra: admitted: ...") and created; sets what libra_sbatch sets.
+libra_sbatch_admitted() {
+	local what=$1
+	shift
+	libra_sbatch "$@"
+	if [ "$SB_RC" != 0 ] || [ -z "$SB_JOBID" ]; then
+		fail "$what: sbatch $* was not accepted (exit $SB_RC): $SB_OUT"
+	fi
+	assert_contains "$SB_OUT" "libra: admitted: price " "$what: sbatch's message"
+}
+
+# job_record JOBID: the job's AdminComment (its Libra record, JSON) as
+# slurmctld has it now; empty if none or no such job.
+job_record() {
+	{ scontrol show job "$1" 2>/dev/null || :; } | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//'
+}
+
+# job_field JOBID KEY: one KEY=VALUE of "scontrol show job" (the first).
+job_field() {
+	{ scontrol show -o job "$1" 2>/dev/null || :; } | tr ' ' '\n' | sed -n "s/^$2=//p" | awk 'NR == 1'
+}
+
+# sacct_record JOBID: the AdminComment accounting has for the job (it
+# arrives with the job's completion record).
+sacct_record() { sacct -n -X -P -j "$1" -o AdminComment%8000 2>/dev/null | awk 'NR == 1'; }
+
+# sacct_record_final JOBID: accounting has the job's settled record.
+sacct_record_final() { [[ $(sacct_record "$1") == *'"final":{'* ]]; }
+
+# json_get JSON PATH: the value at PATH (keys and list indices separated by
+# dots, e.g. admit.place.0.node); strings as they are, anything else as
+# JSON (true, 0.0187, [...]).  Fails if PATH is not there.
+json_get() {
+	"$LIBRA_PYTHON" - "$1" "$2" <<'PY'
+import json, sys
+v = json.loads(sys.argv[1])
+for k in sys.argv[2].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(v if isinstance(v, str) else json.dumps(v))
+PY
+}
+
+# no_jobs_exist: slurmctld knows no job at all (pending, running or ended).
+no_jobs_exist() {
+	local out
+	out=$(squeue -h -t all -o %i 2>&1) || return 2
+	[ -z "$out" ]
+}
