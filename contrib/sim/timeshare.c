@@ -87,6 +87,8 @@ typedef struct {
 	int *left;		/* parts still running, per job */
 	double *price;		/* quoted price, per job */
 	double *ret;		/* LibraSLA: return (B / RE) / D, per job */
+	double *done;		/* scratch: CPU done of a node's parts */
+	int ndone_cap;
 	char *err;
 	size_t errlen;
 } ts_t;
@@ -402,17 +404,24 @@ static int _arrive(ts_t *s, int i, double now)
 			continue;
 		}
 		_advance(nd, now);
-		for (k = 0; k < nd->n; k++) {
-			const part_t *pt = &nd->p[k];
-
-			if (libra_ledger_progress(s->l, (uint32_t) pt->job, n,
-						  pt->done, now)) {
-				snprintf(s->err, s->errlen,
-					 "core: libra_ledger_progress(job "
-					 "%ld, node %d) failed",
-					 s->w->jobs[pt->job].id, n);
+		/* parts are kept in the ledger's entry order (_sync) */
+		if (nd->n > s->ndone_cap) {
+			s->ndone_cap = nd->n * 2;
+			s->done = realloc(s->done, (size_t) s->ndone_cap *
+					  sizeof(*s->done));
+			if (!s->done) {
+				snprintf(s->err, s->errlen, "out of memory");
 				return -1;
 			}
+		}
+		for (k = 0; k < nd->n; k++)
+			s->done[k] = nd->p[k].done;
+		if (libra_ledger_progress_node(s->l, n, s->done, nd->n,
+					       now)) {
+			snprintf(s->err, s->errlen,
+				 "core: libra_ledger_progress_node(node %d) "
+				 "failed", n);
+			return -1;
 		}
 		if (_sync_recompute(s, n))
 			return -1;
@@ -608,6 +617,7 @@ out:
 	free(s.left);
 	free(s.price);
 	free(s.ret);
+	free(s.done);
 	free(s.q);
 	libra_ledger_destroy(s.l);
 	return rc;

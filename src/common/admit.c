@@ -484,6 +484,49 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 	return ret;
 }
 
+/*
+ * Would adding extra make an admitted hard-deadline job late?  In a
+ * shortfall the best job and the hard jobs keep their shares; if those
+ * alone exceed the node, hard jobs are slowed too.  The thesis checks
+ * only the new job's own deadline (Fig. 4.2); a hard deadline is a
+ * promise, so we check the admitted ones as well.
+ */
+static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
+			 int node, const libra_entry_t *extra)
+{
+	const libra_entry_t *ent;
+	int n = libra_ledger_node_entries(l, node, &ent), best = -1;
+	double cap = p->capacity * libra_ledger_node_cpus(l, node);
+	double sum = 0.0, prot = 0.0, best_ret = -INFINITY;
+	bool any_hard = false;
+
+	for (int i = 0; i <= n; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+		double r;
+
+		if (e->best_effort)
+			continue;
+		sum += e->cpus * e->share;
+		r = _return_of(p, e, 0.0);
+		if (r > best_ret) {
+			best_ret = r;
+			best = i;
+		}
+		if (i < n && e->type == LIBRA_DEADLINE_HARD)
+			any_hard = true;
+	}
+	if (!any_hard || sum <= cap + p->tolerance)
+		return false;
+	for (int i = 0; i <= n; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+
+		if (!e->best_effort &&
+		    (i == best || e->type == LIBRA_DEADLINE_HARD))
+			prot += e->cpus * e->share;
+	}
+	return prot > cap + p->tolerance;
+}
+
 static void _extra_entry(const libra_params_t *p, const libra_sla_t *sla,
 			 double now, double share, int cpus,
 			 libra_entry_t *e)
@@ -523,7 +566,8 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 			_extra_entry(p, sla, now, q->share, k, &extra);
 			new_ret = _node_return(l, p, j, &extra, now, &dy);
 			ok = new_ret >= old_ret -
-			     p->tolerance * fmax(1.0, fabs(old_ret));
+			     p->tolerance * fmax(1.0, fabs(old_ret)) &&
+			     !_delays_hard(l, p, j, &extra);
 			if (ok && sla->type == LIBRA_DEADLINE_HARD &&
 			    dy > LIBRA_DEADLINE_GRACE) {
 				ok = false;

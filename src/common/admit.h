@@ -30,7 +30,8 @@
  *
  *  librasla: thesis Fig. 4.2/4.3.  A node is acceptable if its return does
  *  not fall by adding the job, and, for a hard deadline, the job's projected
- *  delay there is zero.  Nodes are taken by highest new return.  Bid-based:
+ *  delay there is zero; and (beyond the thesis, which checks only the new
+ *  job) no admitted hard-deadline job there would be delayed.  Nodes are taken by highest new return.  Bid-based:
  *  the price is the budget, reduced by the penalty if the job is late.
  *
  *  librariskd: thesis Fig. 5.1.  A node is acceptable if the risk of

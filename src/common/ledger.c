@@ -562,9 +562,14 @@ extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 
 	if (!j)
 		return -1;
+	if (node >= 0) {
+		/* one node: its entry directly, not a scan of the places */
+		if (node >= l->nnodes || !_entry_find(&l->nodes[node], job_id))
+			return -1;
+		_progress_entry(l, &l->nodes[node], job_id, cpu_done, now);
+		return 0;
+	}
 	for (int i = 0; i < j->nplace; i++) {
-		if (node >= 0 && j->place[i].node != node)
-			continue;
 		_progress_entry(l, &l->nodes[j->place[i].node], job_id,
 				cpu_done, now);
 		found = true;
@@ -592,6 +597,31 @@ extern void libra_ledger_expire(libra_ledger_t *l, double now)
 		if (changed)
 			_node_resum(node);
 	}
+}
+
+extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
+				      const double *cpu_done, int n,
+				      double now)
+{
+	ledger_node_t *nd;
+
+	if (node < 0 || node >= l->nnodes || n != l->nodes[node].nentries)
+		return -1;
+	nd = &l->nodes[node];
+	for (int i = 0; i < n; i++) {
+		libra_entry_t *e = &nd->entries[i];
+
+		if (e->best_effort)
+			continue;
+		e->work = e->runtime - cpu_done[i];
+		if (e->work < 0.0)
+			e->work = 0.0;
+		e->since = now;
+		e->share = libra_share_remaining(e->work, e->deadline - now,
+						 l->share_min);
+	}
+	_node_resum(nd);
+	return 0;
 }
 
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)

@@ -141,6 +141,15 @@ extern void libra_ledger_expire(libra_ledger_t *l, double now);
 
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id);
 
+/*
+ * Progress of every entry on one node at once: cpu_done[k] is for the k-th
+ * entry of libra_ledger_node_entries() (n must be their count).  One pass,
+ * no lookups: what a node-local Job Control loop wants.  Returns 0 or -1.
+ */
+extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
+				      const double *cpu_done, int n,
+				      double now);
+
 /* When the job was committed (its "now"); NAN if absent. */
 extern double libra_ledger_job_committed(const libra_ledger_t *l,
 					 uint32_t job_id);

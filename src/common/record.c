@@ -187,7 +187,9 @@ static int _only_keys(dec_t *d, json_object *o, const char *where,
 	json_object_object_foreach(o, key, val) {
 		bool known = false;
 
-		(void) val;
+		if (!val)
+			return _dfail(d, "%s.%.40s: null is not a value", where,
+				      key);
 		for (int i = 0; allowed[i]; i++)
 			if (!strcmp(key, allowed[i]))
 				known = true;
@@ -292,8 +294,22 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 			      type);
 
 	given = _get(o, "given");
-	if (!given || !json_object_is_type(given, json_type_array))
-		return _dfail(d, "sla.given: missing or not an array");
+	if (!given) {
+		/* written by hand: every field present was given */
+		sla->set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
+			   LIBRA_SLA_TYPE;
+		if (_get(o, "budget"))
+			sla->set |= LIBRA_SLA_BUDGET;
+		if (_get(o, "penalty"))
+			sla->set |= LIBRA_SLA_PENALTY;
+		if (_get(o, "penalty_cap"))
+			sla->set |= LIBRA_SLA_PENALTY_CAP;
+		if (_get(o, "duedate"))
+			sla->set |= LIBRA_SLA_DUEDATE;
+		return 0;
+	}
+	if (!json_object_is_type(given, json_type_array))
+		return _dfail(d, "sla.given: not an array");
 	for (size_t i = 0; i < json_object_array_length(given); i++) {
 		json_object *g = json_object_array_get_idx(given, i);
 		const char *name;

@@ -8,14 +8,18 @@
  *
  *  {"libra":1,"policy":"libra+$",
  *   "sla":{"runtime":3600,"submit":1795000000,"deadline":1795007200,
- *	    "budget":100,"penalty":2.5,"type":"hard"},
+ *	    "budget":100,"penalty":2.5,"type":"hard",
+ *	    "given":["runtime","deadline","budget","penalty"]},
  *   "admit":{"time":1795000000,"price":96.1,"rate":0.0267,
  *	      "place":[{"node":"n1","cpus":1}]},
  *   "start":1795000001,
  *   "final":{"how":"COMPLETED","end":1795006000,"delay":0,"met":true,
  *	      "penalty":0,"charge":96.1}}
  *
- *  Numbers are written with 17 significant digits, so a record read back is
+ *  "given" lists the fields the user wrote (the others were derived, e.g.
+ *  the runtime from --time); without it, every field present counts as
+ *  given.  Numbers are written with the fewest digits
+ *  (15 to 17) that read back as the same double, so a record read back is
  *  bit for bit the record written.  The decoder is strict: every field is
  *  type- and range-checked, unknown fields are refused, and on error the
  *  output is left empty.

@@ -346,6 +346,7 @@ static libra_sla_err_t _parse_absolute(const char *what, const char *s,
 		goto bad;
 	*when = (double) t;
 	return LIBRA_SLA_OK;
+	/* (how far ahead is checked by the caller, which knows "now") */
 bad:
 	return _fail(err, errlen, LIBRA_SLA_EVALUE,
 		     "%s: '%.40s' is not a time (use YYYY-MM-DDTHH:MM[:SS][Z] or a duration such as 3h)",
@@ -360,8 +361,14 @@ static libra_sla_err_t _parse_when(const char *what, const char *s,
 	libra_sla_err_t rc;
 	double d;
 
-	if (_looks_absolute(s))
-		return _parse_absolute(what, s, when, err, errlen);
+	if (_looks_absolute(s)) {
+		rc = _parse_absolute(what, s, when, err, errlen);
+		if (rc == LIBRA_SLA_OK && *when - now > LIBRA_SLA_MAX_DURATION)
+			rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
+				   "%s: '%.40s' is more than 3650 days ahead",
+				   what, s);
+		return rc;
+	}
 	rc = libra_parse_duration(what, s, &d, err, errlen);
 	if (rc == LIBRA_SLA_OK)
 		*when = now + d;
@@ -403,17 +410,51 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 	return _fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
 }
 
-/* Bytes must be printable ASCII: no controls, no 8-bit. */
+/*
+ * The key of the comma-separated field that holds position pos, into key
+ * (empty when the field has no '=' before pos).
+ */
+static void _field_key(const char *s, size_t pos, char *key, size_t len)
+{
+	size_t start = pos, end;
+
+	while (start > 0 && s[start - 1] != ',')
+		start--;
+	while (s[start] == ' ' || s[start] == '\t')
+		start++;
+	end = start;
+	while (end < pos && s[end] != '=')
+		end++;
+	key[0] = '\0';
+	if (end < pos && s[end] == '=') {
+		while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+			end--;
+		if (end - start < len)
+			snprintf(key, len, "%.*s", (int) (end - start),
+				 s + start);
+	}
+}
+
+/* Bytes must be printable ASCII: no controls, no 8-bit.  The message
+ * names the key whose value holds the byte, when there is one. */
 static libra_sla_err_t _check_bytes(const char *what, const char *s,
 				    char *err, size_t errlen)
 {
+	char key[32];
+
 	for (size_t i = 0; s[i]; i++) {
 		unsigned char c = (unsigned char) s[i];
 
-		if (c < 0x20 || c > 0x7e)
-			return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-				     "%s: byte 0x%02x at position %zu is not printable ASCII",
-				     what, c, i + 1);
+		if (c >= 0x20 && c <= 0x7e)
+			continue;
+		_field_key(s, i, key, sizeof(key));
+		for (char *k = key; *k; k++)
+			if ((unsigned char) *k < 0x20 ||
+			    (unsigned char) *k > 0x7e)
+				*k = '?';
+		return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
+			     "%s: byte 0x%02x at position %zu is not printable ASCII",
+			     key[0] ? key : what, c, i + 1);
 	}
 	return LIBRA_SLA_OK;
 }
