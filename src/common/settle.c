@@ -13,6 +13,7 @@ static const char *end_names[] = {
 	[LIBRA_END_DEADLINE]  = "DEADLINE",
 	[LIBRA_END_CANCELLED] = "CANCELLED",
 	[LIBRA_END_NODE_FAIL] = "NODE_FAIL",
+	[LIBRA_END_UNSTARTED] = "UNSTARTED",
 };
 #define NEND (sizeof(end_names) / sizeof(end_names[0]))
 
@@ -76,6 +77,7 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		s->deadline_met = false;
 		break;
 	case LIBRA_END_NODE_FAIL:
+	case LIBRA_END_UNSTARTED:
 		s->penalty = libra_penalty(sla, sla->runtime);
 		s->charge = -s->penalty;
 		break;

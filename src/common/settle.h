@@ -23,6 +23,9 @@
  *  NODE_FAIL		the provider broke the promise: no charge, and a
  *			penalty of PR * RE (the least delay a rerun costs),
  *			capped.
+ *  UNSTARTED		admitted but still pending at its hard deadline (its
+ *			nodes failed and no others could take it): as
+ *			NODE_FAIL.
 \*****************************************************************************/
 
 #ifndef LIBRA_SETTLE_H
@@ -38,6 +41,7 @@ typedef enum {
 	LIBRA_END_DEADLINE,
 	LIBRA_END_CANCELLED,
 	LIBRA_END_NODE_FAIL,
+	LIBRA_END_UNSTARTED,
 } libra_end_t;
 
 typedef struct libra_settlement {

@@ -200,6 +200,26 @@ static bool _placement_up(const libra_record_t *rec)
 	return true;
 }
 
+/*
+ * An admitted job still pending at its hard deadline (its nodes failed and
+ * none could take it): the promise is broken; settle it and cancel it.
+ */
+static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
+			   time_t now)
+{
+	libra_settle(&rec->sla, rec->price, 0.0, (double) now,
+		     LIBRA_END_UNSTARTED, &rec->final);
+	rec->settled = true;
+	libra_slurm_store_record(job_ptr, rec);
+	error("sched: libra: %pJ could not start before its hard deadline; cancelling it (SLA violation, penalty %.2f)",
+	      job_ptr, rec->final.penalty);
+	job_ptr->state_reason = FAIL_DEADLINE;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup("libra: hard deadline passed before the job could start");
+	job_signal(job_ptr, SIGKILL, 0, 0, false);
+	last_job_update = now;
+}
+
 /* Try to start one pending job; returns true if it started. */
 static bool _try_pending(job_record_t *job_ptr, time_t now)
 {
@@ -217,8 +237,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now)
 	if (has_rec && !rec.best_effort) {
 		if (rec.sla.type == LIBRA_DEADLINE_HARD &&
 		    rec.sla.deadline <= (double) now) {
-			_set_reason(job_ptr, FAIL_DEADLINE,
-				    "libra: hard deadline passed before the job could start");
+			_end_unstarted(job_ptr, &rec, now);
 			libra_record_free(&rec);
 			return false;
 		}
