@@ -342,12 +342,31 @@ ctld_log_count() { grep -cF -- "$1" "$LIBRA_CLUSTER_DIR/log/slurmctld.log" || :;
 # as user $SB_USER when that is set (runuser; SLURM_CONF is kept).  Sets
 # SB_RC (exit status), SB_OUT (stdout and stderr: the libra line, the
 # "Submitted batch job" line) and SB_JOBID (empty when no job was made).
+# A refusal must be final, but sbatch retries some error codes (for
+# ESLURM_NODES_BUSY: 15 times, 2 minutes in all, submitting again each
+# time): when sbatch says it is retrying, it is stopped at once and
+# SB_RETRIED=1, SB_RC=1; SB_OUT has what it printed until then.
 SB_USER=
 libra_sbatch() {
-	local run=(timeout 60)
+	local run=(timeout 60) out pid
 	[ -z "$SB_USER" ] || run=(runuser -u "$SB_USER" -- timeout 60)
+	out=$(mktemp "${TMPDIR:-/tmp}/libra-sbatch.XXXXXX")
+	"${run[@]}" sbatch -D "$LIBRA_WORK" -o "$LIBRA_WORK/job-%j.out" "$@" >"$out" 2>&1 &
+	pid=$!
+	SB_RETRIED=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -q 'retrying' "$out"; then
+			SB_RETRIED=1
+			kill "$pid" 2>/dev/null || :
+			break
+		fi
+		sleep 0.01
+	done
 	SB_RC=0
-	SB_OUT=$("${run[@]}" sbatch -D "$LIBRA_WORK" -o "$LIBRA_WORK/job-%j.out" "$@" 2>&1) || SB_RC=$?
+	wait "$pid" || SB_RC=$?
+	[ "$SB_RETRIED" = 0 ] || SB_RC=1
+	SB_OUT=$(<"$out")
+	rm -f "$out"
 	SB_JOBID=
 	if [[ $SB_OUT =~ Submitted\ batch\ job\ ([0-9]+) ]]; then
 		SB_JOBID=${BASH_REMATCH[1]}
@@ -364,6 +383,22 @@ libra_sbatch_admitted() {
 		fail "$what: sbatch $* was not accepted (exit $SB_RC): $SB_OUT"
 	fi
 	assert_contains "$SB_OUT" "libra: admitted: price " "$what: sbatch's message"
+}
+
+# libra_sbatch_refused WHAT EXPECTED ARGS...: submit; it must be refused
+# with a message that contains EXPECTED, and no job may be created.  A
+# refusal that sbatch retried is a failed check (expect_fail) that lets the
+# test go on; anything else wrong fails the test at once.
+libra_sbatch_refused() {
+	local what=$1 want=$2
+	shift 2
+	libra_sbatch "$@"
+	if [ -n "$SB_JOBID" ] || [ "$SB_RC" = 0 ]; then
+		fail "$what: sbatch $* was accepted (job '$SB_JOBID'), expected a refusal with '$want': $SB_OUT"
+	fi
+	assert_contains "$SB_OUT" "$want" "$what: sbatch's message"
+	[ "$SB_RETRIED" = 0 ] ||
+		expect_fail "$what: sbatch retried the refusal (slurmctld returned an error code that sbatch retries, e.g. ESLURM_NODES_BUSY); a refusal must be final: $SB_OUT"
 }
 
 # job_record JOBID: the job's AdminComment (its Libra record, JSON) as
@@ -383,6 +418,16 @@ sacct_record() { sacct -n -X -P -j "$1" -o AdminComment%8000 2>/dev/null | awk '
 
 # sacct_record_final JOBID: accounting has the job's settled record.
 sacct_record_final() { [[ $(sacct_record "$1") == *'"final":{'* ]]; }
+
+# slurm_minutes MINUTES: a time limit as scontrol and sacct show it.
+slurm_minutes() {
+	local m=$1
+	if [ "$m" -ge 1440 ]; then
+		printf '%d-%02d:%02d:00' $((m / 1440)) $((m % 1440 / 60)) $((m % 60))
+	else
+		printf '%02d:%02d:00' $((m / 60)) $((m % 60))
+	fi
+}
 
 # json_get JSON PATH: the value at PATH (keys and list indices separated by
 # dots, e.g. admit.place.0.node); strings as they are, anything else as

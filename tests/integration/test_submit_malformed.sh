@@ -27,6 +27,9 @@ refused() {
 	elif [[ $SB_OUT != *"$want"* ]]; then
 		expect_fail "case $ncase (sbatch $*): refusal does not say '$want'; got: $SB_OUT"
 	fi
+	if [ "$SB_RETRIED" = 1 ]; then
+		expect_fail "case $ncase (sbatch $*): sbatch retried the refusal (an error code that sbatch retries); a refusal must be final"
+	fi
 	if [ -n "$SB_JOBID" ]; then
 		expect_fail "case $ncase (sbatch $*): job $SB_JOBID was created"
 		scancel "$SB_JOBID" 2>/dev/null || :
