@@ -207,8 +207,7 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 extern int libra_slurm_sync(time_t now)
 {
 	libra_ledger_t *l = libra_hub_ledger();
-	double hold = MAX(LIBRA_TOKEN_HOLD_MIN,
-			  2.0 * libra_hub_params()->interval);
+	double hold = LIBRA_TOKEN_HOLD;
 	ListIterator iter;
 	job_record_t *job_ptr;
 	seen_t s;

@@ -20,8 +20,14 @@
 #include "hub.h"
 #include "record.h"
 
-/* How long an admission not yet tied to a job holds its capacity [s]. */
-#define LIBRA_TOKEN_HOLD_MIN 10
+/*
+ * How long an admission not yet tied to a job holds its capacity [s].  The
+ * job is created in the same RPC, right after job_submit, so its record
+ * appears within milliseconds; only a quote (sbatch --test-only) or a
+ * submission refused after job_submit never gets one, and should not hold
+ * capacity for long.
+ */
+#define LIBRA_TOKEN_HOLD 3
 
 /* Does this AdminComment hold a slurm-libra record? */
 extern bool libra_slurm_is_record(const char *admin_comment);

@@ -32,7 +32,9 @@
  *  an SLA runs at share_min (best effort).
  *
  *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
- *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR.
+ *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_prefix=NAME
+ *  (the top directory, "libra" by default; several clusters on one host,
+ *  as in the tests, each need their own).
 \*****************************************************************************/
 
 #include <dirent.h>
@@ -56,7 +58,9 @@
 #include "record.h"
 #include "share.h"
 
-#define LIBRA_DIR "libra"
+/* Top directory under each controller; plugstack "cgroup_prefix=". */
+static char libra_dir[64] = "libra";
+#define LIBRA_DIR libra_dir
 
 static struct {
 	/* configuration */
@@ -458,8 +462,19 @@ static int _parse_args(int ac, char **av)
 			}
 		} else if (!strncmp(av[i], "cgroup_root", klen) && klen == 11) {
 			snprintf(cg.root, sizeof(cg.root), "%s", val);
+		} else if (!strncmp(av[i], "cgroup_prefix", klen) &&
+			   klen == 13) {
+			if (!*val || strlen(val) >= sizeof(libra_dir) ||
+			    strspn(val, "abcdefghijklmnopqrstuvwxyz"
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+			    strlen(val) || val[0] == '.') {
+				slurm_error("libra: cgroup_prefix=%s: use letters, digits, '_', '-', '.'",
+					    val);
+				return -1;
+			}
+			snprintf(libra_dir, sizeof(libra_dir), "%s", val);
 		} else {
-			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, cgroup_root)",
+			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, cgroup_root, cgroup_prefix)",
 				    av[i]);
 			return -1;
 		}
