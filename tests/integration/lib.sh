@@ -448,3 +448,10 @@ no_jobs_exist() {
 	out=$(squeue -h -t all -o %i 2>&1) || return 2
 	[ -z "$out" ]
 }
+
+# no_jobs_active: no job is pending, running, completing or suspended.
+no_jobs_active() {
+	local out
+	out=$(squeue -h -t PD,R,CG,S,CF -o %i 2>&1) || return 2
+	[ -z "$out" ]
+}
