@@ -1,0 +1,1194 @@
+/*****************************************************************************\
+ *  libra-report - Job QoS Satisfaction, Cluster Profitability, revenue and
+ *  penalties per account over a time window, from accounting (sacct) and
+ *  job_submit/qos's refusal log, like sreport does for usage.
+ *
+ *  The per-job figures are the records the plugins wrote (src/common/
+ *  record.h, decoded by the core's own decoder) and the ratios are folded
+ *  by the core's metrics code (src/common/metrics.h), so that they mean
+ *  exactly what the simulator's mean.  Every column is defined in
+ *  libra-report.1.
+\*****************************************************************************/
+
+#define _GNU_SOURCE
+
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "metrics.h"
+#include "record.h"
+#include "report.h"
+
+#define REFUSAL_LOG "libra_refusals.jsonl"
+#define SACCT_FORMAT \
+	"JobID,Account,User,State,Submit,Start,End,AdminComment%65535"
+
+/* ------------------------------------------------------------ options */
+
+typedef enum { OUT_TABLE, OUT_PARSABLE, OUT_JSON } out_mode_t;
+
+static struct {
+	const char *start_arg, *end_arg;
+	bool has_start, has_end;
+	time_t start, end, now;
+	char **accounts;
+	int naccounts;
+	out_mode_t mode;
+	bool trailing_bar;	/* -p */
+	bool noheader;
+	bool per_job;
+	const char *sacct_file;
+	const char *refusals;
+	bool no_refusals;
+	bool no_squeue;
+	int decimals;
+	int verbose;
+} opt = { .decimals = 2 };
+
+static void _usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options]\n"
+"  -S, --starttime TIME   start of the window (default: 00:00 today; with\n"
+"                         --sacct-file: no limit); any time sacct -S takes\n"
+"  -E, --endtime TIME     end of the window (default: now; with\n"
+"                         --sacct-file: no limit)\n"
+"  -A, --accounts LIST    only these accounts (comma-separated)\n"
+"  -P, --parsable         output fields separated by '|'\n"
+"  -p                     the same, with a trailing '|' (as sreport -p)\n"
+"  -n, --noheader         no title and no column header\n"
+"      --json             machine-readable output (JSON)\n"
+"      --per-job          one line per job and refusal instead of totals\n"
+"                         (with --json: a \"jobs\" array as well)\n"
+"      --sacct-file FILE  read saved sacct output (-P or --json; - = stdin)\n"
+"                         instead of running sacct\n"
+"      --refusals FILE    the refusal log (default: <StateSaveLocation>/\n"
+"                         " REFUSAL_LOG ", from scontrol show config)\n"
+"      --no-refusals      do not read a refusal log\n"
+"      --no-squeue        do not ask slurmctld (squeue --json) for the\n"
+"                         records of jobs not yet in accounting\n"
+"      --decimals N       decimals of money in the table (default 2)\n"
+"  -v, --verbose          say what is run and read (twice: more)\n"
+"  -V, --version          print the version\n"
+"  -h, --help             this help\n"
+"See libra-report(1) for the columns and their formulas.\n");
+}
+
+static void _die_usage(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void _die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	exit(2);
+}
+
+static void _die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void _die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void _note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void _note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void _accounts(const char *list)
+{
+	char *copy = rpt_xstrdup(list), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!*tok)
+			continue;
+		opt.accounts = rpt_xrealloc(opt.accounts,
+			(opt.naccounts + 1) * sizeof(*opt.accounts));
+		opt.accounts[opt.naccounts++] = rpt_xstrdup(tok);
+	}
+	free(copy);
+	if (!opt.naccounts)
+		_die_usage("--accounts: no account named in '%s'", list);
+}
+
+static void _parse(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_PER_JOB, O_SACCT_FILE, O_REFUSALS,
+	       O_NO_REFUSALS, O_NO_SQUEUE, O_DECIMALS };
+	static const struct option lo[] = {
+		{ "starttime",	 required_argument, NULL, 'S' },
+		{ "endtime",	 required_argument, NULL, 'E' },
+		{ "accounts",	 required_argument, NULL, 'A' },
+		{ "parsable",	 no_argument,	    NULL, 'P' },
+		{ "parsable2",	 no_argument,	    NULL, 'P' },
+		{ "noheader",	 no_argument,	    NULL, 'n' },
+		{ "json",	 no_argument,	    NULL, O_JSON },
+		{ "per-job",	 no_argument,	    NULL, O_PER_JOB },
+		{ "sacct-file",	 required_argument, NULL, O_SACCT_FILE },
+		{ "refusals",	 required_argument, NULL, O_REFUSALS },
+		{ "no-refusals", no_argument,	    NULL, O_NO_REFUSALS },
+		{ "no-squeue",	 no_argument,	    NULL, O_NO_SQUEUE },
+		{ "decimals",	 required_argument, NULL, O_DECIMALS },
+		{ "verbose",	 no_argument,	    NULL, 'v' },
+		{ "version",	 no_argument,	    NULL, 'V' },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char err[512];
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":S:E:A:PpnvVh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			opt.start_arg = optarg;
+			break;
+		case 'E':
+			opt.end_arg = optarg;
+			break;
+		case 'A':
+			_accounts(optarg);
+			break;
+		case 'P':
+			opt.mode = OUT_PARSABLE;
+			break;
+		case 'p':
+			opt.mode = OUT_PARSABLE;
+			opt.trailing_bar = true;
+			break;
+		case 'n':
+			opt.noheader = true;
+			break;
+		case O_JSON:
+			opt.mode = OUT_JSON;
+			break;
+		case O_PER_JOB:
+			opt.per_job = true;
+			break;
+		case O_SACCT_FILE:
+			opt.sacct_file = optarg;
+			break;
+		case O_REFUSALS:
+			opt.refusals = optarg;
+			break;
+		case O_NO_REFUSALS:
+			opt.no_refusals = true;
+			break;
+		case O_NO_SQUEUE:
+			opt.no_squeue = true;
+			break;
+		case O_DECIMALS: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || v < 0 || v > 12)
+				_die_usage("--decimals: '%s' is not a number "
+					   "from 0 to 12", optarg);
+			opt.decimals = (int) v;
+			break;
+		}
+		case 'v':
+			opt.verbose++;
+			break;
+		case 'V':
+			printf("%s %s\n", PROG, PACKAGE_VERSION);
+			exit(0);
+		case 'h':
+			_usage(stdout);
+			exit(0);
+		case ':':
+			if (optopt)
+				_die_usage("option -%c needs a value", optopt);
+			_die_usage("option %s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				_die_usage("unknown option -%c", optopt);
+			_die_usage("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		_die_usage("unexpected argument '%s'", argv[optind]);
+	if (opt.refusals && opt.no_refusals)
+		_die_usage("--refusals and --no-refusals exclude each other");
+
+	opt.now = time(NULL);
+	if (opt.start_arg) {
+		if (rpt_parse_time(opt.start_arg, opt.now, &opt.start, err,
+				   sizeof(err)))
+			_die_usage("--starttime: %s", err);
+		opt.has_start = true;
+	} else if (!opt.sacct_file) {
+		struct tm tm;
+
+		localtime_r(&opt.now, &tm);
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		opt.start = mktime(&tm);
+		opt.has_start = true;
+	}
+	if (opt.end_arg) {
+		if (rpt_parse_time(opt.end_arg, opt.now, &opt.end, err,
+				   sizeof(err)))
+			_die_usage("--endtime: %s", err);
+		opt.has_end = true;
+	}
+	if (opt.has_start && opt.has_end && opt.end <= opt.start) {
+		char a[32], b[32];
+
+		_die_usage("the window ends (%s) before it starts (%s)",
+			   rpt_format_time(opt.end, b, sizeof(b)),
+			   rpt_format_time(opt.start, a, sizeof(a)));
+	}
+}
+
+/* ------------------------------------------------------------ live cluster */
+
+/* Forward a command's stderr, line by line, as warnings. */
+static void _forward(const char *cmd, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int) (nl - p) : (int) strlen(p);
+
+		if (n)
+			fprintf(stderr, PROG ": %s: %.*s\n", cmd, n, p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static void _verbose_cmd(char *const argv[])
+{
+	if (!opt.verbose)
+		return;
+	fprintf(stderr, PROG ": running");
+	for (int i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+}
+
+/* Run a command; on failure return NULL and leave its stderr in *why. */
+static char *_capture(char *const argv[], char **why)
+{
+	char *out = NULL, *errout = NULL;
+	int status;
+
+	*why = NULL;
+	_verbose_cmd(argv);
+	if (rpt_run(argv, &out, NULL, &errout, &status)) {
+		*why = rpt_xasprintf("cannot run %s: %s", argv[0],
+				     strerror(errno));
+		return NULL;
+	}
+	if (status) {
+		size_t n = strlen(errout);
+
+		while (n && errout[n - 1] == '\n')
+			errout[--n] = '\0';
+		*why = rpt_xasprintf("%s exited with status %d%s%s", argv[0],
+				     status, n ? ":\n" : " (no message)",
+				     errout);
+		free(out);
+		free(errout);
+		return NULL;
+	}
+	_forward(argv[0], errout);
+	free(errout);
+	return out;
+}
+
+static char *_sacct(void)
+{
+	char start[32], end[32], *why, *out;
+	char *argv[20];
+	int n = 0;
+
+	rpt_format_time(opt.start, start, sizeof(start));
+	argv[n++] = "sacct";
+	argv[n++] = "-X";
+	argv[n++] = "-a";
+	argv[n++] = "-P";
+	argv[n++] = "-n";
+	argv[n++] = "--noconvert";
+	argv[n++] = "-o";
+	argv[n++] = SACCT_FORMAT;
+	argv[n++] = "-S";
+	argv[n++] = start;
+	argv[n++] = "-E";
+	if (opt.has_end)
+		argv[n++] = rpt_format_time(opt.end, end, sizeof(end));
+	else
+		argv[n++] = "now";
+	if (opt.naccounts) {
+		static char *list;
+
+		free(list);
+		list = NULL;
+		for (int i = 0; i < opt.naccounts; i++) {
+			char *t = rpt_xasprintf("%s%s%s", list ? list : "",
+						list ? "," : "",
+						opt.accounts[i]);
+
+			free(list);
+			list = t;
+		}
+		argv[n++] = "-A";
+		argv[n++] = list;
+	}
+	argv[n] = NULL;
+	if (!(out = _capture(argv, &why)))
+		_die("sacct failed: %s", why);
+	return out;
+}
+
+/* Jobs slurmctld knows whose record accounting does not have yet: the
+ * AdminComment reaches the database only when the job ends. */
+static void _merge_squeue(rpt_jobs_t *jobs)
+{
+	char *argv[] = { "squeue", "--json", "-a", NULL };
+	char *why, *out = _capture(argv, &why), err[512];
+	rpt_jobs_t live = { 0 };
+	long filled = 0, added = 0;
+
+	if (!out) {
+		_note("warning: squeue failed, so running and pending jobs "
+		      "are counted from accounting alone (their records are "
+		      "not there yet): %s", why);
+		free(why);
+		return;
+	}
+	if (rpt_read_squeue_json(out, &live, err, sizeof(err))) {
+		_note("warning: %s; running and pending jobs are counted "
+		      "from accounting alone", err);
+		free(out);
+		return;
+	}
+	free(out);
+	for (size_t i = 0; i < live.n; i++) {
+		rpt_job_t *l = &live.v[i], *j = rpt_jobs_find(jobs, l->id);
+
+		if (!l->admin_comment || !*l->admin_comment)
+			continue;
+		if (j && j->admin_comment && *j->admin_comment)
+			continue;	/* accounting has it */
+		if (j) {
+			free(j->admin_comment);
+			free(j->state);
+			j->admin_comment = l->admin_comment;
+			j->state = l->state;
+			l->admin_comment = l->state = NULL;
+			free(j->where);
+			j->where = rpt_xasprintf("sacct+squeue");
+			j->from_squeue = true;
+			filled++;
+		} else {
+			rpt_job_t *k = rpt_jobs_add(jobs);
+
+			*k = *l;
+			memset(l, 0, sizeof(*l));
+			added++;
+		}
+	}
+	rpt_jobs_free(&live);
+	if (opt.verbose)
+		_note("squeue: %ld records taken for jobs accounting lists "
+		      "without one, %ld jobs accounting does not list yet",
+		      filled, added);
+}
+
+static char *_state_save_location(char **why)
+{
+	char *argv[] = { "scontrol", "show", "config", NULL };
+	char *out = _capture(argv, why), *line, *save = NULL, *loc = NULL;
+
+	if (!out)
+		return NULL;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq;
+
+		if (strncmp(line, "StateSaveLocation", 17) ||
+		    !(eq = strchr(line, '=')))
+			continue;
+		eq++;
+		while (*eq == ' ')
+			eq++;
+		loc = rpt_xstrndup(eq, strcspn(eq, " \t\r"));
+		break;
+	}
+	free(out);
+	if (!loc)
+		*why = rpt_xstrdup("scontrol show config has no "
+				   "StateSaveLocation");
+	return loc;
+}
+
+/* Refusals carry the account the user named; "" means the user's default
+ * account, which slurmctld picks after job_submit ran.  Look it up. */
+static void _resolve_accounts(rpt_jobs_t *refusals)
+{
+	char *argv[] = { "sacctmgr", "-n", "-P", "show", "user",
+			 "format=User,DefaultAccount", NULL };
+	char *out = NULL, *why, *line, *save = NULL;
+	size_t i;
+
+	for (i = 0; i < refusals->n; i++)
+		if (!*refusals->v[i].account)
+			break;
+	if (i == refusals->n)
+		return;
+	if (!(out = _capture(argv, &why))) {
+		_note("warning: cannot look up default accounts (%s); "
+		      "refusals that named no account are shown as (none)",
+		      why);
+		free(why);
+		return;
+	}
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *bar = strchr(line, '|');
+
+		if (!bar || !bar[1])
+			continue;
+		*bar = '\0';
+		for (i = 0; i < refusals->n; i++) {
+			rpt_job_t *r = &refusals->v[i];
+
+			if (!*r->account && !strcmp(r->user, line)) {
+				free(r->account);
+				r->account = rpt_xstrdup(bar + 1);
+			}
+		}
+	}
+	free(out);
+}
+
+static void _refusals(rpt_jobs_t *refusals, const char **source)
+{
+	char *path = NULL, *why = NULL;
+	long bad = 0;
+
+	*source = NULL;
+	if (opt.no_refusals)
+		return;
+	if (opt.refusals) {
+		if (rpt_read_refusals(opt.refusals, refusals, &bad,
+				      opt.verbose))
+			_die("cannot read the refusal log %s: %s",
+			     opt.refusals, strerror(errno));
+		*source = opt.refusals;
+	} else if (opt.sacct_file) {
+		_note("note: no --refusals FILE given: refused submissions "
+		      "are not counted");
+		return;
+	} else {
+		char *loc = _state_save_location(&why);
+
+		if (!loc) {
+			_note("note: cannot find StateSaveLocation (%s): "
+			      "refused submissions are not counted; give "
+			      "--refusals FILE", why);
+			free(why);
+			return;
+		}
+		path = rpt_xasprintf("%s/%s", loc, REFUSAL_LOG);
+		free(loc);
+		if (opt.verbose)
+			_note("reading refusals from %s", path);
+		if (rpt_read_refusals(path, refusals, &bad, opt.verbose)) {
+			if (errno == ENOENT)
+				_note("note: no refusal log at %s: no refused "
+				      "submissions to count", path);
+			else
+				_note("note: cannot read the refusal log %s "
+				      "(%s): refused submissions are not "
+				      "counted; run as root or SlurmUser, or "
+				      "give --refusals FILE", path,
+				      strerror(errno));
+			free(path);
+			return;
+		}
+		*source = path;		/* kept until exit */
+		_resolve_accounts(refusals);
+	}
+	if (bad)
+		_note("warning: %ld line%s of the refusal log could not be "
+		      "read (see above) and %s not counted", bad,
+		      bad == 1 ? "" : "s", bad == 1 ? "is" : "are");
+}
+
+/* ------------------------------------------------------------ folding */
+
+typedef struct {
+	char *account;
+	long submitted, admitted, best_effort, refused, finished, met, missed;
+	long unsettled, other, unreadable;
+	double revenue, penalties, net;
+	libra_metrics_t m;
+} stats_t;
+
+static stats_t *stats;
+static int nstats;
+static stats_t total;
+
+static const char *_acct_name(const char *a)
+{
+	return a && *a ? a : "(none)";
+}
+
+static stats_t *_stats_for(const char *account)
+{
+	const char *name = _acct_name(account);
+
+	for (int i = 0; i < nstats; i++)
+		if (!strcmp(stats[i].account, name))
+			return &stats[i];
+	stats = rpt_xrealloc(stats, (nstats + 1) * sizeof(*stats));
+	memset(&stats[nstats], 0, sizeof(*stats));
+	stats[nstats].account = rpt_xstrdup(name);
+	libra_metrics_init(&stats[nstats].m);
+	return &stats[nstats++];
+}
+
+static double _budget(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_BUDGET) ? sla->budget : 0.0;
+}
+
+/* The result the simulator would fold for this job (metrics.h). */
+static bool _result(const rpt_job_t *j, libra_job_result_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (j->kind == KIND_REFUSED) {
+		r->accepted = false;
+		r->budget = j->refusal.has_budget ? j->refusal.budget : 0.0;
+		r->submit = j->refusal.time;
+		return true;
+	}
+	if (j->kind != KIND_SLA || !j->rec.settled)
+		return false;
+	r->accepted = true;
+	r->deadline_met = j->rec.final.deadline_met;
+	r->budget = _budget(&j->rec.sla);
+	r->charge = j->rec.final.charge;
+	r->submit = j->rec.sla.submit;
+	r->start = j->rec.started;
+	r->end = j->rec.final.end;
+	r->runtime = j->rec.sla.runtime;
+	return true;
+}
+
+/* Is this job QoS-met?  Asked of the metrics code itself, so that the
+ * per-job flag can never disagree with the totals. */
+static bool _qos_met(const libra_job_result_t *r)
+{
+	libra_metrics_t m;
+
+	libra_metrics_init(&m);
+	libra_metrics_add(&m, r);
+	return m.qos_met == 1;
+}
+
+static void _fold(stats_t *s, const rpt_job_t *j)
+{
+	libra_job_result_t r;
+	bool settled = (j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT) &&
+		       j->rec.settled;
+
+	switch (j->kind) {
+	case KIND_SLA:
+		s->admitted++;
+		if (settled) {
+			s->finished++;
+			if (j->rec.final.deadline_met)
+				s->met++;
+			else
+				s->missed++;
+		} else {
+			s->unsettled++;
+		}
+		break;
+	case KIND_BEST_EFFORT:
+		s->best_effort++;
+		break;
+	case KIND_REFUSED:
+		s->refused++;
+		break;
+	case KIND_OTHER:
+		s->other++;
+		break;
+	case KIND_UNREADABLE:
+		s->unreadable++;
+		break;
+	}
+	if (settled) {
+		s->revenue += j->rec.final.charge + j->rec.final.penalty;
+		s->penalties += j->rec.final.penalty;
+		s->net += j->rec.final.charge;
+	}
+	if (_result(j, &r))
+		libra_metrics_add(&s->m, &r);
+	s->submitted = s->admitted + s->refused;
+}
+
+static bool _account_wanted(const char *account)
+{
+	if (!opt.naccounts)
+		return true;
+	for (int i = 0; i < opt.naccounts; i++)
+		if (!strcasecmp(opt.accounts[i], account ? account : ""))
+			return true;
+	return false;
+}
+
+/* When the job was submitted: the admission time in its record (the
+ * moment job_submit/qos saw it), else accounting's Submit. */
+static double _when(const rpt_job_t *j)
+{
+	if (j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT)
+		return j->rec.admitted;
+	return j->submit;
+}
+
+static bool _in_window(double t)
+{
+	if (t <= 0.0)
+		return true;		/* unknown: keep */
+	if (opt.has_start && t < (double) opt.start)
+		return false;
+	if (opt.has_end && t >= (double) opt.end)
+		return false;
+	return true;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* The shortest text that reads back as the same double (as the records). */
+static char *_exact(double v, char *buf, size_t len)
+{
+	if (v == 0.0)
+		v = 0.0;	/* no "-0" */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+typedef struct {
+	const char *title;
+	char **cells;		/* nrows */
+} column_t;
+
+typedef struct {
+	column_t *cols;
+	int ncols, nrows;
+} table_t;
+
+static void _table_init(table_t *t, const char *const *titles, int ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->cols = rpt_xmalloc(ncols * sizeof(*t->cols));
+	t->ncols = ncols;
+	for (int c = 0; c < ncols; c++)
+		t->cols[c].title = titles[c];
+}
+
+/* Add a row of ncols cells (strings, copied). */
+static void _table_row(table_t *t, char **cells)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		t->cols[c].cells = rpt_xrealloc(t->cols[c].cells,
+			(t->nrows + 1) * sizeof(char *));
+		t->cols[c].cells[t->nrows] = rpt_xstrdup(cells[c]);
+	}
+	t->nrows++;
+}
+
+static void _table_print(const table_t *t)
+{
+	int *w = rpt_xmalloc(t->ncols * sizeof(int));
+
+	if (opt.mode == OUT_PARSABLE) {
+		const char *tail = opt.trailing_bar ? "|" : "";
+
+		if (!opt.noheader) {
+			for (int c = 0; c < t->ncols; c++)
+				printf("%s%s", c ? "|" : "", t->cols[c].title);
+			printf("%s\n", tail);
+		}
+		for (int r = 0; r < t->nrows; r++) {
+			for (int c = 0; c < t->ncols; c++)
+				printf("%s%s", c ? "|" : "",
+				       t->cols[c].cells[r]);
+			printf("%s\n", tail);
+		}
+		free(w);
+		return;
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		w[c] = (int) strlen(t->cols[c].title);
+		for (int r = 0; r < t->nrows; r++)
+			if ((int) strlen(t->cols[c].cells[r]) > w[c])
+				w[c] = (int) strlen(t->cols[c].cells[r]);
+	}
+	if (!opt.noheader) {
+		for (int c = 0; c < t->ncols; c++)
+			printf("%*s ", w[c], t->cols[c].title);
+		printf("\n");
+		for (int c = 0; c < t->ncols; c++) {
+			for (int k = 0; k < w[c]; k++)
+				putchar('-');
+			putchar(' ');
+		}
+		printf("\n");
+	}
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			printf("%*s ", w[c], t->cols[c].cells[r]);
+		printf("\n");
+	}
+	free(w);
+}
+
+static void _table_free(table_t *t)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		for (int r = 0; r < t->nrows; r++)
+			free(t->cols[c].cells[r]);
+		free(t->cols[c].cells);
+	}
+	free(t->cols);
+}
+
+/* A money or ratio cell: rounded in the table, exact when parsable. */
+static char *_cell_num(double v, int decimals, char *buf, size_t len)
+{
+	if (opt.mode == OUT_PARSABLE)
+		return _exact(v, buf, len);
+	snprintf(buf, len, "%.*f", decimals, v);
+	if (!strncmp(buf, "-0", 2) && strspn(buf + 1, "0.") == strlen(buf + 1))
+		memmove(buf, buf + 1, strlen(buf));	/* "-0.00" */
+	return buf;
+}
+
+static const char *const summary_titles[] = {
+	"Account", "Submitted", "Admitted", "Refused", "BestEffort",
+	"Finished", "Met", "Missed", "JobQoS", "Profit", "ProfitSl",
+	"Revenue", "Penalties", "Net", "Other", "Unreadable"
+};
+#define NSUMMARY (int) (sizeof(summary_titles) / sizeof(summary_titles[0]))
+
+static void _summary_row(table_t *t, const stats_t *s, const char *name)
+{
+	char b[NSUMMARY][48], *cells[NSUMMARY];
+	int n = 0;
+
+#define INT(v) (snprintf(b[n], sizeof(b[n]), "%ld", (long) (v)), n++)
+#define NUM(v, d) (_cell_num((v), (d), b[n], sizeof(b[n])), n++)
+	snprintf(b[n++], sizeof(b[0]), "%s", name);
+	INT(s->submitted);
+	INT(s->admitted);
+	INT(s->refused);
+	INT(s->best_effort);
+	INT(s->finished);
+	INT(s->met);
+	INT(s->missed);
+	NUM(s->m.qos_satisfaction, 4);
+	NUM(s->m.profitability, 4);
+	NUM(s->m.profitability_slides, 4);
+	NUM(s->revenue, opt.decimals);
+	NUM(s->penalties, opt.decimals);
+	NUM(s->net, opt.decimals);
+	INT(s->other);
+	INT(s->unreadable);
+#undef INT
+#undef NUM
+	for (int i = 0; i < NSUMMARY; i++)
+		cells[i] = b[i];
+	_table_row(t, cells);
+}
+
+static const char *const job_titles[] = {
+	"JobID", "Account", "User", "State", "Kind", "Submit", "How", "Met",
+	"Delay", "Budget", "Price", "Penalty", "Charge", "QoS"
+};
+#define NJOB (int) (sizeof(job_titles) / sizeof(job_titles[0]))
+
+static void _job_row(table_t *t, const rpt_job_t *j)
+{
+	char b[NJOB][64], *cells[NJOB];
+	const libra_record_t *rec = &j->rec;
+	bool has_rec = j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT;
+	libra_job_result_t r;
+
+	for (int i = 0; i < NJOB; i++) {
+		b[i][0] = '\0';
+		cells[i] = b[i];
+	}
+	snprintf(b[0], sizeof(b[0]), "%s", j->id);
+	snprintf(b[1], sizeof(b[1]), "%s", _acct_name(j->account));
+	snprintf(b[2], sizeof(b[2]), "%s", j->user ? j->user : "");
+	snprintf(b[3], sizeof(b[3]), "%s", j->state ? j->state : "");
+	snprintf(b[4], sizeof(b[4]), "%s", rpt_kind_name(j->kind));
+	if (_when(j) > 0)
+		rpt_format_time((time_t) _when(j), b[5], sizeof(b[5]));
+	if (j->kind == KIND_REFUSED) {
+		snprintf(b[6], sizeof(b[6]), "%s", j->refusal.verdict);
+		if (j->refusal.has_budget)
+			_cell_num(j->refusal.budget, opt.decimals, b[9],
+				  sizeof(b[9]));
+	}
+	if (j->kind == KIND_SLA && (rec->sla.set & LIBRA_SLA_BUDGET))
+		_cell_num(rec->sla.budget, opt.decimals, b[9], sizeof(b[9]));
+	if (has_rec)
+		_cell_num(rec->price, opt.decimals, b[10], sizeof(b[10]));
+	if (has_rec && rec->settled) {
+		snprintf(b[6], sizeof(b[6]), "%s",
+			 libra_end_name(rec->final.how));
+		if (j->kind == KIND_SLA)
+			snprintf(b[7], sizeof(b[7]), "%s",
+				 rec->final.deadline_met ? "yes" : "no");
+		_cell_num(rec->final.delay, 0, b[8], sizeof(b[8]));
+		_cell_num(rec->final.penalty, opt.decimals, b[11],
+			  sizeof(b[11]));
+		_cell_num(rec->final.charge, opt.decimals, b[12],
+			  sizeof(b[12]));
+	}
+	if (j->kind == KIND_SLA && _result(j, &r))
+		snprintf(b[13], sizeof(b[13]), "%s",
+			 _qos_met(&r) ? "yes" : "no");
+	_table_row(t, cells);
+}
+
+static void _banner(const char *jobs_src, const char *refusal_src)
+{
+	char a[32], b[32];
+	const char *rule = "-----------------------------------------------"
+			   "---------------------------------";
+
+	if (opt.noheader || opt.mode == OUT_JSON)
+		return;
+	printf("%s\n", rule);
+	printf("Libra %s ", opt.per_job ? "Jobs" : "Job QoS and Profitability");
+	if (opt.has_start && opt.has_end)
+		printf("%s - %s (%lld secs)\n",
+		       rpt_format_time(opt.start, a, sizeof(a)),
+		       rpt_format_time(opt.end, b, sizeof(b)),
+		       (long long) (opt.end - opt.start));
+	else if (opt.has_start)
+		printf("%s - %s\n", rpt_format_time(opt.start, a, sizeof(a)),
+		       opt.sacct_file ? "(no end)" :
+		       rpt_format_time(opt.now, b, sizeof(b)));
+	else if (opt.has_end)
+		printf("(no start) - %s\n",
+		       rpt_format_time(opt.end, b, sizeof(b)));
+	else
+		printf("(all jobs read)\n");
+	printf("Jobs from %s; refusals from %s\n", jobs_src,
+	       refusal_src ? refusal_src : "(none read)");
+	printf("Money in the currency of the job records; JobQoS, Profit and "
+	       "ProfitSl are fractions\n");
+	if (total.unsettled)
+		printf("%ld admitted job%s not finished yet: not in Finished, "
+		       "JobQoS, Profit or ProfitSl\n", total.unsettled,
+		       total.unsettled == 1 ? "" : "s");
+	printf("%s\n", rule);
+}
+
+static json_object *_jnum(double v)
+{
+	char buf[40];
+
+	return json_object_new_double_s(v, _exact(v, buf, sizeof(buf)));
+}
+
+static json_object *_json_stats(const stats_t *s, const char *name)
+{
+	json_object *o = json_object_new_object();
+
+#define I(k, v) json_object_object_add(o, k, json_object_new_int64(v))
+#define D(k, v) json_object_object_add(o, k, _jnum(v))
+	json_object_object_add(o, "account", json_object_new_string(name));
+	I("submitted", s->submitted);
+	I("admitted", s->admitted);
+	I("refused", s->refused);
+	I("best_effort", s->best_effort);
+	I("finished", s->finished);
+	I("unfinished", s->unsettled);
+	I("met", s->met);
+	I("missed", s->missed);
+	I("qos_met", s->m.qos_met);
+	I("decided", s->m.submitted);
+	D("qos", s->m.qos_satisfaction);
+	D("profit", s->m.profitability);
+	D("profit_slides", s->m.profitability_slides);
+	D("sla_pct", s->m.sla_pct);
+	D("reliability_pct", s->m.reliability_pct);
+	D("budget_decided", s->m.budget_all);
+	D("budget_finished", s->m.budget_accepted);
+	D("charge_qos", s->m.charge_qos);
+	D("revenue", s->revenue);
+	D("penalties", s->penalties);
+	D("net", s->net);
+	I("other", s->other);
+	I("unreadable", s->unreadable);
+#undef I
+#undef D
+	return o;
+}
+
+static json_object *_json_job(const rpt_job_t *j)
+{
+	json_object *o = json_object_new_object();
+	const libra_record_t *rec = &j->rec;
+	bool has_rec = j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT;
+	libra_job_result_t r;
+
+#define S(k, v) json_object_object_add(o, k, (v) ? \
+					json_object_new_string(v) : NULL)
+#define D(k, v) json_object_object_add(o, k, _jnum(v))
+#define B(k, v) json_object_object_add(o, k, json_object_new_boolean(v))
+	S("job_id", j->kind == KIND_REFUSED ? NULL : j->id);
+	S("account", _acct_name(j->account));
+	S("user", j->user);
+	S("state", j->state);
+	S("kind", rpt_kind_name(j->kind));
+	D("submit", _when(j));
+	S("source", j->where);
+	if (j->kind == KIND_REFUSED) {
+		S("verdict", j->refusal.verdict);
+		if (j->refusal.has_budget)
+			D("budget", j->refusal.budget);
+		S("reason", j->refusal.reason);
+	}
+	if (j->kind == KIND_UNREADABLE)
+		S("error", j->err);
+	if (j->kind == KIND_SLA && (rec->sla.set & LIBRA_SLA_BUDGET))
+		D("budget", rec->sla.budget);
+	if (has_rec)
+		D("price", rec->price);
+	if (has_rec && rec->settled) {
+		S("how", libra_end_name(rec->final.how));
+		if (j->kind == KIND_SLA)
+			B("met", rec->final.deadline_met);
+		D("delay", rec->final.delay);
+		D("penalty", rec->final.penalty);
+		D("charge", rec->final.charge);
+	}
+	if (j->kind == KIND_SLA && _result(j, &r))
+		B("qos", _qos_met(&r));
+#undef S
+#undef D
+#undef B
+	return o;
+}
+
+/* Jobs in submission order (then by job id, then as read), so that the
+ * sums are the same, to the last bit, whatever order the input had. */
+static int _cmp_jobs(const void *a, const void *b)
+{
+	const rpt_job_t *x = *(rpt_job_t *const *) a;
+	const rpt_job_t *y = *(rpt_job_t *const *) b;
+	double tx = _when(x), ty = _when(y);
+	int c;
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if ((x->kind == KIND_REFUSED) != (y->kind == KIND_REFUSED))
+		return x->kind == KIND_REFUSED ? 1 : -1;
+	if ((c = strverscmp(x->id, y->id)))
+		return c;
+	return x < y ? -1 : x > y;	/* the order read */
+}
+
+static int _cmp_stats(const void *a, const void *b)
+{
+	return strcmp(((const stats_t *) a)->account,
+		      ((const stats_t *) b)->account);
+}
+
+/* ------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+	rpt_jobs_t jobs = { 0 }, refusals = { 0 };
+	const char *refusal_src = NULL;
+	char *text, err[1024];
+	const char *jobs_src;
+	long early = 0, unreadable = 0;
+	rpt_job_t **shown = NULL;
+	size_t nshown = 0;
+
+	_parse(argc, argv);
+	/* sacct -P prints times in this format unless told otherwise */
+	setenv("SLURM_TIME_FORMAT", "standard", 1);
+
+	if (opt.sacct_file) {
+		jobs_src = strcmp(opt.sacct_file, "-") ? opt.sacct_file :
+			   "(stdin)";
+		if (!(text = rpt_slurp(opt.sacct_file, NULL)))
+			_die("cannot read %s: %s", jobs_src,
+			     errno == EILSEQ ? "binary data, not sacct output" :
+			     strerror(errno));
+		if (rpt_read_sacct(text, jobs_src, &jobs, opt.verbose, err,
+				   sizeof(err)))
+			_die("%s", err);
+		free(text);
+	} else {
+		jobs_src = "sacct";
+		text = _sacct();
+		if (rpt_read_sacct(text, "sacct", &jobs, opt.verbose, err,
+				   sizeof(err)))
+			_die("cannot understand sacct's output: %s", err);
+		free(text);
+		if (!opt.no_squeue)
+			_merge_squeue(&jobs);
+	}
+	_refusals(&refusals, &refusal_src);
+
+	for (size_t i = 0; i < jobs.n; i++) {
+		rpt_job_t *j = &jobs.v[i];
+
+		rpt_classify(j);
+		if (!_account_wanted(j->account))
+			continue;
+		if (!_in_window(_when(j))) {
+			early++;
+			continue;
+		}
+		if (j->kind == KIND_UNREADABLE) {
+			_note("warning: job %s (%s): unreadable record: %s; "
+			      "counted as Unreadable", j->id, j->where,
+			      j->err);
+			unreadable++;
+		}
+		shown = rpt_xrealloc(shown, (nshown + 1) * sizeof(*shown));
+		shown[nshown++] = j;
+	}
+	for (size_t i = 0; i < refusals.n; i++) {
+		rpt_job_t *r = &refusals.v[i];
+
+		if (!_account_wanted(r->account) || !_in_window(r->submit))
+			continue;
+		shown = rpt_xrealloc(shown, (nshown + 1) * sizeof(*shown));
+		shown[nshown++] = r;
+	}
+	if (opt.verbose && early)
+		_note("%ld job%s outside the window (by submission time) "
+		      "left out", early, early == 1 ? "" : "s");
+
+	if (nshown > 1)
+		qsort(shown, nshown, sizeof(*shown), _cmp_jobs);
+	libra_metrics_init(&total.m);
+	for (size_t i = 0; i < nshown; i++) {
+		_fold(_stats_for(shown[i]->account), shown[i]);
+		_fold(&total, shown[i]);
+	}
+	/* requested accounts with nothing to show still get a line */
+	for (int i = 0; i < opt.naccounts; i++)
+		_stats_for(opt.accounts[i]);
+	for (int i = 0; i < nstats; i++)
+		libra_metrics_finish(&stats[i].m);
+	libra_metrics_finish(&total.m);
+	if (nstats > 1)
+		qsort(stats, nstats, sizeof(*stats), _cmp_stats);
+
+	if (opt.mode == OUT_JSON) {
+		json_object *root = json_object_new_object(), *w, *a, *src;
+
+		w = json_object_new_object();
+		json_object_object_add(w, "start", opt.has_start ?
+			json_object_new_int64(opt.start) : NULL);
+		json_object_object_add(w, "end", opt.has_end ?
+			json_object_new_int64(opt.end) : NULL);
+		json_object_object_add(root, "window", w);
+		src = json_object_new_object();
+		json_object_object_add(src, "jobs",
+				       json_object_new_string(jobs_src));
+		json_object_object_add(src, "refusals", refusal_src ?
+			json_object_new_string(refusal_src) : NULL);
+		json_object_object_add(root, "sources", src);
+		a = json_object_new_array();
+		for (int i = 0; i < nstats; i++)
+			json_object_array_add(a, _json_stats(&stats[i],
+							     stats[i].account));
+		json_object_object_add(root, "accounts", a);
+		json_object_object_add(root, "total",
+				       _json_stats(&total, "TOTAL"));
+		if (opt.per_job) {
+			json_object *jj = json_object_new_array();
+
+			for (size_t i = 0; i < nshown; i++)
+				json_object_array_add(jj,
+						      _json_job(shown[i]));
+			json_object_object_add(root, "jobs", jj);
+		}
+		printf("%s\n", json_object_to_json_string_ext(root,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		table_t t;
+
+		_banner(jobs_src, refusal_src);
+		if (opt.per_job) {
+			_table_init(&t, job_titles, NJOB);
+			for (size_t i = 0; i < nshown; i++)
+				_job_row(&t, shown[i]);
+		} else {
+			_table_init(&t, summary_titles, NSUMMARY);
+			for (int i = 0; i < nstats; i++)
+				_summary_row(&t, &stats[i], stats[i].account);
+			_summary_row(&t, &total, "TOTAL");
+		}
+		_table_print(&t);
+		_table_free(&t);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		_die("cannot write the report: %s", strerror(errno));
+
+	free(shown);
+	rpt_jobs_free(&jobs);
+	rpt_jobs_free(&refusals);
+	for (int i = 0; i < nstats; i++)
+		free(stats[i].account);
+	free(stats);
+	return 0;
+}
