@@ -576,7 +576,7 @@ static stats_t *_stats_for(const char *account)
 	const char *name = _acct_name(account);
 
 	for (int i = 0; i < nstats; i++)
-		if (!strcmp(stats[i].account, name))
+		if (!strcasecmp(stats[i].account, name))
 			return &stats[i];
 	stats = rpt_xrealloc(stats, (nstats + 1) * sizeof(*stats));
 	memset(&stats[nstats], 0, sizeof(*stats));
