@@ -498,6 +498,8 @@ static void _resolve_accounts(rpt_jobs_t *refusals)
 	free(out);
 }
 
+static char *refusal_path;	/* the default log's path, once read */
+
 static void _refusals(rpt_jobs_t *refusals, const char **source)
 {
 	char *path = NULL, *why = NULL;
@@ -543,7 +545,7 @@ static void _refusals(rpt_jobs_t *refusals, const char **source)
 			free(path);
 			return;
 		}
-		*source = path;		/* kept until exit */
+		*source = refusal_path = path;
 		_resolve_accounts(refusals);
 	}
 	if (bad)
@@ -1185,6 +1187,7 @@ int main(int argc, char **argv)
 		_die("cannot write the report: %s", strerror(errno));
 
 	free(shown);
+	free(refusal_path);
 	rpt_jobs_free(&jobs);
 	rpt_jobs_free(&refusals);
 	for (int i = 0; i < nstats; i++)
