@@ -68,6 +68,8 @@ extern double libra_ddy(double delay, double remaining)
 	/* Eq. 5.2; 1 is no delay */
 	if (!(remaining > 0.0))
 		return 1.0;
+	if (delay < 0.0)
+		delay = 0.0;
 	return (delay + remaining) / remaining;
 }
 

@@ -34,7 +34,9 @@
  *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
  *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_prefix=NAME
  *  (the top directory, "libra" by default; several clusters on one host,
- *  as in the tests, each need their own).
+ *  as in the tests, each need their own), top_weight=N (the top
+ *  directory's weight against the host's other processes; left alone by
+ *  default).
 \*****************************************************************************/
 
 #include <dirent.h>
@@ -66,6 +68,7 @@ static struct {
 	/* configuration */
 	bool enforce;
 	bool pin;
+	unsigned top_weight;		/* weight of the top directory, 0: leave */
 	double interval;
 	double share_min;
 	char root[1024];
@@ -213,14 +216,28 @@ static int _node_cpu(const char *node)
 	return (int) (num % (unsigned long) (ncpu > 0 ? ncpu : 1));
 }
 
+/* Weight of our top directory against everything else on the host. */
+static void _top_weight(const char *top, const char *file, unsigned max)
+{
+	char val[32];
+
+	if (!cg.top_weight)
+		return;
+	snprintf(val, sizeof(val), "%u", cg.top_weight < max ? cg.top_weight :
+		 max);
+	_write_file(top, file, val);
+}
+
 static int _setup_v1(void)
 {
-	char path[PATH_MAX], cpu[16];
+	char path[PATH_MAX], cpu[16], top[PATH_MAX + 72];
 
 	snprintf(path, sizeof(path), "%s/cpu", cg.root);
 	if (_make_tree(path, cg.node, cg.job_id, cg.cpu_job,
 		       sizeof(cg.cpu_job)))
 		return -1;
+	snprintf(top, sizeof(top), "%s/%s", path, LIBRA_DIR);
+	_top_weight(top, "cpu.shares", 262144);
 	snprintf(path, sizeof(path), "%s/cpuacct", cg.root);
 	if (_make_tree(path, cg.node, cg.job_id, cg.acct_job,
 		       sizeof(cg.acct_job))) {
@@ -262,6 +279,7 @@ static int _setup_v2(const char *root)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", root, LIBRA_DIR);
 	_write_file(path, "cgroup.subtree_control", "+cpu");
+	_top_weight(path, "cpu.weight", 10000);
 	snprintf(path, sizeof(path), "%s/%s/%s", root, LIBRA_DIR, cg.node);
 	_write_file(path, "cgroup.subtree_control", "+cpu");
 	if (_make_tree(root, cg.node, cg.job_id, cg.cpu_job,
@@ -460,6 +478,16 @@ static int _parse_args(int ac, char **av)
 					    val);
 				return -1;
 			}
+		} else if (!strncmp(av[i], "top_weight", klen) && klen == 10) {
+			char *end;
+			unsigned long w = strtoul(val, &end, 10);
+
+			if (*end || w < 1 || w > 262144) {
+				slurm_error("libra: top_weight=%s: must be 1 to 262144",
+					    val);
+				return -1;
+			}
+			cg.top_weight = (unsigned) w;
 		} else if (!strncmp(av[i], "cgroup_root", klen) && klen == 11) {
 			snprintf(cg.root, sizeof(cg.root), "%s", val);
 		} else if (!strncmp(av[i], "cgroup_prefix", klen) &&
@@ -474,7 +502,7 @@ static int _parse_args(int ac, char **av)
 			}
 			snprintf(libra_dir, sizeof(libra_dir), "%s", val);
 		} else {
-			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, cgroup_root, cgroup_prefix)",
+			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, top_weight, cgroup_root, cgroup_prefix)",
 				    av[i]);
 			return -1;
 		}
