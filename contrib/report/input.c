@@ -108,11 +108,48 @@ extern rpt_job_t *rpt_jobs_add(rpt_jobs_t *jobs)
 	return &jobs->v[jobs->n++];
 }
 
+static size_t _hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char) *s++) * 1099511628211ull;
+	return (size_t) h;
+}
+
+/* Put row i into the index (a row whose id is already there: kept). */
+static void _index_row(rpt_jobs_t *jobs, size_t i)
+{
+	size_t m = jobs->hcap - 1, k = _hash(jobs->v[i].id) & m;
+
+	while (jobs->hash[k]) {
+		if (!strcmp(jobs->v[jobs->hash[k] - 1].id, jobs->v[i].id))
+			return;
+		k = (k + 1) & m;
+	}
+	jobs->hash[k] = i + 1;
+}
+
+/* Rows get their id after rpt_jobs_add(); index them when asked. */
 extern rpt_job_t *rpt_jobs_find(rpt_jobs_t *jobs, const char *id)
 {
-	for (size_t i = 0; i < jobs->n; i++)
-		if (jobs->v[i].id && !strcmp(jobs->v[i].id, id))
-			return &jobs->v[i];
+	size_t m, k;
+
+	if (2 * jobs->n >= jobs->hcap) {
+		free(jobs->hash);
+		jobs->hcap = 1024;
+		while (jobs->hcap <= 2 * jobs->n)
+			jobs->hcap *= 2;
+		jobs->hash = rpt_xmalloc(jobs->hcap * sizeof(*jobs->hash));
+		jobs->indexed = 0;
+	}
+	for (; jobs->indexed < jobs->n; jobs->indexed++)
+		if (jobs->v[jobs->indexed].id)
+			_index_row(jobs, jobs->indexed);
+	m = jobs->hcap - 1;
+	for (k = _hash(id) & m; jobs->hash[k]; k = (k + 1) & m)
+		if (!strcmp(jobs->v[jobs->hash[k] - 1].id, id))
+			return &jobs->v[jobs->hash[k] - 1];
 	return NULL;
 }
 
@@ -133,6 +170,7 @@ extern void rpt_jobs_free(rpt_jobs_t *jobs)
 	for (size_t i = 0; i < jobs->n; i++)
 		_job_clear(&jobs->v[i]);
 	free(jobs->v);
+	free(jobs->hash);
 	memset(jobs, 0, sizeof(*jobs));
 }
 

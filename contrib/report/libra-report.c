@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "metrics.h"
 #include "record.h"
@@ -1055,9 +1056,12 @@ int main(int argc, char **argv)
 	char *text, err[1024];
 	const char *jobs_src;
 	long early = 0, unreadable = 0;
-	rpt_job_t **shown = NULL;
+	rpt_job_t **shown;
 	size_t nshown = 0;
 
+	/* glibc re-reads /etc/localtime at every mktime() unless TZ is set */
+	if (!getenv("TZ") && !access("/etc/localtime", R_OK))
+		setenv("TZ", ":/etc/localtime", 0);
 	_parse(argc, argv);
 	/* sacct -P prints times in this format unless told otherwise */
 	setenv("SLURM_TIME_FORMAT", "standard", 1);
@@ -1084,6 +1088,7 @@ int main(int argc, char **argv)
 			_merge_squeue(&jobs);
 	}
 	_refusals(&refusals, &refusal_src);
+	shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
 
 	for (size_t i = 0; i < jobs.n; i++) {
 		rpt_job_t *j = &jobs.v[i];
@@ -1101,7 +1106,6 @@ int main(int argc, char **argv)
 			      j->err);
 			unreadable++;
 		}
-		shown = rpt_xrealloc(shown, (nshown + 1) * sizeof(*shown));
 		shown[nshown++] = j;
 	}
 	for (size_t i = 0; i < refusals.n; i++) {
@@ -1109,7 +1113,6 @@ int main(int argc, char **argv)
 
 		if (!_account_wanted(r->account) || !_in_window(r->submit))
 			continue;
-		shown = rpt_xrealloc(shown, (nshown + 1) * sizeof(*shown));
 		shown[nshown++] = r;
 	}
 	if (opt.verbose && early)

@@ -70,6 +70,8 @@ typedef struct rpt_job {
 typedef struct {
 	rpt_job_t *v;
 	size_t n, cap;
+	/* index by id for rpt_jobs_find(): open addressing, row + 1 */
+	size_t *hash, hcap, indexed;
 } rpt_jobs_t;
 
 extern rpt_job_t *rpt_jobs_add(rpt_jobs_t *jobs);
