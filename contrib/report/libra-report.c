@@ -232,13 +232,18 @@ static void _parse(int argc, char **argv)
 			_usage(stdout);
 			exit(0);
 		case ':':
-			if (optopt)
-				_die_usage("option -%c needs a value", optopt);
-			_die_usage("option %s needs a value", argv[optind - 1]);
+			if (!strncmp(argv[optind - 1], "--", 2))
+				_die_usage("option %s needs a value",
+					   argv[optind - 1]);
+			_die_usage("option -%c needs a value", optopt);
 		default:
-			if (optopt)
-				_die_usage("unknown option -%c", optopt);
-			_die_usage("unknown option %s", argv[optind - 1]);
+			if (!strncmp(argv[optind - 1], "--", 2) && optopt)
+				_die_usage("option %s takes no value",
+					   argv[optind - 1]);
+			if (!strncmp(argv[optind - 1], "--", 2))
+				_die_usage("unknown option %s",
+					   argv[optind - 1]);
+			_die_usage("unknown option -%c", optopt);
 		}
 	}
 	if (optind < argc)
