@@ -409,7 +409,7 @@ job_record() {
 
 # job_field JOBID KEY: one KEY=VALUE of "scontrol show job" (the first).
 job_field() {
-	{ scontrol show -o job "$1" 2>/dev/null || :; } | tr ' ' '\n' | sed -n "s/^$2=//p" | awk 'NR == 1'
+	{ scontrol show -o job "$1" 2>/dev/null || :; } | tr ' ' '\n' | sed -n "s|^$2=||p" | awk 'NR == 1'
 }
 
 # sacct_record JOBID: the AdminComment accounting has for the job (it
@@ -454,4 +454,37 @@ no_jobs_active() {
 	local out
 	out=$(squeue -h -t PD,R,CG,S,CF -o %i 2>&1) || return 2
 	[ -z "$out" ]
+}
+
+# libra_at_exit COMMAND: also run COMMAND (a string, eval'd) when the test
+# exits, before the cluster is stopped; the exit status is kept.
+LIBRA_AT_EXIT=
+libra_at_exit() {
+	LIBRA_AT_EXIT+="$1"$'\n'
+	trap _libra_exit_hooks EXIT
+}
+_libra_exit_hooks() {
+	local rc=$?
+	eval "$LIBRA_AT_EXIT" || :
+	set +e
+	(exit "$rc") # _libra_exit takes the status from $?
+	_libra_exit
+}
+
+# libra_add_user: create an ordinary user (libratest<pid>, home in the
+# scratch directory, removed when the test exits) for jobs that are not
+# root's; sets LIBRA_USER and adds it to LIBRA_USERS, so call it before
+# cluster_start.
+LIBRA_USER=
+libra_add_user() {
+	LIBRA_USER=libratest$$
+	command -v useradd >/dev/null 2>&1 || skip "no useradd"
+	! id "$LIBRA_USER" >/dev/null 2>&1 || fail "user $LIBRA_USER exists already"
+	mkdir -p "$LIBRA_CLUSTER_DIR"
+	useradd -M -d "$LIBRA_CLUSTER_DIR/home-$LIBRA_USER" -s /bin/sh "$LIBRA_USER" ||
+		fail "useradd $LIBRA_USER failed"
+	libra_at_exit "userdel -f $LIBRA_USER >/dev/null 2>&1; rm -rf '$LIBRA_CLUSTER_DIR/home-$LIBRA_USER'"
+	mkdir -p "$LIBRA_CLUSTER_DIR/home-$LIBRA_USER"
+	chown "$LIBRA_USER:" "$LIBRA_CLUSTER_DIR/home-$LIBRA_USER"
+	export LIBRA_USERS="${LIBRA_USERS:+$LIBRA_USERS }$LIBRA_USER"
 }

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# A user cannot change an admitted job's SLA, price or record (SPEC section
+# 3): every "scontrol update" that would (comment, AdminComment, deadline,
+# time limit, CPUs, tasks, nodes, partition, node lists, QOS) fails for the
+# job's owner, the job's AdminComment and its other settings stay as they
+# were, and slurmctld logs why ("job_submit/qos: refused update of admitted
+# JobId=...: changing ... would alter its SLA or price").  Requeueing the
+# job neither duplicates nor changes its record.  An operator (root) can
+# still change the comment, the time limit and the deadline.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+# shellcheck disable=SC2119 # the default settings: no arguments
+libra_cluster_env
+libra_add_user
+user=$LIBRA_USER
+uid=$(id -u "$user")
+export LIBRA_EXTRA_CONF="PartitionName=other Nodes=n[1-${LIBRA_NODES:-4}] MaxTime=INFINITE State=UP OverSubscribe=FORCE:8"
+cluster_start
+log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
+
+# Two admitted jobs of the user: H held (pending: Slurm itself would let
+# the owner change most of its request) and R running.
+SB_USER=$user
+libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
+H=$SB_JOBID
+libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 120'
+R=$SB_JOBID
+SB_USER=
+wait_until 30 "job $R to run" job_in_state "$R" RUNNING
+# the scheduler writes the start into the record just after the start
+# shellcheck disable=SC2317 # called by wait_until
+record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
+wait_until 10 "job $R's record to have its start" record_has_start "$R"
+assert_eq "$user" "$(job_field "$H" UserId | sed 's/(.*//')" "owner of job $H"
+note "user $user (uid $uid): held job $H, running job $R"
+
+# snapshot JOBID: what must not change: the record and the settings an
+# update could touch.
+snapshot() {
+	local f out
+	out="AdminComment=$(job_record "$1")"
+	for f in Comment TimeLimit TimeMin Deadline NumCPUs NumTasks CPUs/Task MinCPUsNode NumNodes \
+		Partition ReqNodeList ExcNodeList QOS JobState EndTime; do
+		out+=" $f=$(job_field "$1" "$f")"
+	done
+	printf '%s' "$out"
+}
+
+# The attempts: JOB|scontrol update arguments|what slurmctld's log says
+# (fragments separated by ';', all on one new line; '-' for none).
+Q="job_submit/qos: refused update of admitted JobId"
+attempts=(
+	# a new SLA in the comment: a smaller budget, a later deadline
+	"H|comment=runtime=1m,deadline=2h,budget=0.001|$Q=\$id by uid $uid: changing the comment (SLA);would alter its SLA or price"
+	# even a comment that is no SLA would replace the one that was priced
+	"H|comment=just-a-note|$Q=\$id by uid $uid: changing the comment (SLA)"
+	# a forged record (Slurm lets only operators set AdminComment)
+	"H|admincomment={\"libra\":1,\"policy\":\"libra+\$\",\"best_effort\":true,\"admit\":{\"time\":0,\"price\":0,\"rate\":0,\"place\":[]}}|Attempt to change admin_comment for JobId=\$id"
+	# clearing the record
+	"H|admincomment=|Attempt to change admin_comment for JobId=\$id"
+	# Slurm's own deadline, later
+	"H|deadline=now+3hours|$Q=\$id by uid $uid: changing the deadline"
+	# a shorter time limit, and a longer one
+	"H|timelimit=1|$Q=\$id by uid $uid: changing the time limit"
+	"H|timelimit=+600|$Q=\$id by uid $uid: changing the time limit"
+	# a minimum time limit
+	"H|timemin=1|$Q=\$id by uid $uid: changing the minimum time limit"
+	# more CPUs, in each way Slurm knows: CPUs, tasks, CPUs per task,
+	# CPUs per node, tasks per node
+	"H|numcpus=2|$Q=\$id by uid $uid: changing the CPU count"
+	"H|numtasks=2|$Q=\$id by uid $uid: changing the CPU count"
+	"H|cpuspertask=2|$Q=\$id by uid $uid: changing the CPU count"
+	"H|mincpusnode=2|$Q=\$id by uid $uid: changing the CPU count"
+	"H|taskspernode=2|$Q=\$id by uid $uid: changing the CPU count"
+	# more nodes
+	"H|numnodes=2|$Q=\$id by uid $uid: changing the node count"
+	# another partition (the same nodes, but not the one it was priced for)
+	"H|partition=other|$Q=\$id by uid $uid: changing the partition"
+	# other nodes than the admitted ones, by name and by exclusion
+	"H|reqnodelist=n4|$Q=\$id by uid $uid: changing the node list"
+	"H|nodelist=n3|$Q=\$id by uid $uid: changing the node list"
+	"H|excnodelist=n1|$Q=\$id by uid $uid: changing the node list"
+	# another QOS
+	"H|qos=normal|$Q=\$id by uid $uid: changing the QOS"
+	# the running job: a new SLA, a longer or shorter time limit
+	"R|comment=runtime=1m,deadline=2h,budget=0.001|$Q=\$id by uid $uid: changing the comment (SLA)"
+	"R|timelimit=+600|$Q=\$id by uid $uid: changing the time limit"
+	"R|timelimit=2|$Q=\$id by uid $uid: changing the time limit"
+	# a later end (Slurm itself refuses to extend it for a user)
+	"R|endtime=now+3hours|Attempt to extend end time for JobId=\$id"
+)
+
+n=0
+for a in "${attempts[@]}"; do
+	IFS='|' read -r which args expect <<<"$a"
+	id=${!which}
+	n=$((n + 1))
+	before=$(snapshot "$id")
+	lines=$(wc -l <"$log")
+	rc=0
+	out=$(runuser -u "$user" -- scontrol update jobid="$id" "$args" 2>&1) || rc=$?
+	what="attempt $n (as $user: scontrol update jobid=$id $args)"
+	if [ "$rc" = 0 ]; then
+		expect_fail "$what: succeeded ($out)"
+	fi
+	after=$(snapshot "$id")
+	[ "$after" = "$before" ] || expect_fail "$what: the job changed: before: $before; after: $after"
+	if [ "$expect" != - ]; then
+		expect=${expect//\$id/$id}
+		new=$(tail -n +"$((lines + 1))" "$log")
+		IFS=';' read -ra parts <<<"$expect"
+		hit=$(grep -F -- "${parts[0]}" <<<"$new" || :)
+		for part in "${parts[@]:1}"; do
+			hit=$(grep -F -- "$part" <<<"$hit" || :)
+		done
+		[ -n "$hit" ] || expect_fail "$what: slurmctld's log has no line with '${parts[*]}'; new lines: $(tail -n 5 <<<"$new")"
+	fi
+done
+note "$n attempts to change the job as its owner, ${#LIBRA_FAILURES[@]} failed check(s)"
+
+# Requeue: the owner may requeue the running job; it comes back pending
+# with the same record (not settled, not a second admission), and there is
+# still one job with that id.
+recR=$(job_record "$R")
+rc=0
+out=$(runuser -u "$user" -- scontrol requeue "$R" 2>&1) || rc=$?
+note "requeue of job $R by $user: exit $rc $out"
+sleep 2
+assert_eq 1 "$(squeue -h -t all -j "$R" -o %i | wc -l)" "jobs with id $R after the requeue"
+after=$(job_record "$R")
+msg=$("$LIBRA_PYTHON" -c '
+import json, sys
+a, b = (json.loads(x) for x in sys.argv[1:3])
+bad = [k for k in ("policy", "token", "sla", "admit") if a.get(k) != b.get(k)]
+if "final" in b: bad.append("final (settled at the requeue)")
+print(", ".join(bad))' "$recR" "$after")
+assert_eq "" "$msg" "job $R: fields of the record changed by the requeue (before $recR, after $after)"
+# two submissions, two admissions: the requeue did not admit again
+assert_eq 2 "$(grep -cF 'job_submit/qos: libra: admitted:' "$log" || :)" "admissions in slurmctld's log"
+
+# Pending again after the requeue, the job is still protected.
+before=$(snapshot "$R")
+rc=0
+out=$(runuser -u "$user" -- scontrol update jobid="$R" numcpus=2 2>&1) || rc=$?
+[ "$rc" != 0 ] || expect_fail "as $user: scontrol update jobid=$R numcpus=2 after the requeue succeeded ($out)"
+assert_eq "$before" "$(snapshot "$R")" "job $R after an update of the requeued job"
+
+# The owner cancels the requeued job.  It ran before the requeue, so it
+# pays for the part of its window it used (CANCELLED, settle.h), not
+# nothing: a requeue must not turn the time used into a free ride.
+runuser -u "$user" -- scancel "$R" || fail "$user could not cancel job $R"
+wait_until 30 "job $R to end" job_ended "$R"
+wait_until 30 "job $R's settled record in sacct" sacct_record_final "$R"
+final=$(sacct_record "$R")
+note "job $R settled: $final"
+assert_eq CANCELLED "$(json_get "$final" final.how)" "job $R: final.how"
+"$LIBRA_PYTHON" -c 'import json, sys; sys.exit(not json.loads(sys.argv[1])["final"]["charge"] > 0)' "$final" ||
+	expect_fail "job $R ran $(($(date +%s) - $(json_get "$recR" start))) s or so, was requeued by its owner and cancelled while pending, and is charged nothing: $final"
+
+# An operator can change the comment, the time limit and the deadline.
+scontrol update jobid="$H" comment="runtime=1m,deadline=1h,budget=20" ||
+	fail "root could not change the comment of job $H"
+assert_eq "runtime=1m,deadline=1h,budget=20" "$(job_field "$H" Comment)" "comment of job $H after root's update"
+scontrol update jobid="$H" timelimit=45 || fail "root could not change the time limit of job $H"
+assert_eq 00:45:00 "$(job_field "$H" TimeLimit)" "time limit of job $H after root's update"
+dl=$(date -d '+3 hours' +%Y-%m-%dT%H:%M:%S)
+scontrol update jobid="$H" deadline="$dl" || fail "root could not change the deadline of job $H"
+assert_eq "$dl" "$(job_field "$H" Deadline)" "deadline of job $H after root's update"
+assert_match "operator uid 0 changes the comment \(SLA\) of admitted JobId=$H" "$(grep -F "operator uid 0 changes" "$log" | tr '\n' ' ')" \
+	"slurmctld's log of root's update"
+if [ "$(job_state "$R")" = RUNNING ]; then
+	scontrol update jobid="$R" timelimit=+10 || fail "root could not extend the time limit of running job $R"
+fi
+
+expect_done
+cluster_stop
+assert_nothing_left
+pass
