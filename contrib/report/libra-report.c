@@ -552,8 +552,9 @@ static void _refusals(rpt_jobs_t *refusals, const char **source)
 			return;
 		}
 		*source = refusal_path = path;
-		_resolve_accounts(refusals);
 	}
+	if (!opt.sacct_file)
+		_resolve_accounts(refusals);
 	if (bad)
 		_note("warning: %ld line%s of the refusal log could not be "
 		      "read (see above) and %s not counted", bad,
