@@ -140,6 +140,9 @@ extern char *libra_record_to_json(const libra_record_t *r)
 
 	if (r->started > 0.0)
 		_add_num(o, "start", r->started, &ok);
+	if (r->requeues > 0)
+		json_object_object_add(o, "requeues",
+				       json_object_new_int(r->requeues));
 	if (r->settled) {
 		json_object *f = json_object_new_object();
 
@@ -420,7 +423,7 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"libra", "policy", "token", "best_effort", "sla", "admit",
-		"start", "final", NULL
+		"start", "requeues", "final", NULL
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "place", NULL
@@ -485,6 +488,15 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	if (_get_num(d, o, "record", "start", false, 1e-9, TIME_MAX,
 		     &r->started))
 		return -1;
+	if (_get(o, "requeues")) {
+		double n;
+
+		if (_get_num(d, o, "record", "requeues", true, 1, 1e6, &n))
+			return -1;
+		if (n != floor(n))
+			return _dfail(d, "record.requeues: not whole");
+		r->requeues = (int) n;
+	}
 	if ((v = _get(o, "final")) && _dec_final(d, v, r))
 		return -1;
 	return 0;

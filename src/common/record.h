@@ -55,6 +55,7 @@ typedef struct libra_record {
 	int nplace;
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */
+	int requeues;		/* times a node failure sent it back to pending */
 	bool settled;
 	libra_settlement_t final;
 } libra_record_t;

@@ -66,17 +66,46 @@ static libra_end_t _how(job_record_t *job_ptr, const libra_sla_t *sla)
 	}
 }
 
+/*
+ * Is the job being requeued rather than ended?  slurmctld logs a run that
+ * a node failure cut short as NODE_FAIL and then requeues the job; it sets
+ * JOB_COMPLETING only when the job really ends (job_mgr.c, 22.05).  A
+ * user's or operator's requeue arrives as JOB_REQUEUE (base PENDING).
+ */
+static bool _requeued(job_record_t *job_ptr)
+{
+	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
+
+	if (base == JOB_PENDING || base == JOB_RUNNING ||
+	    base == JOB_SUSPENDED)
+		return true;
+	return base == JOB_NODE_FAIL &&
+	       !(job_ptr->job_state & JOB_COMPLETING) &&
+	       job_ptr->details && job_ptr->details->requeue &&
+	       job_ptr->batch_flag;
+}
+
 extern int jobcomp_p_log_record(job_record_t *job_ptr)
 {
 	libra_record_t rec;
 	double start, end;
 	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
+	libra_end_t how;
 
-	if (base == JOB_PENDING || base == JOB_RUNNING ||
-	    base == JOB_SUSPENDED)
-		return SLURM_SUCCESS;	/* requeued: not over yet */
 	if (!libra_slurm_job_record(job_ptr, &rec))
 		return SLURM_SUCCESS;
+	if (_requeued(job_ptr)) {
+		/* the same SLA runs again: nothing to settle yet */
+		if (base == JOB_NODE_FAIL && !rec.settled) {
+			rec.requeues++;
+			rec.started = 0.0;
+			libra_slurm_store_record(job_ptr, &rec);
+			info("jobcomp: libra: %pJ lost its node and is requeued; its SLA stands",
+			     job_ptr);
+		}
+		libra_record_free(&rec);
+		return SLURM_SUCCESS;
+	}
 
 	start = job_ptr->start_time ? (double) job_ptr->start_time : 0.0;
 	if (rec.started > 0.0)
@@ -97,9 +126,13 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 				rec.final.charge = rec.rate *
 					job_ptr->total_cpus * (end - start);
 		} else {
+			how = _how(job_ptr, &rec.sla);
+			/* a rerun after a node failure that misses: ours */
+			if (rec.requeues && how == LIBRA_END_DEADLINE)
+				how = LIBRA_END_NODE_FAIL;
 			libra_settle(&rec.sla, rec.price,
 				     job_ptr->start_time ? start : 0.0, end,
-				     _how(job_ptr, &rec.sla), &rec.final);
+				     how, &rec.final);
 		}
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);

@@ -295,9 +295,11 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 		next = (time_t) rec.sla.deadline;
 		goto out;
 	}
+	/* an overrun, unless a node failure cost the job its time */
 	libra_settle(&rec.sla, rec.price, rec.started ? rec.started :
 		     (double) job_ptr->start_time, (double) now,
-		     LIBRA_END_DEADLINE, &rec.final);
+		     rec.requeues ? LIBRA_END_NODE_FAIL : LIBRA_END_DEADLINE,
+		     &rec.final);
 	rec.settled = true;
 	libra_slurm_store_record(job_ptr, &rec);
 	info("sched: libra: %pJ reached its hard deadline; ending it",

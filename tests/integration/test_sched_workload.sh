@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test_sched_workload: a workload of CPU-bound jobs, each burning exactly its
+# declared CPU time, with mixed deadlines and budgets, through job_submit/qos,
+# sched/libra, jobcomp/libra and the SPANK plugin on two nodes (one CPU each).
+#
+# Asserts (issue "sched/libra", done-when 1):
+#  - every admitted job (accurate estimate) COMPLETED by its deadline, with
+#    exactly one settled record whose charge is its quoted price;
+#  - the admit/refuse decisions equal what the policy core decides for the
+#    same arrival sequence (contrib/tools/libra-replay);
+#  - some jobs were admitted and some refused, for each reason exercised.
+
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+export LIBRA_NODES=2
+# Capacity 0.8: headroom for job start-up (launching a batch script and its
+# step takes part of each deadline) and the daemons.
+libra_cluster_env 'libra_policy=libra+$' libra_capacity=0.8 libra_price_base=3600
+# Each node pinned to its own core; our jobs ahead of other work on the
+# host (the daemons), as on a dedicated node.
+export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1 top_weight=65536'
+cluster_start
+
+burn=$LIBRA_BUILD/contrib/tools/libra-burn
+replay=$LIBRA_BUILD/contrib/tools/libra-replay
+[ -x "$burn" ] && [ -x "$replay" ] || fail "build contrib/tools first (make)"
+
+# 36 jobs: runtime 3-8 s, deadline 2-6x runtime and at least 10 s (a
+# second of start-up is a large part of a shorter one), budget 0.9-3x runtime (the
+# base price is $1 per CPU-second, so the lowest budgets are refused), one
+# in six on two CPUs; one every 0.6 s.  Deterministic.
+RANDOM=4242
+admitted=()
+refused=0
+for i in $(seq 1 36); do
+	re=$((3 + RANDOM % 6))
+	dl=$((re * (2 + RANDOM % 5)))
+	[ "$dl" -ge 10 ] || dl=10
+	cpus=1
+	[ $((i % 6)) -ne 0 ] || cpus=2
+	budget=$(awk -v re="$re" -v c="$cpus" -v r="$RANDOM" 'BEGIN { printf "%.2f", re * c * (0.9 + 2.1 * r / 32767) }')
+	libra_sbatch -J "w$i" -n "$cpus" \
+		--comment="runtime=${re}s,deadline=${dl}s,budget=$budget" \
+		--wrap "srun -n $cpus $burn $re"
+	if [ -n "$SB_JOBID" ]; then
+		admitted+=("$SB_JOBID")
+	else
+		[[ $SB_OUT == *"libra: rejected:"* ]] || fail "job w$i: neither admitted nor refused by libra: $SB_OUT"
+		refused=$((refused + 1))
+	fi
+	sleep 0.6
+done
+note "${#admitted[@]} admitted, $refused refused"
+[ "${#admitted[@]}" -ge 15 ] || fail "only ${#admitted[@]} of 36 jobs admitted"
+[ "$refused" -ge 3 ] || fail "only $refused of 36 jobs refused: the workload does not test admission"
+
+ids=$(IFS=,; echo "${admitted[*]}")
+wait_until 180 "all admitted jobs to end" bash -c "[ -z \"\$(squeue -h -j $ids -o %i 2>/dev/null)\" ]"
+all_settled() {
+	[ "$(sacct -n -X -P -j "$ids" -o AdminComment%65535 | grep -c '"final"')" -eq "${#admitted[@]}" ]
+}
+wait_until 60 "accounting to have every settled record" all_settled
+
+sacct -n -X -a -P -o JobID,Account,User,State,Submit,Start,End,AdminComment%65535 >"$LIBRA_WORK/sacct.txt"
+"$LIBRA_PYTHON" - "$LIBRA_WORK/sacct.txt" "$ids" <<'EOF' || fail "admitted jobs did not all keep their deadline (see above)"
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("|", 7)
+    rows.setdefault(f[0], []).append(f)
+bad = 0
+for jid in sys.argv[2].split(","):
+    recs = rows.get(jid, [])
+    if len(recs) != 1:
+        print("job %s: %d accounting rows" % (jid, len(recs))); bad += 1; continue
+    state, rec = recs[0][3], json.loads(recs[0][7])
+    fin = rec.get("final")
+    if state != "COMPLETED" or not fin or fin["how"] != "COMPLETED" or not fin["met"]:
+        print("job %s: state %s, final %s" % (jid, state, fin)); bad += 1; continue
+    if abs(fin["charge"] - rec["admit"]["price"]) > 1e-9 * max(1, rec["admit"]["price"]):
+        print("job %s: charged %s, quoted %s" % (jid, fin["charge"], rec["admit"]["price"])); bad += 1
+    if fin["end"] > rec["sla"]["deadline"] + 1:
+        print("job %s: ended %.0f s after its deadline" % (jid, fin["end"] - rec["sla"]["deadline"])); bad += 1
+sys.exit(1 if bad else 0)
+EOF
+
+# Every decision, decided again by the core alone.
+params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+out=$("$replay" --nodes n1:1,n2:1 --params "$params" --sacct-file "$LIBRA_WORK/sacct.txt" \
+	--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl") || fail "libra-replay: decisions differ: $out"
+note "libra-replay: $out"
+assert_match "^decisions 36, agree 36 " "$(tail -n 1 <<<"$out")" "replayed decisions"
+
+cluster_stop
+assert_nothing_left
+pass
