@@ -72,7 +72,7 @@ libra_test_init() {
 	if [ -z "${LIBRA_PORT_BASE:-}" ]; then
 		local h
 		h=$(printf '%s' "$LIBRA_TEST" | cksum | cut -d' ' -f1)
-		export LIBRA_PORT_BASE=$((20000 + (h % 40) * 1000))
+		export LIBRA_PORT_BASE=$((20000 + (h % 12) * 1000))
 	fi
 	export LIBRA_PLUGIN_DIR=${LIBRA_PLUGIN_DIR:-$LIBRA_BUILD/_plugins}
 	eval "$("$LIBRA_CLUSTER" env)"
@@ -280,7 +280,7 @@ libra_cluster_env() {
 _libra_port_taken() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
 
 # libra_free_port_base: the port base libra_test_init derived from the test
-# name is shared by several test names (40 slots); when another cluster
+# name is shared by several test names (12 slots, below the ephemeral port range 32768-60999 so that no outgoing connection can hold a daemon's port); when another cluster
 # (a test run by someone else at the same time) holds one of its ports,
 # move to the next slot that is free.
 libra_free_port_base() {
@@ -296,9 +296,9 @@ libra_free_port_base() {
 		done
 		[ -n "$busy" ] || break
 		tries=$((tries + 1))
-		[ "$tries" -lt 40 ] || fail "no free range of ports for the cluster (tried 40 slots)"
+		[ "$tries" -lt 12 ] || fail "no free range of ports for the cluster (tried 12 slots)"
 		base=$((base + 1000))
-		[ "$base" -le 59000 ] || base=20000
+		[ "$base" -le 31000 ] || base=20000
 	done
 	if [ "$base" != "$LIBRA_PORT_BASE" ]; then
 		note "ports from $LIBRA_PORT_BASE are taken; using $base"
