@@ -20,10 +20,11 @@ ncase=0
 # error), and no job exists afterwards.  A check that fails is recorded and
 # the test goes on, so that one run lists every broken case.
 refused() {
-	local want part left parts
+	local want part left parts before
 	IFS='|' read -ra parts <<<"$1"
 	shift
 	ncase=$((ncase + 1))
+	before=$(job_ids)
 	libra_sbatch "$@" --wrap 'sleep 1'
 	if [ "$SB_RC" = 0 ]; then
 		expect_fail "case $ncase (sbatch $*): accepted, expected a refusal saying '${parts[*]}'; got: $SB_OUT"
@@ -42,12 +43,15 @@ refused() {
 		expect_fail "case $ncase (sbatch $*): job $SB_JOBID was created"
 		scancel "$SB_JOBID" 2>/dev/null || :
 	fi
-	if ! no_jobs_exist; then
-		left=$(squeue -h -t all -o '%i %T' 2>&1 | tr '\n' ' ')
-		expect_fail "case $ncase (sbatch $*): jobs exist after the refusal: $left"
+	left=$(job_ids)
+	if [ "$left" != "$before" ]; then
+		expect_fail "case $ncase (sbatch $*): jobs after the refusal: $left (before: $before): $(squeue -h -t all -o '%i %T %r' 2>&1 | tr '\n' ' ')"
 		scancel -u root 2>/dev/null || :
 	fi
 }
+
+# job_ids: the ids of every job slurmctld has, ended ones too.
+job_ids() { squeue -h -t all -o %i | sort -n | paste -sd, || :; }
 
 R='libra: rejected: '
 ok='runtime=1m,deadline=5m' # a valid base that the bad field is added to
@@ -136,6 +140,28 @@ refused "libra: --deadline-type: |'maybe'|hard or soft" -n 1 --comment="$ok" --d
 refused "libra: --budget needs a value" -n 1 --comment="$ok" --budget=
 refused "libra: --runtime: |not printable ASCII" -n 1 --comment="$ok" --runtime=$'1m\x1b'
 
+# --- requests that Slurm cannot run: the plugin must not admit them
+refused "$R|CPU" -c 2 --comment="$ok"
+refused "$R|CPU" -n 2 --ntasks-per-node=2 --comment="$ok"
+
+# --- a request that Slurm itself rejects after the plugin (more memory
+# than a node has; the plugin does not know memory): Slurm keeps it as a
+# FAILED job.  It never ran, so it must not be charged, and it must not
+# hold the capacity its admission counted on.
+ncase=$((ncase + 1))
+before=,$(job_ids),
+libra_sbatch -n 1 --mem=2000 --comment="$ok" --wrap 'sleep 1'
+[ "$SB_RC" != 0 ] || expect_fail "case $ncase (--mem=2000): accepted: $SB_OUT"
+for id in $(squeue -h -t all -o %i); do
+	[[ $before != *,$id,* ]] || continue
+	rec=$(job_record "$id")
+	[[ $rec != *'"start":'* ]] || expect_fail "case $ncase (--mem=2000): job $id never ran but its record has a start: $rec"
+	if [[ $rec == *'"final":'* ]]; then
+		[ "$(json_get "$rec" final.charge)" = 0 ] ||
+			expect_fail "case $ncase (--mem=2000): job $id never ran and is charged $(json_get "$rec" final.charge): $rec"
+	fi
+done
+
 note "$ncase malformed submissions, ${#LIBRA_FAILURES[@]} failed check(s)"
 [ "$ncase" -ge 40 ] || fail "only $ncase cases"
 
@@ -143,6 +169,11 @@ note "$ncase malformed submissions, ${#LIBRA_FAILURES[@]} failed check(s)"
 assert_slurmctld_up "$ctld"
 libra_sbatch_admitted "good job after the refusals" -n 1 --comment="runtime=1m,deadline=5m,budget=10" --wrap 'sleep 2'
 jobid=$SB_JOBID
+# Nothing refused holds capacity: the price is that of an idle cluster,
+# 1 CPU x 1m by 5m = 1/60 * (1 + 0.1 * 5/4) at the default parameters.
+price=$(json_get "$(job_record "$jobid")" admit.price)
+"$LIBRA_PYTHON" -c "import sys; sys.exit(abs($price - 1 / 60 * (1 + 0.1 * 5 / 4)) > 1e-9)" ||
+	expect_fail "the good job $jobid costs $price, not 0.01875 as on an idle cluster: capacity is still held by refused submissions"
 wait_until 60 "job $jobid to end" job_ended "$jobid"
 assert_eq COMPLETED "$(job_state "$jobid")" "state of the good job $jobid"
 wait_until 30 "job $jobid COMPLETED in sacct" sacct_in_state "$jobid" COMPLETED
