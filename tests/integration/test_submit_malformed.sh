@@ -112,6 +112,8 @@ refused "$R|deadline: '2031-02-30T00:00'|not a time" -n 1 --comment="runtime=1m,
 refused "$R|deadline: '2031-13-01T00:00'|not a time" -n 1 --comment="runtime=1m,deadline=2031-13-01T00:00"
 refused "$R|deadline: '2031-01-01T24:00'|not a time" -n 1 --comment="runtime=1m,deadline=2031-01-01T24:00"
 refused "$R|duedate: |not after the deadline" -n 1 --comment="$ok,duedate=10m"
+# it may not start until long after its deadline
+refused "$R|deadline" -n 1 --begin=now+2hours --comment="runtime=1m,deadline=30m"
 refused "$R|deadline: --deadline and deadline= give different times" -n 1 --deadline=now+2hours --comment="$ok"
 refused "$R|deadline: |in the past" -n 1 --deadline=2001-01-01 --comment="runtime=1m"
 # --- sizes, partitions, nodes, arrays
