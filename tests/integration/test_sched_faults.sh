@@ -19,21 +19,28 @@ libra_test_init
 export LIBRA_NODES=2
 libra_cluster_env 'libra_policy=libra+$' libra_capacity=0.8 libra_price_base=3600
 export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1 top_weight=65536'
+# Slurm holds a requeued batch job back for the job credential's lifetime
+# (cred_expire, 120 s by default); 10 s keeps the requeue case short.  A
+# node set DOWN stays down until resumed (ReturnToService=0), as a failed
+# node would.
+export LIBRA_EXTRA_CONF="AuthInfo=socket=$LIBRA_CLUSTER_DIR/munge/munged.socket,cred_expire=10
+ReturnToService=0"
 cluster_start
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 [ -x "$burn" ] || fail "build contrib/tools first (make)"
 
 jobs=()
-# n1: three jobs of share 0.2 (6 s of CPU in 30 s) -> 0.6 committed.
+# n1: three jobs of share 0.2 (15 s of CPU in 75 s) -> 0.6 committed;
+# together they keep n1 busy for 45 s, past both restarts.
 for i in 1 2 3; do
 	libra_sbatch_admitted "n1 job $i" -J "a$i" -w n1 -n 1 \
-		--comment="runtime=6s,deadline=30s,budget=100" --wrap "$burn 6"
+		--comment="runtime=15s,deadline=75s,budget=100" --wrap "$burn 15"
 	jobs+=("$SB_JOBID")
 done
 # n2: two jobs of share 0.2.
 for i in 1 2; do
 	libra_sbatch_admitted "n2 job $i" -J "b$i" -w n2 -n 1 \
-		--comment="runtime=6s,deadline=30s,budget=100" --wrap "$burn 6"
+		--comment="runtime=15s,deadline=75s,budget=100" --wrap "$burn 15"
 	jobs+=("$SB_JOBID")
 done
 for j in "${jobs[@]}"; do
@@ -52,6 +59,9 @@ sleep 2
 
 # The ledger was rebuilt from the records: n1 has 0.6 of 0.8 committed, so
 # a job of share 0.25 on n1 is refused; one of share 0.15 is admitted.
+for j in "${jobs[@]}"; do
+	job_in_state "$j" RUNNING || fail "job $j no longer runs after the restarts: the capacity check below would mean nothing"
+done
 libra_sbatch_refused "n1 after restart (share 0.25)" "libra: rejected:" -J over -w n1 -n 1 \
 	--comment="runtime=5s,deadline=20s,budget=100" --wrap "$burn 5"
 libra_sbatch_admitted "n1 after restart (share 0.15)" -J fits -w n1 -n 1 \
@@ -87,7 +97,7 @@ libra_sbatch_admitted "job on the failing node" -J doomed -w n2 -n 1 --no-requeu
 	--comment="runtime=20s,deadline=60s,budget=100,penalty=36" --wrap "$burn 20"
 doomed=$SB_JOBID
 libra_sbatch_admitted "requeueable job on the failing node" -J phoenix -n 1 --requeue \
-	--comment="runtime=8s,deadline=60s,budget=100" --wrap "$burn 8"
+	--comment="runtime=8s,deadline=90s,budget=100" --wrap "$burn 8"
 phoenix=$SB_JOBID
 wait_until 10 "job $doomed to run" job_in_state "$doomed" RUNNING
 wait_until 10 "job $phoenix to run" job_in_state "$phoenix" RUNNING

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -437,14 +438,20 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.price = q->price;
 	rec.rate = q->rate_max;
 	rec.nplace = q->nplace;
-	rec.place = xcalloc(q->nplace, sizeof(*rec.place));
+	/* malloc()ed, as every record's placement (libra_record_free()) */
+	rec.place = calloc(q->nplace, sizeof(*rec.place));
+	if (!rec.place) {
+		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+		rc = SLURM_ERROR;
+		goto out;
+	}
 	for (int i = 0; i < q->nplace; i++) {
 		snprintf(rec.place[i].node, sizeof(rec.place[i].node), "%s",
 			 libra_ledger_node_name(l, q->place[i].node));
 		rec.place[i].cpus = q->place[i].cpus;
 	}
 	rc = _store(job_desc, &rec, err_msg);
-	xfree(rec.place);
+	libra_record_free(&rec);
 	if (rc)
 		goto out;
 	if (libra_ledger_commit(l, rec.token, sla, q->place, q->nplace, now)) {

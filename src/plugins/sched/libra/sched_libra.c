@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
@@ -166,8 +167,13 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 	if (q->verdict == LIBRA_ACCEPT &&
 	    !libra_ledger_commit(l, job_ptr->job_id, &rec->sla, q->place,
 				 q->nplace, (double) now)) {
-		xfree(rec->place);
-		rec->place = xcalloc(q->nplace, sizeof(*rec->place));
+		/* the record owns its placement with malloc() (record.h) */
+		free(rec->place);
+		rec->place = calloc(q->nplace, sizeof(*rec->place));
+		if (!rec->place) {
+			rec->nplace = 0;
+			goto out;
+		}
 		rec->nplace = q->nplace;
 		for (int i = 0; i < q->nplace; i++) {
 			snprintf(rec->place[i].node, sizeof(rec->place[i].node),
@@ -182,6 +188,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 		xfree(names);
 		ok = true;
 	}
+out:
 	xfree(req.eligible);
 	xfree(q);
 	return ok;
