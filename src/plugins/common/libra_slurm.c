@@ -204,30 +204,41 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 	xfree(place);
 }
 
-extern int libra_slurm_sync(time_t now)
+extern bool libra_slurm_sync_nodes(void)
 {
 	libra_ledger_t *l = libra_hub_ledger();
-	double hold = LIBRA_TOKEN_HOLD;
-	ListIterator iter;
-	job_record_t *job_ptr;
-	seen_t s;
-	int waiting = 0;
+	bool rebuilt = false;
 
 	if (!_nodes_match(l)) {
 		libra_ledger_t *fresh = _rebuild_nodes();
 
 		if (!fresh) {
 			error("libra: out of memory rebuilding the ledger");
-			return 0;
+			return false;
 		}
 		if (libra_ledger_node_count(l))
 			info("libra: node table changed, rebuilding the ledger from the job records");
 		libra_hub_set_ledger(fresh);
 		l = fresh;
+		rebuilt = true;
 	}
 	for (int i = 0; i < node_record_count; i++)
 		libra_ledger_set_node_up(l, i,
 					 _node_usable(node_record_table_ptr[i]));
+	return rebuilt;
+}
+
+extern int libra_slurm_sync(time_t now)
+{
+	libra_ledger_t *l;
+	double hold = LIBRA_TOKEN_HOLD;
+	ListIterator iter;
+	job_record_t *job_ptr;
+	seen_t s;
+	int waiting = 0;
+
+	libra_slurm_sync_nodes();
+	l = libra_hub_ledger();
 
 	s.n = libra_ledger_job_count(l);
 	s.ids = xcalloc(s.n + 1, sizeof(*s.ids));

@@ -49,6 +49,13 @@ extern int libra_slurm_store_record(job_record_t *job_ptr,
  */
 extern int libra_slurm_load_params(const char *who);
 
+/*
+ * The node half of libra_slurm_sync(): the ledger's nodes match the node
+ * table (rebuilt, without jobs, if not: returns true then) and their up or
+ * down state is current.  O(nodes); same locks.
+ */
+extern bool libra_slurm_sync_nodes(void);
+
 /* Reload the parameters if slurm.conf changed since the last load.  Hub
  * lock held. */
 extern void libra_slurm_params_current(const char *who);

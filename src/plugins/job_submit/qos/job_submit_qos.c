@@ -545,6 +545,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
+	/* nodes go down and come back between the scheduler's passes */
+	if (libra_slurm_sync_nodes())
+		libra_hub_set_synced(false);
 	if (!libra_hub_synced()) {
 		libra_slurm_sync(time(NULL));
 		libra_hub_set_synced(true);
