@@ -112,20 +112,28 @@ static int _fill(const cand_t *c, int n, const libra_request_t *req,
 	int need = req->cpus, min_nodes = _min_nodes(req);
 	int max_nodes = _max_nodes(req);
 
+	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
+
 	q->nplace = 0;
 	for (int i = 0; i < n && need > 0 && q->nplace < max_nodes; i++) {
 		int nodes_left = max_nodes - q->nplace;
 		int still = min_nodes - q->nplace - 1;	/* after this one */
-		int take = c[i].room;
+		int take = c[i].room - c[i].room % unit;
 
+		if (req->cpus_per_node > 0) {
+			if (take < req->cpus_per_node)
+				continue;
+			take = req->cpus_per_node;
+		}
 		if (take < 1)
 			continue;
 		if (take < (need + nodes_left - 1) / nodes_left)
 			continue;	/* too small for the node limit */
-		if (still > 0 && take > need - still)
-			take = need - still;
+		if (still > 0 && take > need - still * unit)
+			take = need - still * unit;
 		if (take > need)
 			take = need;
+		take -= take % unit;
 		if (take < 1)
 			continue;
 		q->place[q->nplace].node = c[i].node;
@@ -183,8 +191,16 @@ static bool _resources_ok(const libra_ledger_t *l,
 	max_nodes = _max_nodes(req);
 	if (max_nodes < up)
 		qsort(cpus, (size_t) up, sizeof(int), _cmp_int_desc);
-	for (int i = 0; i < up && i < max_nodes; i++)
-		total += cpus[i] < req->cpus ? cpus[i] : req->cpus;
+	for (int i = 0; i < up && i < max_nodes; i++) {
+		int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
+		int k = cpus[i] < req->cpus ? cpus[i] : req->cpus;
+
+		k -= k % unit;		/* whole tasks only */
+		if (req->cpus_per_node > 0)
+			k = cpus[i] >= req->cpus_per_node ?
+			    req->cpus_per_node : 0;
+		total += k;
+	}
 	free(cpus);
 	return up >= _min_nodes(req) && total >= req->cpus;
 }
@@ -799,6 +815,9 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 
 	if (req->cpus < 1 || _min_nodes(req) > req->cpus ||
 	    (req->max_nodes > 0 && req->max_nodes < _min_nodes(req)) ||
+	    req->cpus_per_task < 0 || req->cpus_per_node < 0 ||
+	    (req->cpus_per_task > 1 && req->cpus % req->cpus_per_task) ||
+	    (req->cpus_per_node > 0 && req->cpus % req->cpus_per_node) ||
 	    !(sla->runtime > 0.0) || !(sla->deadline > now))
 		return;
 	q->share = sla->runtime / (sla->deadline - now);

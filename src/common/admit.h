@@ -64,6 +64,10 @@ typedef struct libra_request {
 	const bool *eligible;	/* per ledger node: may the job use it?
 				 * NULL: every node (partition, --nodelist,
 				 * --exclude are applied by the caller) */
+	int cpus_per_task;	/* 0 or 1: any; a task's CPUs share a node, so
+				 * a node takes a multiple of this */
+	int cpus_per_node;	/* 0: any; else exactly this many on each node
+				 * used (--ntasks-per-node x cpus per task) */
 } libra_request_t;
 
 typedef enum {

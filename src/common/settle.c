@@ -58,6 +58,11 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 	switch (how) {
 	case LIBRA_END_COMPLETED:
 	case LIBRA_END_FAILED:
+		if (start <= 0.0 && how == LIBRA_END_FAILED) {
+			/* never ran (refused by Slurm after admission) */
+			s->deadline_met = false;
+			break;
+		}
 		/* Eq. 4.2: DY = max(0, TF - TD) */
 		s->delay = end - sla->deadline;
 		if (s->delay <= LIBRA_DEADLINE_GRACE)

@@ -12,7 +12,9 @@
  *  compensation paid to the user.  PR is per hour of delay.
  *
  *  How the job ended decides the rest (documented in doc/design.md):
- *  COMPLETED, FAILED	the job ran to its end; charge as above.
+ *  COMPLETED, FAILED	the job ran to its end; charge as above.  A FAILED
+ *			job that never started (Slurm refused it after its
+ *			admission, e.g. for memory no node has) pays nothing.
  *  DEADLINE		a hard-deadline job still running at TD was ended
  *			there.  Admission guaranteed it RE of CPU by TD, so it
  *			overran its own estimate: charge the price, no

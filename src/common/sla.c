@@ -188,29 +188,51 @@ extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 	return LIBRA_SLA_OK;
 }
 
-/* "90s", "2h", "1.5h", "3d": a decimal number and one unit letter. */
+/*
+ * "90s", "2h", "1.5h", "3d", or several such groups in falling units, as
+ * libra_format_duration() writes them: "1d19h20m", "1h30m".
+ */
 static libra_sla_err_t _duration_unit(const char *what, const char *s,
 				      size_t len, double *secs,
 				      char *err, size_t errlen)
 {
-	double v, mult;
+	static const char units[] = "dhms";
+	static const double mult[] = { 86400.0, 3600.0, 60.0, 1.0 };
+	size_t i = 0;
+	int last = -1;
+	double total = 0.0;
 
-	switch (s[len - 1]) {
-	case 's': mult = 1.0; break;
-	case 'm': mult = 60.0; break;
-	case 'h': mult = 3600.0; break;
-	case 'd': mult = 86400.0; break;
-	default:
-		return _fail(err, errlen, LIBRA_SLA_EVALUE,
-			     "%s: '%.40s' has an unknown unit '%c' (use s, m, h, d or [D-]HH:MM:SS)",
-			     what, s, s[len - 1]);
+	while (i < len) {
+		size_t num = i;
+		const char *u;
+		double v;
+
+		while (i < len && (isdigit((unsigned char) s[i]) || s[i] == '.'))
+			i++;
+		if (i == num || i == len)
+			goto bad;
+		if (!(u = strchr(units, s[i])) || !*u) {
+			if (isalpha((unsigned char) s[i]))
+				return _fail(err, errlen, LIBRA_SLA_EVALUE,
+					     "%s: '%.40s' has an unknown unit '%c' (use s, m, h, d or [D-]HH:MM:SS)",
+					     what, s, s[i]);
+			goto bad;
+		}
+		if (u - units <= last)
+			goto bad;	/* units must fall: 1h30m, not 30m1h */
+		last = (int) (u - units);
+		if (!_is_decimal(s + num, i - num) ||
+		    !_strtod_exact(s + num, i - num, &v))
+			goto bad;
+		total += v * mult[last];
+		i++;
 	}
-	if (!_is_decimal(s, len - 1) || !_strtod_exact(s, len - 1, &v))
-		return _fail(err, errlen, LIBRA_SLA_EVALUE,
-			     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1-12:00:00)",
-			     what, s);
-	*secs = v * mult;
+	*secs = total;
 	return LIBRA_SLA_OK;
+bad:
+	return _fail(err, errlen, LIBRA_SLA_EVALUE,
+		     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1h30m, 1-12:00:00)",
+		     what, s);
 }
 
 /*
@@ -645,29 +667,21 @@ extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
 extern void libra_format_duration(double secs, char *buf, size_t len)
 {
 	long s = lround(secs);
-	long d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60;
-	long sec = s % 60;
+	long part[4] = { s / 86400, (s % 86400) / 3600, (s % 3600) / 60,
+			 s % 60 };
+	static const char unit[] = "dhms";
+	size_t used = 0;
 
 	if (s < 0 || !isfinite(secs)) {
 		snprintf(buf, len, "?");
-	} else if (d) {
-		if (h)
-			snprintf(buf, len, "%ldd%ldh", d, h);
-		else
-			snprintf(buf, len, "%ldd", d);
-	} else if (h) {
-		if (m)
-			snprintf(buf, len, "%ldh%ldm", h, m);
-		else
-			snprintf(buf, len, "%ldh", h);
-	} else if (m) {
-		if (sec)
-			snprintf(buf, len, "%ldm%lds", m, sec);
-		else
-			snprintf(buf, len, "%ldm", m);
-	} else {
-		snprintf(buf, len, "%lds", sec);
+		return;
 	}
+	buf[0] = '\0';
+	/* every non-zero part, so that the text parses back exactly */
+	for (int i = 0; i < 4 && used < len; i++)
+		if (part[i] || (i == 3 && !used))
+			used += (size_t) snprintf(buf + used, len - used,
+						  "%ld%c", part[i], unit[i]);
 }
 
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,

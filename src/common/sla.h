@@ -11,7 +11,8 @@
  *	runtime=30m,deadline=3h,budget=40,type=soft,penalty=0.1
  *
  *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate.
- *  Durations: "90s", "45m", "2h", "1.5h", "3d", Slurm's "[D-]HH:MM:SS",
+ *  Durations: "90s", "45m", "2h", "1.5h", "3d", "1h30m" (units falling),
+ *  Slurm's "[D-]HH:MM:SS",
  *  "MM:SS", "D-HH", "D-HH:MM", or a bare number of minutes (as --time).
  *  Deadlines and due dates are a duration from submission or an absolute
  *  local time "YYYY-MM-DDTHH:MM[:SS]" (a trailing "Z" means UTC).
@@ -151,7 +152,8 @@ extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
 extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 					 double *val, char *err, size_t errlen);
 
-/* Format seconds as a short duration ("2h", "1h30m", "45s", "3d4h"). */
+/* Format whole seconds as a duration the parser reads back exactly
+ * ("2h", "1h30m", "45s", "3d4h5m"). */
 extern void libra_format_duration(double secs, char *buf, size_t len);
 
 #endif /* LIBRA_SLA_H */

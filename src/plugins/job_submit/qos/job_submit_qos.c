@@ -55,15 +55,16 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* sbatch options of the libra SPANK plugin and the SLA keys they set. */
 #define SPANK_OPT_PREFIX "_SLURM_SPANK_OPTION_libra_"
 static const struct {
-	const char *option;
-	const char *key;
+	const char *env;	/* as in the environment (SPANK canonical) */
+	const char *option;	/* as the user typed it */
+	const char *key;	/* the SLA field */
 } spank_opts[] = {
-	{ "runtime",	   "runtime" },
-	{ "budget",	   "budget" },
-	{ "penalty",	   "penalty" },
-	{ "penalty_cap",   "penalty_cap" },
-	{ "deadline_type", "type" },
-	{ "duedate",	   "duedate" },
+	{ "runtime",	   "runtime",	    "runtime" },
+	{ "budget",	   "budget",	    "budget" },
+	{ "penalty",	   "penalty",	    "penalty" },
+	{ "penalty_cap",   "penalty-cap",   "penalty_cap" },
+	{ "deadline_type", "deadline-type", "type" },
+	{ "duedate",	   "duedate",	    "duedate" },
 };
 
 extern int init(void)
@@ -119,7 +120,7 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		memcpy(name, opt, len);
 		name[len] = '\0';
 		for (k = 0; k < ARRAY_SIZE(spank_opts); k++)
-			if (!strcmp(name, spank_opts[k].option))
+			if (!strcmp(name, spank_opts[k].env))
 				break;
 		if (k == ARRAY_SIZE(spank_opts)) {
 			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
@@ -129,8 +130,17 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
 					   err, sizeof(err));
 		if (rc) {
+			/* the message starts with the key: name the option */
+			const char *why = err;
+
+			if (!strncmp(why, spank_opts[k].key,
+				     strlen(spank_opts[k].key)) &&
+			    why[strlen(spank_opts[k].key)] == ':')
+				why += strlen(spank_opts[k].key) + 1;
+			while (*why == ' ')
+				why++;
 			xstrfmtcat(*err_msg, "libra: rejected: --%s: %s",
-				   spank_opts[k].option, err);
+				   spank_opts[k].option, why);
 			return _sla_errno(rc, err);
 		}
 	}
@@ -204,6 +214,13 @@ static void _request(job_desc_msg_t *job_desc, libra_request_t *req)
 		req->min_nodes = (int) job_desc->min_nodes;
 	if (job_desc->max_nodes != NO_VAL)
 		req->max_nodes = (int) job_desc->max_nodes;
+	/* a task's CPUs are on one node; --ntasks-per-node fixes the count */
+	if (job_desc->cpus_per_task != NO_VAL16 && job_desc->cpus_per_task > 1)
+		req->cpus_per_task = job_desc->cpus_per_task;
+	if (job_desc->ntasks_per_node != NO_VAL16 &&
+	    job_desc->ntasks_per_node > 0)
+		req->cpus_per_node = job_desc->ntasks_per_node *
+				     (req->cpus_per_task ? req->cpus_per_task : 1);
 }
 
 static part_record_t *_partition(job_desc_msg_t *job_desc)
@@ -535,6 +552,11 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	if (libra_sla_has_budget(&sla)) {
 		ref.has_budget = true;
 		ref.budget = sla.budget;
+	}
+	if (has_sla && job_desc->begin_time > (time_t) now + 1) {
+		xstrfmtcat(*err_msg, "libra: rejected: --begin: a job with an SLA starts as soon as it is admitted; its deadline says by when it must be done");
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
+		return ESLURM_INVALID_TIME_VALUE;
 	}
 	if (has_sla && (job_desc->array_inx ||
 			job_desc->het_job_offset != NO_VAL)) {

@@ -107,13 +107,14 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 		return SLURM_SUCCESS;
 	}
 
-	start = job_ptr->start_time ? (double) job_ptr->start_time : 0.0;
-	if (rec.started > 0.0)
-		start = rec.started;
+	/*
+	 * Only sched/libra starts jobs and it records when: a job without
+	 * that never ran (e.g. Slurm refused it after admission for memory
+	 * it can never have), whatever start time Slurm gave it.
+	 */
+	start = rec.started;
 	end = job_ptr->end_time ? (double) job_ptr->end_time :
 				  (double) time(NULL);
-	if (!rec.started && start > 0.0 && base != JOB_CANCELLED)
-		rec.started = start;
 
 	if (!rec.settled) {
 		if (rec.best_effort) {
@@ -130,9 +131,13 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 			/* a rerun after a node failure that misses: ours */
 			if (rec.requeues && how == LIBRA_END_DEADLINE)
 				how = LIBRA_END_NODE_FAIL;
-			libra_settle(&rec.sla, rec.price,
-				     job_ptr->start_time ? start : 0.0, end,
-				     how, &rec.final);
+			/* never started and not our fault: nothing to pay */
+			if (start <= 0.0 && how != LIBRA_END_NODE_FAIL &&
+			    how != LIBRA_END_UNSTARTED)
+				how = (how == LIBRA_END_CANCELLED) ?
+				      LIBRA_END_CANCELLED : LIBRA_END_FAILED;
+			libra_settle(&rec.sla, rec.price, start, end, how,
+				     &rec.final);
 		}
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);
@@ -141,11 +146,16 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	     job_ptr, libra_end_name(rec.final.how),
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
 	     rec.final.penalty, rec.final.charge);
-	libra_record_free(&rec);
 
 	libra_hub_lock();
 	libra_ledger_release(libra_hub_ledger(), job_ptr->job_id);
+	/* ended before the scheduler tied its admission to it */
+	if (rec.token &&
+	    libra_ledger_job_committed(libra_hub_ledger(), rec.token) ==
+	    rec.admitted)
+		libra_ledger_release(libra_hub_ledger(), rec.token);
 	libra_hub_unlock();
+	libra_record_free(&rec);
 	libra_hub_wake();
 	return SLURM_SUCCESS;
 }
