@@ -128,7 +128,7 @@ grep -q "JobId=$phoenix: its admitted nodes failed; admitted again on n1" "$LIBR
 	fail "slurmctld's log does not show job $phoenix admitted again on n1"
 scontrol update nodename=n2 state=resume >/dev/null 2>&1 || :
 # its capacity is back: a job of share 0.75 fits n2 again (once it is up)
-wait_until 30 "n2 to be usable again" bash -c "sinfo -h -n n2 -o %t | grep -qE '^(idle|mix|alloc)'"
+wait_until 30 "n2 to be usable again" bash -c "sinfo -h -n n2 -o %t | grep -qxE '(idle|mix|alloc)'"
 libra_sbatch_admitted "n2 after the failure (share 0.75)" -J back -w n2 -n 1 \
 	--comment="runtime=15s,deadline=20s,budget=100" --wrap "$burn 1"
 ctld=$(slurmctld_pid)
