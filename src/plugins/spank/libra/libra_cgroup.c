@@ -232,6 +232,9 @@ static int _setup_v1(void)
 {
 	char path[PATH_MAX], cpu[16], top[PATH_MAX + 72];
 
+	cg.cpu_job[0] = cg.acct_job[0] = '\0';
+	if (!cg.enforce)
+		goto pin;	/* emulated node's CPU only, no weights */
 	snprintf(path, sizeof(path), "%s/cpu", cg.root);
 	if (_make_tree(path, cg.node, cg.job_id, cg.cpu_job,
 		       sizeof(cg.cpu_job)))
@@ -244,6 +247,7 @@ static int _setup_v1(void)
 		/* cpu and cpuacct mounted together: one tree serves both */
 		snprintf(cg.acct_job, sizeof(cg.acct_job), "%s", cg.cpu_job);
 	}
+pin:
 	cg.cpuset_node[0] = '\0';
 	if (cg.pin) {
 		snprintf(path, sizeof(path), "%s/cpuset", cg.root);
@@ -519,7 +523,7 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 
 	if (_parse_args(ac, av))
 		return -1;
-	if (!cg.enforce)
+	if (!cg.enforce && !cg.pin)
 		return 0;
 	if (spank_get_item(sp, S_JOB_ID, &cg.job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS)
@@ -541,6 +545,8 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 		if (_setup_v1())
 			goto fail;
 	} else if (_find_v2(v2root, sizeof(v2root))) {
+		if (!cg.enforce)
+			return 0;	/* pinning is done with v1 cpusets only */
 		cg.version = 2;
 		if (_setup_v2(v2root))
 			goto fail;
@@ -549,8 +555,10 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 			    cg.root);
 		return 0;
 	}
-	_load_sla();
 	cg.active = true;
+	if (!cg.enforce)
+		return 0;
+	_load_sla();
 	_parent(cg.cpu_job, path, sizeof(path));
 	_collect(path);
 	if (strcmp(cg.acct_job, cg.cpu_job)) {
@@ -599,6 +607,8 @@ extern int libra_cgroup_task(spank_t sp)
 		return 0;
 	if (cg.cpuset_node[0])
 		_enter(cg.cpuset_node, pid);
+	if (!cg.enforce)
+		return 0;
 	_enter(cg.cpu_job, pid);
 	if (strcmp(cg.acct_job, cg.cpu_job))
 		_enter(cg.acct_job, pid);
@@ -646,8 +656,9 @@ extern int libra_cgroup_exit(spank_t sp)
 	 * they are empty now.  rmdir fails while another step still has
 	 * tasks there, which is what we want.
 	 */
-	_remove_tree(cg.cpu_job, 3);
-	if (strcmp(cg.acct_job, cg.cpu_job))
+	if (cg.cpu_job[0])
+		_remove_tree(cg.cpu_job, 3);
+	if (cg.acct_job[0] && strcmp(cg.acct_job, cg.cpu_job))
 		_remove_tree(cg.acct_job, 3);
 	if (cg.cpuset_node[0])
 		_remove_tree(cg.cpuset_node, 2);
