@@ -14,10 +14,10 @@
  *  committing each admitted job where the cluster placed it, and the
  *  verdicts are compared.
  *
- *  Times in records are whole seconds, so a job that ended in the same
- *  second as another was submitted may have been released before or after
- *  that admission: such a decision is replayed both ways and counted as
- *  agreeing if either way agrees ("ambiguous").
+ *  Decisions are timed to the microsecond, but a job's end only to the
+ *  second, so a job that ended in the second before a decision may have
+ *  been released before or after it: such a decision is replayed both ways
+ *  and counted as agreeing if either way agrees ("ambiguous").
  *
  *  Exit status: 0 when every decision agrees, 1 when one does not, 2 on
  *  bad usage or input.
@@ -45,6 +45,7 @@ typedef struct {
 	libra_place_t *place;	/* cluster's placement (ledger indices) */
 	int nplace;
 	double price;
+	bool done;		/* a release already applied */
 } event_t;
 
 static event_t *events;
@@ -259,32 +260,46 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nevents; i++) {
 		event_t *e = &events[i];
 		bool core, core_alt, amb = false;
-		int tied = 0;
+		int unsure = 0;
 
-		if (e->release) {
-			libra_ledger_release(l, e->job_id);
+		if (e->release)
 			continue;
+		/*
+		 * A release at whole second R happened in [R, R + 1): before
+		 * this decision for sure when R + 1 <= t, perhaps when R <= t.
+		 */
+		for (int k = 0; k < nevents; k++) {
+			event_t *x = &events[k];
+
+			if (!x->release || x->done)
+				continue;
+			if (x->time + 1.0 <= e->time) {
+				libra_ledger_release(l, x->job_id);
+				x->done = true;
+			} else if (x->time <= e->time) {
+				unsure++;
+			}
 		}
 		libra_ledger_expire(l, e->time);
 		core = _decide(l, &p, e, q);
-		/* same-second releases already applied: try without them */
-		for (int k = i - 1; k >= 0 && events[k].time == e->time; k--)
-			if (events[k].release)
-				tied++;
-		if (tied) {
+		if (unsure) {
 			libra_ledger_t *alt = libra_ledger_create(p.share_min);
 
-			/* rebuild: everything before, minus tied releases */
+			/* the same, with the releases that may have come first */
 			_read_nodes(alt, nodes);
-			for (int k = 0; k < i; k++) {
+			for (int k = 0; k < nevents; k++) {
 				event_t *x = &events[k];
 
-				if (x->release && x->time < e->time)
-					libra_ledger_release(alt, x->job_id);
-				else if (!x->release && x->accepted)
+				if (!x->release && x->accepted && x->time < e->time)
 					libra_ledger_commit(alt, x->job_id,
 							    &x->sla, x->place,
 							    x->nplace, x->time);
+			}
+			for (int k = 0; k < nevents; k++) {
+				event_t *x = &events[k];
+
+				if (x->release && x->time <= e->time)
+					libra_ledger_release(alt, x->job_id);
 			}
 			libra_ledger_expire(alt, e->time);
 			core_alt = _decide(alt, &p, e, q);
@@ -303,11 +318,11 @@ int main(int argc, char **argv)
 			disagree++;
 		}
 		if (verbose || core != e->accepted)
-			printf("%.0f job %u: cluster %s, core %s%s%s\n",
+			printf("%.6f job %u: cluster %s, core %s%s%s\n",
 			       e->time, e->job_id,
 			       e->accepted ? "admitted" : e->verdict,
-			       core ? "admits" : libra_verdict_name(q->verdict),
-			       amb ? " (same-second release: either way)" :
+			       core ? "admits" : "refuses",
+			       amb ? " (a release in the same second: either way)" :
 				     "",
 			       core == e->accepted ? "" : "  <-- DIFFERS");
 		if (e->accepted &&

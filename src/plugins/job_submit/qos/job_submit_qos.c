@@ -501,7 +501,7 @@ static void _log_refusal(libra_refusal_t *ref, job_desc_msg_t *job_desc,
 	char *path = NULL, *json;
 	int fd;
 
-	ref->time = (double) time(NULL);
+	/* ref->time: set by the caller, the decision's own "now" */
 	ref->uid = submit_uid;
 	snprintf(ref->account, sizeof(ref->account), "%s",
 		 job_desc->account ? job_desc->account : "");
@@ -528,11 +528,23 @@ static void _log_refusal(libra_refusal_t *ref, job_desc_msg_t *job_desc,
 	free(json);
 }
 
+/*
+ * The time of a decision, to the microsecond: several admissions happen in
+ * one second, and their records must say in which order (libra-replay).
+ */
+static double _now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg)
 {
 	libra_refusal_t ref;
-	double now = (double) time(NULL);
+	double now = _now();
 	libra_sla_t sla;
 	bool has_sla = false;
 	int rc;
@@ -543,6 +555,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		xfree(job_desc->admin_comment);
 
 	memset(&ref, 0, sizeof(ref));
+	ref.time = now;
 	snprintf(ref.verdict, sizeof(ref.verdict), "invalid");
 	if ((rc = _build_sla(job_desc, now, &sla, &has_sla, err_msg))) {
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);

@@ -21,6 +21,7 @@
  *  does no I/O and parses records only of jobs it has not seen before.
 \*****************************************************************************/
 
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -103,9 +104,9 @@ static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 	if (rec->best_effort)
 		return;
 	if (sla->type == LIBRA_DEADLINE_HARD)
-		job_ptr->end_time = (time_t) sla->deadline;
+		job_ptr->end_time = (time_t) ceil(sla->deadline);
 	else if ((sla->set & LIBRA_SLA_PENALTY_CAP) && sla->penalty_rate > 0)
-		job_ptr->end_time = (time_t) (sla->deadline +
+		job_ptr->end_time = (time_t) ceil(sla->deadline +
 			sla->penalty_cap / sla->penalty_rate * 3600.0);
 }
 
@@ -299,7 +300,7 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	    rec.sla.type != LIBRA_DEADLINE_HARD)
 		goto out;
 	if (rec.sla.deadline > (double) now) {
-		next = (time_t) rec.sla.deadline;
+		next = (time_t) ceil(rec.sla.deadline);
 		goto out;
 	}
 	/* an overrun, unless a node failure cost the job its time */
