@@ -8,7 +8,9 @@
 #    exactly one settled record whose charge is its quoted price;
 #  - the admit/refuse decisions equal what the policy core decides for the
 #    same arrival sequence (contrib/tools/libra-replay);
-#  - some jobs were admitted and some refused, for each reason exercised.
+#  - some jobs were admitted and some refused, for each reason exercised;
+#  - libra-report's totals agree with the per-job records (its own
+#    check-totals, and recomputed here from the records and refusals).
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -90,6 +92,48 @@ out=$("$replay" --nodes n1:1,n2:1 --params "$params" --sacct-file "$LIBRA_WORK/s
 	--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl") || fail "libra-replay: decisions differ: $out"
 note "libra-replay: $out"
 assert_match "^decisions 36, agree 36 " "$(tail -n 1 <<<"$out")" "replayed decisions"
+
+# The provider's report: its totals are those of the per-job records.
+report=$LIBRA_BUILD/contrib/report/libra-report
+[ -x "$report" ] || fail "build contrib/report first (make)"
+refusals=$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl
+LIBRA_REPORT=$report "$LIBRA_TOP/contrib/report/check-totals" --sacct-file "$LIBRA_WORK/sacct.txt" \
+	--refusals "$refusals" || fail "libra-report's totals differ from its per-job lines"
+"$report" --sacct-file "$LIBRA_WORK/sacct.txt" --refusals "$refusals" --json >"$LIBRA_WORK/report.json" ||
+	fail "libra-report failed"
+"$LIBRA_PYTHON" - "$LIBRA_WORK/sacct.txt" "$refusals" "$LIBRA_WORK/report.json" "${#admitted[@]}" "$refused" <<'EOF' ||
+import json, sys
+recs = []
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("|", 7)
+    if f[7].startswith('{"libra":'):
+        recs.append(json.loads(f[7]))
+refused = [json.loads(l) for l in open(sys.argv[2])]
+t = json.load(open(sys.argv[3]))["total"]
+admitted, nrefused = int(sys.argv[4]), int(sys.argv[5])
+want = {
+    "admitted": admitted,
+    "refused": nrefused,
+    "submitted": admitted + nrefused,
+    "finished": sum(1 for r in recs if "final" in r),
+    "met": sum(1 for r in recs if r.get("final", {}).get("met")),
+}
+bad = [(k, v, t[k]) for k, v in want.items() if t[k] != v]
+revenue = sum(r["final"]["charge"] + r["final"]["penalty"] for r in recs if "final" in r)
+budgets = sum(r["sla"]["budget"] for r in recs) + sum(x.get("budget", 0) for x in refused)
+charge_met = sum(r["final"]["charge"] for r in recs if r["final"]["met"])
+if abs(t["revenue"] - revenue) > 1e-6 * max(1, revenue):
+    bad.append(("revenue", revenue, t["revenue"]))
+if abs(t["profit"] - charge_met / budgets) > 1e-9:
+    bad.append(("profit", charge_met / budgets, t["profit"]))
+if abs(t["qos"] - want["met"] / want["submitted"]) > 1e-9:
+    bad.append(("qos", want["met"] / want["submitted"], t["qos"]))
+for k, w, g in bad:
+    print("libra-report %s: records say %s, report says %s" % (k, w, g))
+sys.exit(1 if bad else 0)
+EOF
+	fail "libra-report's totals disagree with the records"
+note "libra-report TOTAL: $("$LIBRA_PYTHON" -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print(" ".join("%s=%s" % (k, t[k]) for k in ("submitted","admitted","refused","met","qos","profit","revenue")))' "$LIBRA_WORK/report.json")"
 
 cluster_stop
 assert_nothing_left
