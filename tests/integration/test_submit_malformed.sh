@@ -134,7 +134,7 @@ refused "$R|budget: --comment and the libra options give different values" -n 1 
 refused "$R|runtime: --comment and the libra options give different values" -n 1 --comment="$ok" --runtime=2m
 refused "$R|--budget: |'abc'|not a decimal number" -n 1 --comment="$ok" --budget=abc
 refused "$R|--penalty: |'-1'|negative" -n 1 --comment="$ok" --penalty=-1
-refused "$R|--duedate: |'xyz'|unknown unit 'z'" -n 1 --comment="$ok" --duedate=xyz
+refused "$R|--duedate: |'xyz'|is not a duration" -n 1 --comment="$ok" --duedate=xyz
 # the message names the option as the user typed it: --penalty-cap
 refused "$R|--penalty-cap: |'1e99'|too large" -n 1 --comment="$ok" --penalty-cap=1e99
 # refused by sbatch itself (the SPANK option check), before slurmctld

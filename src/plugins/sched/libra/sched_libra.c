@@ -398,7 +398,9 @@ static void *_agent(void *arg)
 		 * soon, backing off (a --test-only quote never gets a job).
 		 */
 		if (waiting) {
-			retry = retry > 0.0 ? retry * 2.0 : 0.02;
+			/* 20 ms doubling to half a second, so that a quote's
+			 * capacity is freed soon after its 3 s hold */
+			retry = retry > 0.0 ? fmin(retry * 2.0, 0.5) : 0.02;
 			if (retry < wait)
 				wait = retry;
 		} else {
