@@ -29,10 +29,10 @@ admitted_price() { sed -n 's/.*libra: admitted: price \([0-9.]*\) .*/\1/p' <<<"$
 # D = deadline - submit; a field the record does not have is "-".
 record_fields() {
 	py '
-import json, sys
+import json, math, sys
 s = json.loads(sys.argv[1])["sla"]
 f = lambda k: json.dumps(s[k]) if k in s else "-"
-print("|".join([f("runtime"), json.dumps(s["deadline"] - s["submit"]), f("budget"),
+print("|".join([f("runtime"), "%d" % math.ceil(s["deadline"] - s["submit"] - 1e-6), f("budget"),
                 f("penalty"), f("penalty_cap"), s["type"]]))' "$1"
 }
 
@@ -166,6 +166,8 @@ for id in "${all[@]}"; do
 	assert_eq COMPLETED "$(job_state "$id")" "state of job $id"
 	[ -n "${rec[$id]:-}" ] || continue
 	want=$(placed_nodes "${rec[$id]}")
+	# the end record reaches the database a little after the job ends
+	wait_until 30 "accounting of job $id" sacct_in_state "$id" COMPLETED
 	got=$(sacct_field "$id" NodeList)
 	got=$(scontrol show hostnames "$got" | sort | paste -sd,)
 	assert_eq "$want" "$got" "job $id ran on the nodes of its admission"

@@ -115,6 +115,8 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	start = rec.started;
 	end = job_ptr->end_time ? (double) job_ptr->end_time :
 				  (double) time(NULL);
+	if (end < start)	/* Slurm's end is in whole seconds */
+		end = start;
 
 	if (!rec.settled) {
 		if (rec.best_effort) {

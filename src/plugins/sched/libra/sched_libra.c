@@ -264,9 +264,14 @@ static bool _try_pending(job_record_t *job_ptr, time_t now)
 		     job_ptr->nodes, has_rec && !rec.best_effort ? "" :
 		     " (best effort)");
 		if (has_rec) {
+			struct timespec ts;
+
 			if (!rec.best_effort)
 				_set_end_time(job_ptr, &rec);
-			rec.started = (double) job_ptr->start_time;
+			/* to the microsecond, as the admission time */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			rec.started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
+					   rec.admitted);
 			libra_slurm_store_record(job_ptr, &rec);
 		}
 		started = true;
