@@ -236,6 +236,8 @@ extern int libra_slurm_sync(time_t now)
 	job_record_t *job_ptr;
 	seen_t s;
 	int waiting = 0;
+	struct timespec ts;
+	double fine_now;
 
 	libra_slurm_sync_nodes();
 	l = libra_hub_ledger();
@@ -273,12 +275,14 @@ extern int libra_slurm_sync(time_t now)
 	}
 	list_iterator_destroy(iter);
 
-	/* what the job table no longer has */
+	/* what the job table no longer has (admissions are timed finely) */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fine_now = (double) ts.tv_sec + ts.tv_nsec / 1e9;
 	for (int i = 0; i < s.n; i++) {
 		if (s.seen[i])
 			continue;
 		if (libra_is_token(s.ids[i]) &&
-		    now - libra_ledger_job_committed(l, s.ids[i]) < hold) {
+		    fine_now - libra_ledger_job_committed(l, s.ids[i]) < hold) {
 			waiting++;	/* its job is being created */
 			continue;
 		}
