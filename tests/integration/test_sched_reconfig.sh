@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test_sched_reconfig: "scontrol reconfigure" applies new libra_* parameters
+# without a restart, "scontrol show config" shows them, a bad value is
+# refused with a log line naming the key and the running values stay, and
+# sched/libra refuses to load without sched_interval=-1,defer.
+
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+export LIBRA_NODES=2
+libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600
+cluster_start
+ctld=$(slurmctld_pid)
+
+policy_of() { sacct_record "$1" >/dev/null; job_record "$1" | "$LIBRA_PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["policy"])'; }
+
+libra_sbatch_admitted "job under libra+\$" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+assert_eq 'libra+$' "$(policy_of "$SB_JOBID")" "policy in the record before reconfigure"
+
+# New parameters: Libra with a static price.
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_policy=libra,libra_price_base=7200,libra_interval=5'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig failed"
+assert_contains "$(scontrol show config | grep SchedulerParameters)" "libra_policy=libra," "scontrol show config"
+libra_sbatch_admitted "job under libra" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+assert_eq libra "$(policy_of "$SB_JOBID")" "policy in the record after reconfigure"
+# Libra's static price: PBase_s * (gamma RE + delta RE/D) = 2 * (10 + 10/600)
+price=$(job_record "$SB_JOBID" | "$LIBRA_PYTHON" -c 'import json,sys; print("%.6f" % json.load(sys.stdin)["admit"]["price"])')
+assert_eq "20.033333" "$price" "Libra's static price at 7200 per CPU-hour"
+
+# A bad value: refused in the log, the running parameters stay.
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_policy=libra,libra_price_base=7200,libra_beta=-3'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig failed"
+wait_until 10 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
+libra_sbatch_admitted "job after a bad reconfigure" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfigure"
+assert_slurmctld_up "$ctld"
+cluster_stop
+
+# Without sched_interval=-1,defer sched/libra refuses to run.
+libra_cluster_env 'libra_policy=libra'
+export LIBRA_SCHEDULER_PARAMETERS='libra_policy=libra'
+if "$LIBRA_CLUSTER" start --restart --fresh >/dev/null 2>&1; then
+	LIBRA_STARTED=1
+	fail "slurmctld started with sched/libra but without sched_interval=-1,defer"
+fi
+grep -q 'sched/libra: SchedulerParameters must contain sched_interval=-1,defer' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" ||
+	fail "slurmctld's log does not say why sched/libra refused to run"
+"$LIBRA_CLUSTER" stop >/dev/null 2>&1 || :
+pass
