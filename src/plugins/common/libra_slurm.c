@@ -206,9 +206,15 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 
 extern bool libra_slurm_sync_nodes(void)
 {
+	static libra_ledger_t *seen_ledger;
+	static time_t seen_update;
 	libra_ledger_t *l = libra_hub_ledger();
 	bool rebuilt = false;
 
+	/* nothing changed in the node table since the last look */
+	if (l == seen_ledger && seen_update == last_node_update &&
+	    libra_ledger_node_count(l) == node_record_count)
+		return false;
 	if (!_nodes_match(l)) {
 		libra_ledger_t *fresh = _rebuild_nodes();
 
@@ -225,6 +231,8 @@ extern bool libra_slurm_sync_nodes(void)
 	for (int i = 0; i < node_record_count; i++)
 		libra_ledger_set_node_up(l, i,
 					 _node_usable(node_record_table_ptr[i]));
+	seen_ledger = l;
+	seen_update = last_node_update;
 	return rebuilt;
 }
 
