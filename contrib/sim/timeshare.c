@@ -430,6 +430,13 @@ static int _arrive(ts_t *s, int i, double now)
 	}
 
 	sim_job_sla(j, &sla);
+	/*
+	 * Bid-based model: the user pays the bid (the budget) whatever the
+	 * price, so the budget is no admission test (thesis section 6.4.1);
+	 * LibraSLA keeps it, as its bid, for the nodes' returns.
+	 */
+	if (s->model == SIM_MODEL_BID && s->p.policy != LIBRA_POLICY_SLA)
+		sla.set &= ~LIBRA_SLA_BUDGET;
 	libra_admit(s->l, &s->p, &sla, &req, now, q);
 	if (q->verdict == LIBRA_ACCEPT) {
 		int cpus = 0;
