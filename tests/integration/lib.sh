@@ -488,3 +488,71 @@ libra_add_user() {
 	chown "$LIBRA_USER:" "$LIBRA_CLUSTER_DIR/home-$LIBRA_USER"
 	export LIBRA_USERS="${LIBRA_USERS:+$LIBRA_USERS }$LIBRA_USER"
 }
+
+# ---------------------------------------------------------------------------
+# Reliability suite (tests/reliability): modes, tools, measurements
+# ---------------------------------------------------------------------------
+
+# libra_long: true in the suite's LONG (soak) mode, LIBRA_LONG=1.
+libra_long() { [ "${LIBRA_LONG:-0}" = 1 ]; }
+
+# libra_mode: "long" or "quick", for messages.
+libra_mode() { if libra_long; then echo long; else echo quick; fi; }
+
+# libra_rel_tool NAME: the path of a helper program of tests/reliability
+# (built by its "make check"); fails when it was not built.
+libra_rel_tool() {
+	local d=${LIBRA_REL_BIN:-$LIBRA_BUILD/tests/reliability}
+	[ -x "$d/$1" ] || fail "$d/$1 is missing: run 'make -C tests/reliability check' (or 'make check') first"
+	printf '%s' "$d/$1"
+}
+
+# ctld_plugin_errors: the "error:" lines of slurmctld's log that come from
+# our plugins (they all name libra or job_submit/qos).
+ctld_plugin_errors() {
+	grep -E 'error: .*(libra|job_submit/qos)' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null || :
+}
+
+# proc_rss_kb PID: resident memory of a process (VmRSS, kB); empty if gone.
+proc_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || :; }
+
+# cmd_ms COMMAND...: run COMMAND (output discarded), print its wall time in
+# milliseconds; the exit status is COMMAND's.
+cmd_ms() {
+	local t0 t1 rc=0
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || rc=$?
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+	return "$rc"
+}
+
+# dbd_queue_empty: slurmctld has nothing left to send to slurmdbd.
+dbd_queue_empty() {
+	local q
+	q=$(sdiag 2>/dev/null | sed -n 's/^ *DBD Agent queue size: *//p')
+	[ "$q" = 0 ]
+}
+
+# sacct_dump FILE: every job's allocation row as accounting has it, with
+# duplicates (a job id used twice, a requeued run): one line each,
+# JobID|JobName|State|Submit|Start|End|AdminComment.
+sacct_dump() {
+	sacct -n -X -a -D -P -S 2000-01-01 -E now \
+		-o JobID,JobName%40,State,Submit,Start,End,AdminComment%65535 >"$1"
+}
+
+# records_check FILE FIELD [--final]: every record in FILE (pipe-separated
+# lines, the first field a label, the record from field FIELD to the end of
+# the line: 7 for sacct_dump's) is well formed for the policy core's own
+# decoder (tests/reliability/record_check); prints its summary line, fails
+# the test on a bad one.
+records_check() {
+	local file=$1 field=$2 out rc=0
+	shift 2
+	out=$(awk -v n="$field" '{ lab = $0; sub(/\|.*/, "", lab); s = $0
+		for (i = 1; i < n; i++) sub(/^[^|]*\|/, "", s)
+		print lab "|" s }' "$file" | "$(libra_rel_tool record_check)" "$@") || rc=$?
+	[ "$rc" = 0 ] || fail "malformed records ($file): $(head -c 2000 <<<"$out")"
+	tail -n 1 <<<"$out"
+}

@@ -1,0 +1,339 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# rel_faults: fault injection on the real local cluster during a workload
+# of CPU-bound jobs (libra-burn, exact estimates, loose deadlines), issue 9
+# part 1.  test_sched_faults.sh kills each daemon once at a chosen moment;
+# here the faults come at seeded random moments while jobs are being
+# submitted, started and settled:
+#
+#   quick: 3 x SIGKILL of slurmctld (restarted 0.5-3 s later), 1 x SIGKILL
+#          of a slurmd (restarted 1-3 s later), 1 restart of slurmdbd, 1 of
+#          MariaDB, 4-10 s apart, during a workload of about a minute;
+#   long (LIBRA_LONG=1): 12 slurmctld kills, 4 slurmd kills, 2 slurmdbd
+#          restarts and 1 SIGKILL of slurmdbd, 2 MariaDB restarts, 5-30 s
+#          apart, during about 8 minutes.
+#
+# LIBRA_SEED picks the workload and the moments (default 9; printed).
+#
+# Afterwards, for every submission (each has its own job name):
+#  - sbatch's answer was an admission, a "libra: rejected:" refusal, or (while
+#    slurmctld was down) no answer at all;
+#  - an admitted job has exactly one accounting row, with one settled record
+#    (well formed for the core's decoder): COMPLETED, deadline met, charged
+#    exactly its quoted price, ended by its deadline; a job that was pending
+#    when slurmctld died still starts, one running keeps running;
+#  - nothing is charged twice: the sum of the charges in the records equals
+#    libra-report's net (revenue - penalties) and the sum of the quoted prices;
+#  - a refused submission made no job;
+#  - slurmctld's log has no "error:" line from our plugins;
+#  - every decision (the records and the refusal log, which survive the
+#    restarts) replays to the same verdict in libra-replay.
+# shellcheck source=../integration/lib.sh
+. "$(dirname "$0")/../integration/lib.sh"
+libra_test_init
+export LIBRA_NODES=2
+libra_cluster_env 'libra_policy=libra+$' libra_capacity=0.7 libra_price_base=3600
+# Each node pinned to its own core, our jobs ahead of the host's other work.
+export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1 top_weight=65536'
+# A requeued batch job is held back for the credential's lifetime: 10 s.
+export LIBRA_EXTRA_CONF="AuthInfo=socket=$LIBRA_CLUSTER_DIR/munge/munged.socket,cred_expire=10"
+cluster_start
+burn=$LIBRA_BUILD/contrib/tools/libra-burn
+replay=$LIBRA_BUILD/contrib/tools/libra-replay
+report=$LIBRA_BUILD/contrib/report/libra-report
+for t in "$burn" "$replay" "$report"; do
+	[ -x "$t" ] || fail "$t is missing: build the project first (make)"
+done
+libra_rel_tool record_check >/dev/null
+
+SEED=${LIBRA_SEED:-9}
+RANDOM=$SEED
+W=$LIBRA_WORK/faults
+rm -rf "$W"
+mkdir -p "$W"
+if libra_long; then
+	faults=(); for _ in $(seq 12); do faults+=(ctld); done
+	faults+=(slurmd slurmd slurmd slurmd dbd dbd dbdkill mariadb mariadb)
+	GAP_MIN=5 GAP_MAX=30
+else
+	faults=(ctld ctld ctld slurmd dbd mariadb)
+	GAP_MIN=4 GAP_MAX=10
+fi
+# shuffle (seeded), but never two slurmctld kills in a row at the start:
+# the first fault comes after some jobs run
+for ((i = ${#faults[@]} - 1; i > 0; i--)); do
+	j=$((RANDOM % (i + 1)))
+	tmp=${faults[i]} faults[i]=${faults[j]} faults[j]=$tmp
+done
+note "$(libra_mode) mode, seed $SEED: faults in this order: ${faults[*]}"
+
+# The workload, drawn now (a subshell's RANDOM would differ): runtime 2-5 s,
+# deadline 6-10 x runtime and at least 30 s (slurmctld may be down for
+# several seconds while a job waits to start), budget 0.8-3 x runtime at
+# $1 per CPU-second (the cheapest are refused), one every 0.8-1.6 s.
+plan=$W/plan
+: >"$plan"
+for i in $(seq 1 2000); do
+	re=$((2 + RANDOM % 4))
+	dl=$((re * (6 + RANDOM % 5)))
+	[ "$dl" -ge 30 ] || dl=30
+	budget=$(awk -v re="$re" -v r="$RANDOM" 'BEGIN { printf "%.2f", re * (0.8 + 2.2 * r / 32767) }')
+	gap=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.8 + 0.8 * r / 32767 }')
+	printf '%s %s %s %s %s\n' "$i" "$re" "$dl" "$budget" "$gap" >>"$plan"
+done
+
+subs=$W/submissions
+stop_flag=$W/stop
+: >"$subs"
+# submitter: one sbatch at a time, each answer on one line:
+#   i|unix time sent|unix time answered|jobid|admitted/refused/noanswer|output
+submitter() {
+	local i re dl budget gap t0 t1 kind
+	while read -r i re dl budget gap; do
+		[ ! -e "$stop_flag" ] || break
+		t0=$(date +%s.%N)
+		libra_sbatch -J "f$i" -n 1 --comment="runtime=${re}s,deadline=${dl}s,budget=$budget" \
+			--wrap "$burn $re"
+		t1=$(date +%s.%N)
+		if [ -n "$SB_JOBID" ]; then
+			kind=admitted
+		elif [[ $SB_OUT == *"libra: rejected:"* ]]; then
+			kind=refused
+		else
+			kind=noanswer
+		fi
+		printf '%s|%s|%s|%s|%s|%s\n' "$i" "$t0" "$t1" "$SB_JOBID" "$kind" "$(tr '\n|' '  ' <<<"$SB_OUT")" >>"$subs"
+		sleep "$gap"
+	done <"$plan"
+}
+submitter &
+sub_pid=$!
+libra_at_exit "touch '$stop_flag'; kill $sub_pid 2>/dev/null; wait $sub_pid 2>/dev/null"
+
+# restart_daemon DAEMON: start it again.  For slurmctld and slurmd,
+# libra-cluster also waits until the nodes are usable; a node that
+# slurmctld set DRAIN or DOWN meanwhile is a finding reported at the end,
+# not a reason to stop the test, as long as the daemon itself runs (and
+# slurmctld answers).
+restart_daemon() {
+	local out rc=0
+	out=$("$LIBRA_CLUSTER" restart "$1" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || return 0
+	"$LIBRA_CLUSTER" status 2>/dev/null | grep -qE "^$1 +running" ||
+		fail "$1 did not restart: $(tail -n 5 <<<"$out")"
+	[[ $(scontrol ping 2>&1) == *UP* ]] || fail "slurmctld does not answer after restarting $1: $(tail -n 5 <<<"$out")"
+	log_fault "$1 up, but not every node usable: $(sinfo -h -N -o '%N=%t' | paste -sd' ' -)"
+	note "$1 restarted; nodes: $(sinfo -h -N -o '%N=%t(%E)' | paste -sd' ' -)"
+}
+
+# The faults, one after the other, each after a random gap.
+log_fault() { printf '%s|%s\n' "$(date +%s.%N)" "$*" >>"$W/faults"; }
+: >"$W/faults"
+ctld_kills=0 slurmd_kills=0 dbd_restarts=0 db_restarts=0
+sleep 8 # some jobs are running before the first fault
+for f in "${faults[@]}"; do
+	gap=$((GAP_MIN + RANDOM % (GAP_MAX - GAP_MIN + 1)))
+	frac=$((RANDOM % 10))
+	sleep "$gap.$frac"
+	down=$((RANDOM % 3)).$((RANDOM % 10))
+	case $f in
+	ctld)
+		"$LIBRA_CLUSTER" kill slurmctld >/dev/null || fail "could not kill slurmctld"
+		log_fault "SIGKILL slurmctld"
+		sleep "0.5" && sleep "$down"
+		restart_daemon slurmctld
+		log_fault "slurmctld back"
+		ctld_kills=$((ctld_kills + 1))
+		;;
+	slurmd)
+		node=n$((1 + RANDOM % LIBRA_NODES))
+		"$LIBRA_CLUSTER" kill "slurmd:$node" >/dev/null || fail "could not kill slurmd on $node"
+		log_fault "SIGKILL slurmd $node"
+		sleep 1 && sleep "$down"
+		restart_daemon "slurmd:$node"
+		log_fault "slurmd $node back"
+		slurmd_kills=$((slurmd_kills + 1))
+		;;
+	dbd)
+		log_fault "restart slurmdbd"
+		"$LIBRA_CLUSTER" restart slurmdbd >/dev/null || fail "slurmdbd did not restart"
+		log_fault "slurmdbd back"
+		dbd_restarts=$((dbd_restarts + 1))
+		;;
+	dbdkill)
+		"$LIBRA_CLUSTER" kill slurmdbd >/dev/null || fail "could not kill slurmdbd"
+		log_fault "SIGKILL slurmdbd"
+		sleep 1 && sleep "$down"
+		"$LIBRA_CLUSTER" restart slurmdbd >/dev/null || fail "slurmdbd did not restart after SIGKILL"
+		log_fault "slurmdbd back"
+		dbd_restarts=$((dbd_restarts + 1))
+		;;
+	mariadb)
+		log_fault "restart mariadb"
+		"$LIBRA_CLUSTER" restart mariadb >/dev/null || fail "MariaDB did not restart"
+		log_fault "mariadb back"
+		db_restarts=$((db_restarts + 1))
+		;;
+	esac
+	note "fault: $(tail -n 2 "$W/faults" | cut -d'|' -f2 | paste -sd' ' -)"
+done
+sleep 6
+touch "$stop_flag"
+wait "$sub_pid" || :
+note "faults survived: $ctld_kills slurmctld SIGKILL, $slurmd_kills slurmd SIGKILL, $dbd_restarts slurmdbd, $db_restarts MariaDB restarts"
+note "submissions: $(wc -l <"$subs") ($(grep -c '|admitted|' "$subs" || :) admitted, $(grep -c '|refused|' "$subs" || :) refused, $(grep -c '|noanswer|' "$subs" || :) without an answer)"
+
+# Everything ends, and accounting has it all.  Every admitted job has a
+# hard deadline of at most 50 s, and sched/libra ends one that could not
+# start by then: what is still there 80 s later is stuck; it is reported
+# and cancelled, so that the rest can be checked.
+for ((k = 0; k < 80; k++)); do
+	no_jobs_active && break
+	sleep 1
+done
+if ! no_jobs_active; then
+	expect_fail "jobs still active 80 s after the workload (every hard deadline has passed): $(squeue -h -t PD,R,CG,S -o '%i %j %T %r' | paste -sd';' -)"
+	scancel -u root 2>/dev/null || :
+	wait_until 60 "the stuck jobs to end after scancel" no_jobs_active
+fi
+# Nodes that slurmctld set DRAIN or DOWN on the way (and why)
+bad_nodes=$(sinfo -h -N -o '%N %t %E' | awk '$2 !~ /^(idle|alloc|mix)$/')
+[ -z "$bad_nodes" ] || expect_fail "nodes not usable after the faults: $bad_nodes; slurmctld's log: $(grep -E 'set to state (DRAIN|DOWN)|Duplicate jobid' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" | head -n 4 | paste -sd';' -)"
+wait_until 120 "slurmctld's messages to slurmdbd to be sent" dbd_queue_empty
+# shellcheck disable=SC2317 # called by wait_until
+accounting_final() {
+	sacct_dump "$W/sacct.dump"
+	! awk -F'|' '$7 !~ /"final":\{/' "$W/sacct.dump" | grep -q .
+}
+# (bounded; what is still missing then is reported job by job below)
+for ((k = 0; k < 120; k++)); do
+	accounting_final && break
+	sleep 1
+done
+sacct_dump "$W/sacct.dump"
+note "records: $(records_check "$W/sacct.dump" 7)"
+
+# The per-submission checks.
+out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" <<'EOF'
+import json, sys
+subs = [l.rstrip("\n").split("|", 5) for l in open(sys.argv[1])]
+rows = {}
+for l in open(sys.argv[2]):
+    f = l.rstrip("\n").split("|", 6)
+    rows.setdefault(f[1], []).append(f)
+faults = [(float(l.split("|")[0]), l.rstrip("\n").split("|")[1]) for l in open(sys.argv[3])]
+kills = [t for t, w in faults if w == "SIGKILL slurmctld"]
+bad, lost, twice, notes = [], [], [], []
+charges = prices = 0.0
+admitted = 0
+def near_kill(t):
+    after = [k - t for k in kills if k >= t - 1]
+    return ("%.1f s before a slurmctld SIGKILL" % min(after)) if after else "no slurmctld SIGKILL after it"
+for i, t0, t1, jid, kind, msg in subs:
+    name = "f" + i
+    rs = rows.pop(name, [])
+    if kind == "refused":
+        if rs:
+            bad.append("%s: refused (%s) but accounting has job(s) %s" % (name, msg[:80], [r[0] for r in rs]))
+        continue
+    if kind == "noanswer":
+        if not any(m in msg for m in ("Unable to contact slurm controller", "Socket timed out",
+                                      "Zero Bytes were transmitted or received", "Connection reset")):
+            bad.append("%s: neither admitted nor refused by libra: %s" % (name, msg[:200]))
+        if not rs:
+            continue
+        notes.append("%s: no answer from slurmctld, but job %s was made" % (name, rs[0][0]))
+    else:
+        admitted += 1
+        if "libra: admitted: price " not in msg:
+            bad.append("%s: job %s made without a libra admission message: %s" % (name, jid, msg[:200]))
+    if not rs:
+        lost.append("%s: job %s admitted at %.3f (%s) is unknown to accounting and to slurmctld" %
+                    (name, jid, float(t1), near_kill(float(t1))))
+        continue
+    if len(rs) > 1:
+        twice.append("%s: job %s has %d accounting rows: %s" % (name, jid, len(rs),
+                     "; ".join("%s %s final=%s" % (r[0], r[2], json.loads(r[6]).get("final") if r[6] else None) for r in rs)))
+    for r in rs:
+        if jid and r[0] != jid:
+            bad.append("%s: sbatch said job %s, accounting has it as job %s" % (name, jid, r[0]))
+        if not r[6]:
+            bad.append("%s: job %s (%s) has no record in accounting" % (name, r[0], r[2])); continue
+        rec = json.loads(r[6])
+        fin = rec.get("final")
+        if r[6].count('"final"') != 1 or not fin:
+            bad.append("%s: job %s (%s): record not settled exactly once: %s" % (name, r[0], r[2], r[6][:300])); continue
+        charges += fin["charge"]
+        prices += rec["admit"]["price"]
+        if r[2] != "COMPLETED" or fin["how"] != "COMPLETED" or not fin["met"]:
+            bad.append("%s: job %s: state %s, final %s" % (name, r[0], r[2], fin)); continue
+        if abs(fin["charge"] - rec["admit"]["price"]) > 1e-9 * max(1, rec["admit"]["price"]):
+            bad.append("%s: job %s charged %s, quoted %s" % (name, r[0], fin["charge"], rec["admit"]["price"]))
+        if fin["end"] > rec["sla"]["deadline"] + 1:
+            bad.append("%s: job %s ended %.1f s after its deadline" % (name, r[0], fin["end"] - rec["sla"]["deadline"]))
+for name, rs in rows.items():
+    bad.append("accounting has job(s) %s named %s that no submission made" % ([r[0] for r in rs], name))
+print("SUMS %d %.9f %.9f" % (admitted, charges, prices))
+for k, l in (("BAD", bad), ("LOST", lost), ("TWICE", twice), ("NOTE", notes)):
+    for x in l:
+        print(k, x)
+EOF
+) || fail "the per-job analysis failed: $out"
+read -r _ n_adm sum_charges sum_prices <<<"$(grep '^SUMS ' <<<"$out")"
+grep '^NOTE ' <<<"$out" | sed 's/^NOTE /  /' || :
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	case $line in
+	BAD\ *) expect_fail "${line#BAD }" ;;
+	LOST\ *) expect_fail "admitted job lost: ${line#LOST }" ;;
+	TWICE\ *) expect_fail "job run and accounted more than once: ${line#TWICE }" ;;
+	esac
+done <<<"$out"
+note "admitted jobs: $n_adm; charges $sum_charges, quoted prices $sum_prices"
+
+# Nothing charged twice: libra-report's net (revenue - penalties) over all
+# records equals the sum of the charges, which equals the quoted prices.
+sacct -n -X -a -P -S 2000-01-01 -E now --noconvert \
+	-o JobID,Account,User,State,Submit,Start,End,AdminComment%65535 >"$W/sacct.txt"
+refusals=$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl
+"$report" --sacct-file "$W/sacct.txt" --refusals "$refusals" --no-squeue --json >"$W/report.json" ||
+	fail "libra-report failed"
+msg=$("$LIBRA_PYTHON" - "$W/report.json" "$sum_charges" "$sum_prices" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+charges, prices = float(sys.argv[2]), float(sys.argv[3])
+bad = []
+if abs(t["revenue"] - t["penalties"] - t["net"]) > 1e-6 * max(1, abs(t["net"])):
+    bad.append("revenue %s - penalties %s != net %s" % (t["revenue"], t["penalties"], t["net"]))
+if abs(t["net"] - charges) > 1e-6 * max(1, charges):
+    bad.append("net %s != sum of the charges in the records %s" % (t["net"], charges))
+if abs(charges - prices) > 1e-6 * max(1, prices):
+    bad.append("sum of the charges %s != sum of the quoted prices %s" % (charges, prices))
+print("; ".join(bad) if bad else "ok: revenue %.2f, penalties %.2f, net %.2f, admitted %s, refused %s, met %s" %
+      (t["revenue"], t["penalties"], t["net"], t["admitted"], t["refused"], t["met"]))
+EOF
+)
+[[ $msg == ok* ]] || expect_fail "charges: $msg"
+note "libra-report: ${msg#ok: }"
+# the refusal log survived the restarts: one line per refusal sbatch saw
+nref=$(grep -c '|refused|' "$subs" || :)
+nlog=$(wc -l <"$refusals")
+[ "$nlog" -ge "$nref" ] || expect_fail "the refusal log has $nlog lines, sbatch saw $nref refusals"
+note "refusal log: $(records_check <(sed 's/^/refusal|/' "$refusals") 2 --refusals)"
+
+# Every decision again, by the policy core alone.
+params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+rc=0
+rout=$("$replay" --nodes n1:1,n2:1 --params "$params" --sacct-file "$W/sacct.txt" --refusals "$refusals") || rc=$?
+note "libra-replay: $(tail -n 1 <<<"$rout")"
+[ "$rc" = 0 ] || expect_fail "libra-replay: decisions differ after the faults: $(grep DIFFERS <<<"$rout" | head -5 | tr '\n' ';') $(tail -n 1 <<<"$rout")"
+
+# No error from our plugins in slurmctld's log.
+errs=$(ctld_plugin_errors)
+[ -z "$errs" ] || expect_fail "slurmctld logged $(wc -l <<<"$errs") error(s) from our plugins: $(head -n 5 <<<"$errs")"
+assert_slurmctld_up "$(slurmctld_pid)"
+
+expect_done
+cluster_stop
+assert_nothing_left
+pass
