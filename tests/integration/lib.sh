@@ -556,3 +556,14 @@ records_check() {
 	[ "$rc" = 0 ] || fail "malformed records ($file): $(head -c 2000 <<<"$out")"
 	tail -n 1 <<<"$out"
 }
+
+# wait_until_ok SECONDS COMMAND...: poll COMMAND until it succeeds; return
+# 1 (instead of failing the test, as wait_until does) after SECONDS.
+wait_until_ok() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
