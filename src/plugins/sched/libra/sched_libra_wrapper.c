@@ -59,8 +59,13 @@ extern void fini(void)
 
 extern int sched_p_reconfig(void)
 {
+	/*
+	 * Always re-read: slurm.conf's time stamp has whole seconds, so two
+	 * reconfigurations in one second look alike to
+	 * libra_slurm_params_current().
+	 */
 	libra_hub_lock();
-	libra_slurm_params_current(plugin_type);
+	libra_slurm_load_params(plugin_type);
 	libra_hub_unlock();
 	libra_hub_wake();
 	return SLURM_SUCCESS;
