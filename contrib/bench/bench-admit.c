@@ -1,0 +1,658 @@
+/*****************************************************************************\
+ *  bench-admit.c - what one admission decision of the policy core costs.
+ *
+ *  Builds a synthetic ledger (libra_ledger_add_node, libra_ledger_commit)
+ *  of N nodes with J committed jobs, then times, one call at a time with
+ *  clock_gettime(CLOCK_MONOTONIC):
+ *
+ *    admit     libra_admit() of a probe request (never committed, so every
+ *              decision sees the same ledger), per policy;
+ *    offer     libra_counter_offer() of a refused probe: what job_submit/qos
+ *              runs, under slurmctld's read locks, for every refusal;
+ *    progress  one share-update pass: libra_ledger_progress_node() over
+ *              every node (what a node-side job control loop does);
+ *    expire    libra_ledger_expire() over the whole ledger (what sched/libra
+ *              does in every pass).
+ *
+ *  The ledger.  Every node has --cpus CPUs (default 32).  Each job goes to
+ *  a node drawn at random and takes 1, 2, 4 or 8 of its CPUs.  A node's jobs
+ *  together commit U_j of its CPUs, U_j uniform in [0.5, 0.98] (a loaded
+ *  Libra cluster: admission stops near capacity); a job's share is
+ *  proportional to a random weight, clamped to [share_min, 1] as the ledger
+ *  clamps it, so a sparse ledger (few jobs per node) commits less.  Jobs
+ *  were committed up to half their deadline ago; deadlines are log-uniform
+ *  in [1h, 48h].  So at 100,000 jobs on 128 nodes a node holds ~780 jobs
+ *  with shares of ~0.01-0.05, at 1,000 jobs on 10,000 nodes most nodes are
+ *  empty.
+ *
+ *  The probes.  A cycle of 256 requests: CPUs from {1,1,2,4,8,16,32,64}
+ *  (64 spans nodes), share log-uniform in [0.05, 0.5], deadline log-uniform
+ *  in [1h, 24h], budget 1.0-2.5 times the CPU time at the base price (so
+ *  some Libra+$ quotes exceed it and are refused for budget).  Counter-offer
+ *  probes are the same requests with a budget of half the base price: no
+ *  deadline can ever fit it (every policy charges at least the base price),
+ *  so the search runs to its 30-day horizon, the most it can cost; the
+ *  "libra+$ found" row instead gives 1.3 times the base price, which a
+ *  later deadline meets.
+ *
+ *  Output: one tab-separated line per measurement (header first); times in
+ *  microseconds.  For each cell, R repeats of K timed calls; the line has
+ *  the median and p99 of every repeat as min/median/max over the repeats.
+ *  Everything is seeded: the same options give the same ledgers and probes.
+ *
+ *  Samples: each repeat makes about --target-ms worth of calls (at least
+ *  100 decisions, 30 counter-offers or 30 passes, at most --max-samples),
+ *  but stops after --cap-ms once it has MIN_CAPPED calls, so that a cell
+ *  whose calls take seconds does not take the whole run; the "samples"
+ *  column is the fewest calls of any repeat (p99 of fewer than 100 calls
+ *  is close to their maximum).
+ *
+ *  Usage: bench-admit [--nodes 128,1000,10000] [--jobs 1000,10000,100000]
+ *         [--policies LIST] [--repeats 3] [--cpus 32] [--target-ms 250]
+ *         [--cap-ms 2000] [--max-samples 2000] [--seed 1] [--no-offer]
+ *         [--no-update] [--admit-only] [--offer-only] [--calls N]
+ *
+ *  --calls N makes exactly N timed calls per repeat and no estimate: the
+ *  same calls every run, for callgrind (run-bench's profiles).
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admit.h"
+#include "ledger.h"
+#include "params.h"
+#include "sla.h"
+
+#define NPROBES 256
+#define HORIZON (30.0 * 86400.0)	/* job_submit/qos's OFFER_HORIZON */
+#define NOW0 1.0e9			/* an arbitrary "now" */
+#define MIN_CAPPED 5			/* fewest calls of a capped repeat */
+
+/* ------------------------------------------------------------ options */
+
+static int nodes_list[16] = { 128, 1000, 10000 }, n_nodes = 3;
+static int jobs_list[16] = { 1000, 10000, 100000 }, n_jobs = 3;
+static int repeats = 3, node_cpus = 32, max_samples = 2000;
+static double target_ms = 250.0, cap_ms = 2000.0;
+static uint64_t seed = 1;
+static int do_admit = 1, do_offer = 1, do_update = 1;
+static int exact_calls;		/* --calls N: exactly N per repeat (profiling) */
+
+/* The policy variants measured (name as printed). */
+typedef struct {
+	const char *name;
+	libra_policy_t policy;
+	libra_resfree_t resfree;
+	double risk_mu, risk_sigma;	/* <0: default */
+	int offer;			/* measure counter-offers too */
+} variant_t;
+
+static const variant_t all_variants[] = {
+	{ "libra",		  LIBRA_POLICY_LIBRA, LIBRA_RESFREE_WINDOW, -1, -1, 1 },
+	{ "libra+$",		  LIBRA_POLICY_LIBRA_PRICE, LIBRA_RESFREE_WINDOW, -1, -1, 1 },
+	{ "libra+$thesis",	  LIBRA_POLICY_LIBRA_PRICE, LIBRA_RESFREE_THESIS, -1, -1, 1 },
+	{ "librasla",		  LIBRA_POLICY_SLA, LIBRA_RESFREE_WINDOW, -1, -1, 0 },
+	{ "librariskd",		  LIBRA_POLICY_RISKD, LIBRA_RESFREE_WINDOW, -1, -1, 1 },
+	{ "librariskd-mu1.2",	  LIBRA_POLICY_RISKD, LIBRA_RESFREE_WINDOW, 1.2, 0.05, 0 },
+};
+#define NVARIANTS ((int) (sizeof(all_variants) / sizeof(all_variants[0])))
+static int variant_on[NVARIANTS];
+
+/* ------------------------------------------------------------- random */
+
+static uint64_t rng_state;
+
+static uint64_t _rand64(void)
+{
+	/* splitmix64 */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double _uniform(double lo, double hi)
+{
+	return lo + (hi - lo) * ((_rand64() >> 11) * (1.0 / 9007199254740992.0));
+}
+
+static double _log_uniform(double lo, double hi)
+{
+	return exp(_uniform(log(lo), log(hi)));
+}
+
+/* ------------------------------------------------------------- timing */
+
+static double _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int _cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v[0..n). */
+static double _pct(const double *v, int n, double q)
+{
+	int k = (int) ceil(q * n) - 1;
+
+	if (k < 0)
+		k = 0;
+	if (k >= n)
+		k = n - 1;
+	return v[k];
+}
+
+/* min / median / max of r values (sorted in place). */
+static void _spread(double *v, int r, double out[3])
+{
+	qsort(v, (size_t) r, sizeof(*v), _cmp_double);
+	out[0] = v[0];
+	out[1] = (r % 2) ? v[r / 2] : 0.5 * (v[r / 2 - 1] + v[r / 2]);
+	out[2] = v[r - 1];
+}
+
+/* ------------------------------------------------------------- ledger */
+
+typedef struct {
+	libra_ledger_t *l;
+	double committed_frac;	/* sum of node shares / (nodes * cpus) */
+	double jobs_per_busy_node;
+	double build_ms;
+} world_t;
+
+static void _build(world_t *w, int nodes, int jobs, double share_min)
+{
+	static const int cpus_choice[] = { 1, 1, 1, 2, 2, 4, 8 };
+	int *node_of = malloc(sizeof(int) * (size_t) jobs);
+	int *job_cpus = malloc(sizeof(int) * (size_t) jobs);
+	double *weight = malloc(sizeof(double) * (size_t) jobs);
+	double *wsum = calloc((size_t) nodes, sizeof(double));
+	double *util = malloc(sizeof(double) * (size_t) nodes);
+	int *count = calloc((size_t) nodes, sizeof(int));
+	double t0 = _now_us(), share_sum = 0.0;
+	char name[32];
+	int busy = 0;
+
+	rng_state = seed * 1000003ULL + (uint64_t) nodes * 7919ULL +
+		    (uint64_t) jobs;
+	w->l = libra_ledger_create(share_min);
+	for (int n = 0; n < nodes; n++) {
+		snprintf(name, sizeof(name), "n%05d", n + 1);
+		if (libra_ledger_add_node(w->l, name, node_cpus) != n) {
+			fprintf(stderr, "bench-admit: add_node failed\n");
+			exit(1);
+		}
+		util[n] = _uniform(0.5, 0.98);
+	}
+	for (int j = 0; j < jobs; j++) {
+		int c = cpus_choice[_rand64() % (sizeof(cpus_choice) /
+						 sizeof(cpus_choice[0]))];
+
+		node_of[j] = (int) (_rand64() % (uint64_t) nodes);
+		job_cpus[j] = c < node_cpus ? c : node_cpus;
+		weight[j] = _uniform(0.5, 1.5);
+		wsum[node_of[j]] += job_cpus[j] * weight[j];
+		count[node_of[j]]++;
+	}
+	for (int j = 0; j < jobs; j++) {
+		int n = node_of[j];
+		double s = util[n] * node_cpus * weight[j] / wsum[n];
+		double d = _log_uniform(3600.0, 48.0 * 3600.0);
+		double age = _uniform(0.0, 0.5) * d;
+		double commit = NOW0 - age;
+		libra_sla_t sla;
+		libra_place_t place = { .node = n, .cpus = job_cpus[j] };
+
+		if (s > 1.0)
+			s = 1.0;
+		if (s < share_min)
+			s = share_min;
+		memset(&sla, 0, sizeof(sla));
+		sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
+			  LIBRA_SLA_BUDGET;
+		sla.submit = commit;
+		sla.deadline = commit + d;
+		sla.runtime = s * d;
+		sla.budget = job_cpus[j] * sla.runtime / 3600.0 *
+			     _uniform(1.0, 3.0);
+		sla.type = (_rand64() % 4) ? LIBRA_DEADLINE_HARD :
+					     LIBRA_DEADLINE_SOFT;
+		sla.penalty_rate = _uniform(0.0, 1.0);
+		if (libra_ledger_commit(w->l, (uint32_t) j + 1, &sla, &place,
+					1, commit)) {
+			fprintf(stderr, "bench-admit: commit failed\n");
+			exit(1);
+		}
+	}
+	for (int n = 0; n < nodes; n++) {
+		share_sum += libra_ledger_node_share(w->l, n);
+		if (count[n])
+			busy++;
+	}
+	w->committed_frac = share_sum / ((double) nodes * node_cpus);
+	w->jobs_per_busy_node = busy ? (double) jobs / busy : 0.0;
+	w->build_ms = (_now_us() - t0) / 1e3;
+	free(node_of);
+	free(job_cpus);
+	free(weight);
+	free(wsum);
+	free(util);
+	free(count);
+}
+
+/* ------------------------------------------------------------- probes */
+
+typedef struct {
+	libra_sla_t sla;
+	libra_request_t req;
+} probe_t;
+
+static probe_t probes[NPROBES];
+
+static void _make_probes(int nodes, int jobs)
+{
+	static const int cpus_choice[] = { 1, 1, 2, 4, 8, 16, 32, 64 };
+
+	rng_state = seed * 7777777ULL + (uint64_t) nodes * 31ULL +
+		    (uint64_t) jobs * 17ULL + 99;
+	for (int i = 0; i < NPROBES; i++) {
+		probe_t *p = &probes[i];
+		double s = _log_uniform(0.05, 0.5);
+		double d = _log_uniform(3600.0, 24.0 * 3600.0);
+
+		memset(p, 0, sizeof(*p));
+		p->req.cpus = cpus_choice[i % 8];
+		p->sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
+			     LIBRA_SLA_BUDGET;
+		p->sla.submit = NOW0;
+		p->sla.deadline = NOW0 + d;
+		p->sla.runtime = s * d;
+		p->sla.budget = p->req.cpus * p->sla.runtime / 3600.0 *
+				_uniform(1.0, 2.5);
+		p->sla.penalty_rate = _uniform(0.0, 1.0);
+		p->sla.type = (i % 3) ? LIBRA_DEADLINE_HARD :
+					LIBRA_DEADLINE_SOFT;
+	}
+}
+
+/* --------------------------------------------------------------- cells */
+
+static void _params(const variant_t *v, libra_params_t *p)
+{
+	libra_params_default(p);
+	p->policy = v->policy;
+	p->resfree = v->resfree;
+	if (v->risk_mu >= 0.0)
+		p->risk_mu = v->risk_mu;
+	if (v->risk_sigma >= 0.0)
+		p->risk_sigma = v->risk_sigma;
+}
+
+/* How many timed calls per repeat: about target_ms, within bounds. */
+static int _samples(double est_us, int min)
+{
+	double k = target_ms * 1e3 / (est_us > 0.1 ? est_us : 0.1);
+
+	if (k > max_samples)
+		k = max_samples;
+	if (k < min)
+		k = min;
+	return (int) k;
+}
+
+static void _print(const char *kind, const char *policy, int nodes, int jobs,
+		   int samples, double med[3], double p99[3], double extra,
+		   const char *extra_name)
+{
+	printf("%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s=%.3f\n",
+	       kind, policy, nodes, jobs, samples, repeats, med[0], med[1],
+	       med[2], p99[0], p99[1], p99[2], extra_name, extra);
+	fflush(stdout);
+}
+
+typedef enum { OFFER_NEVER, OFFER_FOUND } offer_kind_t;
+
+/* One admission (or counter-offer) cell: R repeats of K decisions. */
+static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
+		  int offer, offer_kind_t okind)
+{
+	libra_params_t p;
+	libra_quote_t *q = malloc(sizeof(*q));
+	double *t, meds[16], p99s[16], med[3], p99[3], est;
+	long hits = 0, total = 0;
+	int k;
+
+	_params(v, &p);
+	if (exact_calls) {
+		est = 0.0;
+		k = exact_calls;
+		goto counted;
+	}
+	/* estimate: a few calls not counted as samples (also warm caches) */
+	est = _now_us();
+	for (int i = 0; i < 4; i++) {
+		if (i && _now_us() - est > 200e3) {
+			est = (_now_us() - est) / i;
+			goto estimated;
+		}
+		probe_t pr = probes[i];
+
+		if (offer) {
+			libra_offer_t o;
+
+			pr.sla.budget = pr.req.cpus * pr.sla.runtime / 3600.0 *
+					(okind == OFFER_NEVER ? 0.5 : 1.3);
+			libra_counter_offer(w->l, &p, &pr.sla, &pr.req, NOW0,
+					    HORIZON, &o);
+		} else {
+			libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0, q);
+		}
+	}
+	est = (_now_us() - est) / 4.0;
+estimated:
+	k = _samples(est, offer ? 30 : 100);
+counted:
+	t = malloc(sizeof(double) * (size_t) k);
+	for (int r = 0; r < repeats; r++) {
+		double start = _now_us();
+		int got = 0;
+
+		for (int i = 0; i < k; i++) {
+			probe_t pr = probes[i % NPROBES];
+			double a, b;
+
+			/* a slow cell stops early (at least MIN_CAPPED calls) */
+			if (!exact_calls && i >= MIN_CAPPED &&
+			    _now_us() - start > cap_ms * 1e3)
+				break;
+
+			if (offer) {
+				libra_offer_t o;
+
+				pr.sla.budget = pr.req.cpus * pr.sla.runtime /
+						3600.0 * (okind == OFFER_NEVER ?
+							  0.5 : 1.3);
+				a = _now_us();
+				libra_counter_offer(w->l, &p, &pr.sla, &pr.req,
+						    NOW0, HORIZON, &o);
+				b = _now_us();
+				hits += o.has_deadline;
+			} else {
+				a = _now_us();
+				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
+					    q);
+				b = _now_us();
+				hits += q->verdict == LIBRA_ACCEPT;
+			}
+			total++;
+			t[i] = b - a;
+			got++;
+		}
+		qsort(t, (size_t) got, sizeof(*t), _cmp_double);
+		meds[r] = _pct(t, got, 0.5);
+		p99s[r] = _pct(t, got, 0.99);
+		if (got < k)
+			k = got;	/* report the fewest */
+	}
+	_spread(meds, repeats, med);
+	_spread(p99s, repeats, p99);
+	if (offer)
+		_print(okind == OFFER_NEVER ? "offer" : "offer-found",
+		       v->name, nodes, jobs, k, med, p99,
+		       (double) hits / total, "found");
+	else
+		_print("admit", v->name, nodes, jobs, k, med, p99,
+		       (double) hits / total, "accepted");
+	free(t);
+	free(q);
+}
+
+/* Share-update passes over the whole ledger. */
+static void _update_cells(const world_t *w, int nodes, int jobs)
+{
+	libra_ledger_t *l = w->l;
+	int total = 0;
+	double *done, *t, meds[16], p99s[16], med[3], p99[3], est;
+	int k;
+
+	for (int n = 0; n < nodes; n++) {
+		const libra_entry_t *e;
+
+		total += libra_ledger_node_entries(l, n, &e);
+	}
+	done = malloc(sizeof(double) * (size_t) (total ? total : 1));
+
+	/* progress at exactly the committed share, one second per pass */
+	est = 0.0;
+	for (int pass = -1; pass < 0; pass++) {
+		double a = _now_us();
+
+		for (int n = 0, off = 0; n < nodes; n++) {
+			const libra_entry_t *e;
+			int m = libra_ledger_node_entries(l, n, &e);
+
+			for (int i = 0; i < m; i++)
+				done[off + i] = e[i].runtime -
+					libra_entry_work_at(&e[i], NOW0);
+			libra_ledger_progress_node(l, n, done + off, m, NOW0);
+			off += m;
+		}
+		est = _now_us() - a;
+	}
+	k = _samples(est, 30);
+	t = malloc(sizeof(double) * (size_t) k);
+	for (int r = 0; r < repeats; r++) {
+		for (int i = 0; i < k; i++) {
+			double now = NOW0 + 1.0 + i, a, b;
+
+			/* the CPU time each job has had: not timed */
+			for (int n = 0, off = 0; n < nodes; n++) {
+				const libra_entry_t *e;
+				int m = libra_ledger_node_entries(l, n, &e);
+
+				for (int j = 0; j < m; j++)
+					done[off + j] = e[j].runtime -
+						libra_entry_work_at(&e[j], now);
+				off += m;
+			}
+			a = _now_us();
+			for (int n = 0, off = 0; n < nodes; n++) {
+				const libra_entry_t *e;
+				int m = libra_ledger_node_entries(l, n, &e);
+
+				libra_ledger_progress_node(l, n, done + off, m,
+							   now);
+				off += m;
+			}
+			b = _now_us();
+			t[i] = b - a;
+		}
+		qsort(t, (size_t) k, sizeof(*t), _cmp_double);
+		meds[r] = _pct(t, k, 0.5);
+		p99s[r] = _pct(t, k, 0.99);
+	}
+	_spread(meds, repeats, med);
+	_spread(p99s, repeats, p99);
+	_print("progress", "-", nodes, jobs, k, med, p99, (double) total,
+	       "entries");
+	free(t);
+
+	/* libra_ledger_expire: the scan every sched/libra pass makes */
+	est = _now_us();
+	libra_ledger_expire(l, NOW0);
+	est = _now_us() - est;
+	k = _samples(est, 100);
+	t = malloc(sizeof(double) * (size_t) k);
+	for (int r = 0; r < repeats; r++) {
+		for (int i = 0; i < k; i++) {
+			double a = _now_us(), b;
+
+			libra_ledger_expire(l, NOW0);
+			b = _now_us();
+			t[i] = b - a;
+		}
+		qsort(t, (size_t) k, sizeof(*t), _cmp_double);
+		meds[r] = _pct(t, k, 0.5);
+		p99s[r] = _pct(t, k, 0.99);
+	}
+	_spread(meds, repeats, med);
+	_spread(p99s, repeats, p99);
+	_print("expire", "-", nodes, jobs, k, med, p99, (double) total,
+	       "entries");
+	free(t);
+	free(done);
+}
+
+/* ------------------------------------------------------------- main */
+
+static int _parse_list(const char *s, int *out, int max)
+{
+	int n = 0;
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok && n < max;
+	     tok = strtok_r(NULL, ",", &save))
+		out[n++] = atoi(tok);
+	free(copy);
+	return n;
+}
+
+static void _usage(void)
+{
+	fprintf(stderr,
+		"usage: bench-admit [--nodes 128,1000,10000] [--jobs 1000,10000,100000]\n"
+		"       [--policies libra,libra+$,libra+$thesis,librasla,librariskd,librariskd-mu1.2]\n"
+		"       [--repeats 3] [--cpus 32] [--target-ms 250] [--cap-ms 2000]\n"
+		"       [--max-samples 2000]\n"
+		"       [--seed 1] [--no-offer] [--no-update] [--admit-only] [--offer-only]\n"
+		"       [--calls N]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	libra_params_t dp;
+
+	for (int v = 0; v < NVARIANTS; v++)
+		variant_on[v] = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--admit-only")) {
+			do_offer = do_update = 0;
+			continue;
+		}
+		if (!strcmp(a, "--offer-only")) {
+			do_admit = do_update = 0;
+			continue;
+		}
+		if (!strcmp(a, "--no-offer")) {
+			do_offer = 0;
+			continue;
+		}
+		if (!strcmp(a, "--no-update")) {
+			do_update = 0;
+			continue;
+		}
+		if (!val)
+			_usage();
+		i++;
+		if (!strcmp(a, "--nodes"))
+			n_nodes = _parse_list(val, nodes_list, 16);
+		else if (!strcmp(a, "--jobs"))
+			n_jobs = _parse_list(val, jobs_list, 16);
+		else if (!strcmp(a, "--repeats"))
+			repeats = atoi(val);
+		else if (!strcmp(a, "--cpus"))
+			node_cpus = atoi(val);
+		else if (!strcmp(a, "--target-ms"))
+			target_ms = atof(val);
+		else if (!strcmp(a, "--calls"))
+			exact_calls = atoi(val);
+		else if (!strcmp(a, "--cap-ms"))
+			cap_ms = atof(val);
+		else if (!strcmp(a, "--max-samples"))
+			max_samples = atoi(val);
+		else if (!strcmp(a, "--seed"))
+			seed = strtoull(val, NULL, 10);
+		else if (!strcmp(a, "--policies")) {
+			char *copy = strdup(val), *tok, *save = NULL;
+
+			memset(variant_on, 0, sizeof(variant_on));
+			for (tok = strtok_r(copy, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				int v;
+
+				for (v = 0; v < NVARIANTS; v++)
+					if (!strcmp(tok, all_variants[v].name))
+						break;
+				if (v == NVARIANTS) {
+					fprintf(stderr, "bench-admit: unknown policy %s\n",
+						tok);
+					_usage();
+				}
+				variant_on[v] = 1;
+			}
+			free(copy);
+		} else
+			_usage();
+	}
+	if (repeats < 1 || repeats > 16 || node_cpus < 1 || !n_nodes ||
+	    !n_jobs)
+		_usage();
+
+	libra_params_default(&dp);
+	printf("# bench-admit: %ld cores online, %d CPUs per node, seed %llu, %d repeats\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), node_cpus,
+	       (unsigned long long) seed, repeats);
+	printf("kind\tpolicy\tnodes\tjobs\tsamples\trepeats\tmed_min\tmed_med\tmed_max\tp99_min\tp99_med\tp99_max\textra\n");
+	for (int a = 0; a < n_nodes; a++) {
+		for (int b = 0; b < n_jobs; b++) {
+			world_t w;
+
+			_build(&w, nodes_list[a], jobs_list[b], dp.share_min);
+			printf("# ledger %d nodes, %d jobs: built in %.1f ms, committed %.3f of all CPUs, %.1f jobs per busy node\n",
+			       nodes_list[a], jobs_list[b], w.build_ms,
+			       w.committed_frac, w.jobs_per_busy_node);
+			_make_probes(nodes_list[a], jobs_list[b]);
+			for (int v = 0; do_admit && v < NVARIANTS; v++)
+				if (variant_on[v])
+					_cell(&w, &all_variants[v],
+					      nodes_list[a], jobs_list[b], 0,
+					      OFFER_NEVER);
+			for (int v = 0; do_offer && v < NVARIANTS; v++) {
+				if (!variant_on[v] || !all_variants[v].offer)
+					continue;
+				_cell(&w, &all_variants[v], nodes_list[a],
+				      jobs_list[b], 1, OFFER_NEVER);
+				if (all_variants[v].policy ==
+					    LIBRA_POLICY_LIBRA_PRICE &&
+				    all_variants[v].resfree ==
+					    LIBRA_RESFREE_WINDOW)
+					_cell(&w, &all_variants[v],
+					      nodes_list[a], jobs_list[b], 1,
+					      OFFER_FOUND);
+			}
+			if (do_update)
+				_update_cells(&w, nodes_list[a], jobs_list[b]);
+			libra_ledger_destroy(w.l);
+		}
+	}
+	return 0;
+}
