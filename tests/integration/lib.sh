@@ -534,11 +534,16 @@ dbd_queue_empty() {
 	[ "$q" = 0 ]
 }
 
-# sacct_dump FILE: every job's allocation row as accounting has it, with
-# duplicates (a job id used twice, a requeued run): one line each,
-# JobID|JobName|State|Submit|Start|End|AdminComment.
+# sacct_dump FILE [JOBIDS]: every job's allocation row as accounting has
+# it, with duplicates (a job id used twice, a requeued run): one line each,
+# JobID|JobName|State|Submit|Start|End|AdminComment.  With JOBIDS (comma-
+# separated) those jobs, else every job in a time window since 2000; a
+# window leaves out jobs that were never eligible (held, then cancelled:
+# Eligible=Unknown), so pass the ids when they are known.
 sacct_dump() {
-	sacct -n -X -a -D -P -S 2000-01-01 -E now \
+	local sel=(-a -S 2000-01-01 -E now)
+	[ -z "${2:-}" ] || sel=(-j "$2")
+	sacct -n -X -D -P "${sel[@]}" \
 		-o JobID,JobName%40,State,Submit,Start,End,AdminComment%65535 >"$1"
 }
 

@@ -201,8 +201,12 @@ bad_nodes=$(sinfo -h -N -o '%N %t %E' | awk '$2 !~ /^(idle|alloc|mix)$/')
 [ -z "$bad_nodes" ] || expect_fail "nodes not usable after the faults: $bad_nodes; slurmctld's log: $(grep -E 'set to state (DRAIN|DOWN)|Duplicate jobid' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" | head -n 4 | paste -sd';' -)"
 wait_until 120 "slurmctld's messages to slurmdbd to be sent" dbd_queue_empty
 # shellcheck disable=SC2317 # called by wait_until
+# every job id up to the last one given out, and some (jobs made without
+# an answer to sbatch); a time window would leave out jobs never eligible
+maxid=$(cut -d'|' -f4 "$subs" | sort -n | tail -n 1)
+ids=$(seq -s, 1 $((${maxid:-0} + 20)))
 accounting_final() {
-	sacct_dump "$W/sacct.dump"
+	sacct_dump "$W/sacct.dump" "$ids"
 	! awk -F'|' '$7 !~ /"final":\{/' "$W/sacct.dump" | grep -q .
 }
 # (bounded; what is still missing then is reported job by job below)
@@ -210,7 +214,7 @@ for ((k = 0; k < 120; k++)); do
 	accounting_final && break
 	sleep 1
 done
-sacct_dump "$W/sacct.dump"
+sacct_dump "$W/sacct.dump" "$ids"
 note "records: $(records_check "$W/sacct.dump" 7)"
 
 # The per-submission checks.
