@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# rel_load: a burst of submissions and many jobs running at once (issue 9,
+# part 5).  test_submit_burst.sh checks admission under 2 x 200 sbatch
+# submissions; here the Slurm API (libra_submit, several processes) sends
+#
+#   quick: 2,000 submissions, 200 of them admitted and running at once;
+#   long (LIBRA_LONG=1): 10,000 submissions, 1,000 running at once,
+#
+# the rest refused by libra (a third an SLA that does not parse, two thirds
+# over budget: each of those computes a counter-offer).  The admitted jobs
+# (share 1/7200 each, 4 nodes, OverSubscribe=FORCE) wait on a FIFO until
+# all of them run, then end together.  Asserted:
+#  - every submission is answered (admitted or refused by libra), and the
+#    admitted ones all run at the same time;
+#  - slurmctld stays responsive: squeue answers within 2 s (measured every
+#    half second during the burst, the start-up and the end);
+#  - slurmctld's memory (VmRSS) after the jobs ended and were purged
+#    (MinJobAge) is within 10% of its level after a warm-up round (the same
+#    workload, also ended and purged);
+#  - slurmctld is the same process throughout, and logged no error from
+#    our plugins.
+# The figures (rate, latencies, memory) are printed.
+# shellcheck source=../integration/lib.sh
+. "$(dirname "$0")/../integration/lib.sh"
+libra_test_init
+if libra_long; then
+	N=${LIBRA_LOAD_SUBMISSIONS:-10000} R=${LIBRA_LOAD_RUNNING:-1000} WORKERS=8
+else
+	N=${LIBRA_LOAD_SUBMISSIONS:-2000} R=${LIBRA_LOAD_RUNNING:-200} WORKERS=4
+fi
+export LIBRA_NODES=4
+# every node may run every job: where best fit puts them does not matter
+per_node=$((R + 16))
+export LIBRA_OVERSUBSCRIBE=FORCE:$per_node
+libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600
+# weights recomputed every 10 s (not every second) in each of the R steps
+export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=10'
+export LIBRA_EXTRA_CONF="MinJobAge=10"
+cluster_start
+submit=$(libra_rel_tool libra_submit)
+ctld=$(slurmctld_pid)
+L=$LIBRA_WORK/load
+rm -rf "$L"
+mkdir -p "$L"
+note "$(libra_mode) mode: $N submissions from $WORKERS processes, $R admitted and running at once on 4 nodes (OverSubscribe=FORCE:$per_node)"
+
+ADMIT="runtime=1s,deadline=2h,budget=1000"
+REFUSE_PARSE="runtime=1s,deadline=2h,budget=lots"
+REFUSE_BUDGET="runtime=1h,deadline=2h,budget=0.01"
+
+# monitor: every half second, squeue's answer time, slurmctld's VmRSS and
+# the number of running jobs, until $L/stop-monitor exists.
+# Lines: time|ms|VmRSS kB|running|phase ($L/phase: burst, start, running,
+# end, purge).
+monitor() { # FILE
+	local ms
+	while [ ! -e "$L/stop-monitor" ]; do
+		ms=$(cmd_ms timeout 30 squeue -h -o %i) || ms="$ms!"
+		printf '%s|%s|%s|%s|%s\n' "$(date +%s.%N)" "$ms" "$(proc_rss_kb "$ctld")" \
+			"$(squeue -h -t R -o %i 2>/dev/null | wc -l)" "$(cat "$L/phase" 2>/dev/null)" >>"$1"
+		sleep 0.5
+	done
+}
+phase() { echo "$1" >"$L/phase"; }
+
+# round NAME SUBMISSIONS RUNNING: the burst, the admitted jobs running at
+# once, their end and purge; prints the figures.
+round() {
+	local name=$1 n=$2 r=$3 every fifo out t0 peak=0 cnt mon
+	every=$((n / r))
+	fifo=$L/$name.fifo
+	rm -f "$fifo" "$L/stop-monitor"
+	mkfifo -m 666 "$fifo"
+	phase burst
+	monitor "$L/$name.mon" &
+	mon=$!
+	t0=$(date +%s.%N)
+	# every EVERY-th submission is admitted, the others alternate between
+	# the two refusals
+	out=$("$submit" -q -n "$n" -w "$WORKERS" -a "$every:$ADMIT" -c "$REFUSE_PARSE" -c "$REFUSE_BUDGET" -c "$REFUSE_BUDGET" \
+		-D "$L" -x "timeout 900 cat $fifo >/dev/null; true" 2>"$L/$name.err") || fail "$name: libra_submit: $out $(tail -n 3 "$L/$name.err")"
+	note "$name burst: $out"
+	read -r _ sub _ adm _ ref _ failed _ <<<"$out"
+	[ "$sub" = "$n" ] && [ "$failed" = 0 ] || fail "$name: $out"
+	# every refusal was libra's, with its message
+	cnt=$(grep -c 'error: libra: rejected: ' "$L/$name.err" || :)
+	[ "$cnt" = "$ref" ] || expect_fail "$name: $ref refusals, $cnt of them with a \"libra: rejected:\" message: $(grep -v 'libra: rejected' "$L/$name.err" | head -n 3 | tr '\n' ';')"
+	[ "$adm" = $(((n + every - 1) / every)) ] || expect_fail "$name: $adm admitted, expected $(((n + every - 1) / every)) (every ${every}th submission)"
+	phase start
+	# shellcheck disable=SC2317 # called by wait_until
+	all_run() { [ "$(squeue -h -t R -o %i | wc -l)" -ge "$1" ]; }
+	if ! wait_until_ok $((60 + adm / 5)) all_run "$adm"; then
+		expect_fail "$name: only $(squeue -h -t R -o %i | wc -l) of $adm admitted jobs running at once ($(squeue -h -t PD -o '%r' | sort | uniq -c | head -3 | tr '\n' ';'))"
+	fi
+	phase running
+	sleep 3
+	cnt=$(squeue -h -t R -o %i | wc -l)
+	note "$name: $cnt jobs running at once, $(awk "BEGIN { printf \"%.0f\", $(date +%s.%N) - $t0 }") s after the burst began; slurmctld VmRSS $(proc_rss_kb "$ctld") kB"
+	phase end
+	# release them all: a writer opens the FIFO and closes it, again until
+	# every job ended (a job counts as running a moment before its script
+	# opens the FIFO)
+	# shellcheck disable=SC2317 # called by wait_until
+	released() {
+		timeout 5 bash -c "exec 3>'$1'; exec 3>&-" 2>/dev/null || :
+		[ -z "$(squeue -h -t R,CG,PD -o %i 2>/dev/null)" ]
+	}
+	wait_until $((60 + adm / 5)) "$name's jobs to end" released "$fifo"
+	phase purge
+	# shellcheck disable=SC2317 # called by wait_until
+	purged() { [ -z "$(squeue -h -t all -o %i 2>/dev/null)" ]; }
+	wait_until 90 "$name's jobs to be purged (MinJobAge)" purged
+	touch "$L/stop-monitor"
+	wait "$mon" || :
+	peak=$(cut -d'|' -f4 "$L/$name.mon" | sort -n | tail -n 1)
+	note "$name: squeue $(cut -d'|' -f2 "$L/$name.mon" | tr -d '!' | sort -n | awk '{ a[NR] = $1 } END { printf "median %d ms, max %d ms over %d calls", a[int((NR + 1) / 2)], a[NR], NR }'); max by phase: $(awk -F'|' '{ v = $2 + 0; if (v > m[$5]) m[$5] = v } END { for (p in m) printf "%s %d ms, ", p, m[p] }' "$L/$name.mon")peak running $peak; VmRSS peak $(cut -d'|' -f3 "$L/$name.mon" | sort -n | tail -n 1) kB"
+	note "$name: sched/libra passes (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Last cycle:|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
+	slow=$(awk -F'|' '$2 ~ /!/ || $2 + 0 > 2000' "$L/$name.mon" | head -n 3)
+	[ -z "$slow" ] || expect_fail "$name: squeue took more than 2 s (time|ms|VmRSS|running|phase): $(tr '\n' ';' <<<"$slow")"
+	assert_slurmctld_up "$ctld"
+}
+
+# rss_settled: slurmctld's VmRSS once it stops moving (median of 5 samples)
+rss_settled() {
+	local i s=()
+	sleep 5
+	for i in 1 2 3 4 5; do
+		s+=("$(proc_rss_kb "$ctld")")
+		sleep 1
+	done
+	printf '%s\n' "${s[@]}" | sort -n | awk 'NR == 3'
+}
+
+rss0=$(proc_rss_kb "$ctld")
+# The warm-up is the same workload: slurmctld's heap grows to what such a
+# round needs and (glibc) keeps it; what the main round adds on top of that
+# is what was not given back.
+round warmup "$N" "$R"
+base=$(rss_settled)
+note "slurmctld VmRSS: $rss0 kB at start, $base kB after the warm-up round (the reference)"
+round main "$N" "$R"
+after=$(rss_settled)
+pct=$(awk -v a="$after" -v b="$base" 'BEGIN { printf "%+.1f", 100 * (a - b) / b }')
+note "slurmctld VmRSS after the main round, its jobs ended and purged: $after kB ($pct% against the reference)"
+awk -v a="$after" -v b="$base" 'BEGIN { exit !(a <= 1.10 * b) }' ||
+	expect_fail "slurmctld's VmRSS after the main round is $after kB, more than 10% over $base kB after the warm-up"
+# --- job slots ----------------------------------------------------------------
+# Admission counts shares; Slurm also counts jobs per node
+# (OverSubscribe=FORCE:N).  With FORCE:2 on 4 nodes and 9 tiny jobs, no
+# admitted job may be left waiting for a slot ("Requested nodes are busy")
+# while its deadline runs: at most 8 admitted, each running within seconds.
+scontrol update partitionname=batch oversubscribe=FORCE:2 || fail "cannot set OverSubscribe=FORCE:2"
+slot_jobs=()
+for i in $(seq 1 9); do
+	j=$(sbatch -D "$L" -o /dev/null -J slot$i --parsable --comment="$ADMIT" --wrap 'sleep 60' 2>/dev/null) || j=
+	[ -z "$j" ] || slot_jobs+=("$j")
+done
+sleep 5
+waiting=$(squeue -h -t PD -o '%i %r' | grep -i 'busy' || :)
+note "job slots: ${#slot_jobs[@]} of 9 admitted with FORCE:2 on 4 nodes; $(squeue -h -t R -o %i | wc -l) running"
+[ -z "$waiting" ] || expect_fail "with OverSubscribe=FORCE:2 on 4 nodes, ${#slot_jobs[@]} of 9 tiny jobs were admitted and $(wc -l <<<"$waiting") of them wait for a slot: $(tr '\n' ';' <<<"$waiting") (best fit placed them: $(squeue -h -t all -o '%i:%N%r' | tr '\n' ' '))"
+[ "${#slot_jobs[@]}" = 0 ] || scancel "${slot_jobs[@]}" 2>/dev/null || :
+wait_until 60 "the slot jobs to end" no_jobs_active
+errs=$(ctld_plugin_errors)
+[ -z "$errs" ] || expect_fail "slurmctld logged $(wc -l <<<"$errs") error(s) from our plugins: $(head -n 3 <<<"$errs")"
+assert_slurmctld_up "$ctld"
+expect_done
+cluster_stop
+assert_nothing_left
+pass
