@@ -51,6 +51,10 @@
  *         [--policies LIST] [--repeats 3] [--cpus 32] [--target-ms 250]
  *         [--cap-ms 2000] [--max-samples 2000] [--seed 1] [--no-offer]
  *         [--no-update] [--admit-only] [--offer-only] [--calls N]
+ *         [--no-found] (no "libra+$ found" counter-offer cell)
+ *         [--digest] (no timing: one line per cell with a hash of all
+ *                     256 decisions, to check that a faster core decides
+ *                     exactly as before)
  *
  *  --calls N makes exactly N timed calls per repeat and no estimate: the
  *  same calls every run, for callgrind (run-bench's profiles).
@@ -81,8 +85,9 @@ static int jobs_list[16] = { 1000, 10000, 100000 }, n_jobs = 3;
 static int repeats = 3, node_cpus = 32, max_samples = 2000;
 static double target_ms = 250.0, cap_ms = 2000.0;
 static uint64_t seed = 1;
-static int do_admit = 1, do_offer = 1, do_update = 1;
+static int do_admit = 1, do_offer = 1, do_update = 1, do_found = 1;
 static int exact_calls;		/* --calls N: exactly N per repeat (profiling) */
+static int do_digest;		/* --digest: print a hash of every decision */
 
 /* The policy variants measured (name as printed). */
 typedef struct {
@@ -327,6 +332,39 @@ static void _print(const char *kind, const char *policy, int nodes, int jobs,
 
 typedef enum { OFFER_NEVER, OFFER_FOUND } offer_kind_t;
 
+/* FNV-1a over the bytes of a value: the decisions' digest (--digest), so
+ * that an optimised core can be shown to decide exactly as before. */
+static uint64_t _fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t _quote_digest(uint64_t h, const libra_quote_t *q)
+{
+	h = _fnv(h, &q->verdict, sizeof(q->verdict));
+	h = _fnv(h, &q->price, sizeof(q->price));
+	h = _fnv(h, &q->least_price, sizeof(q->least_price));
+	h = _fnv(h, &q->nplace, sizeof(q->nplace));
+	return _fnv(h, q->place, sizeof(q->place[0]) * (size_t) q->nplace);
+}
+
+static uint64_t _offer_digest(uint64_t h, const libra_offer_t *o)
+{
+	h = _fnv(h, &o->has_deadline, sizeof(o->has_deadline));
+	h = _fnv(h, &o->has_budget, sizeof(o->has_budget));
+	if (o->has_deadline) {
+		h = _fnv(h, &o->deadline, sizeof(o->deadline));
+		h = _fnv(h, &o->deadline_price, sizeof(o->deadline_price));
+	}
+	if (o->has_budget)
+		h = _fnv(h, &o->budget, sizeof(o->budget));
+	return h;
+}
+
 /* One admission (or counter-offer) cell: R repeats of K decisions. */
 static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 		  int offer, offer_kind_t okind)
@@ -338,6 +376,34 @@ static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 	int k;
 
 	_params(v, &p);
+	if (do_digest) {
+		/* every probe once, untimed: the decisions themselves */
+		uint64_t h = 0xcbf29ce484222325ULL;
+
+		for (int i = 0; i < NPROBES; i++) {
+			probe_t pr = probes[i];
+
+			if (offer) {
+				libra_offer_t o;
+
+				pr.sla.budget = pr.req.cpus * pr.sla.runtime /
+						3600.0 * (okind == OFFER_NEVER ?
+							  0.5 : 1.3);
+				libra_counter_offer(w->l, &p, &pr.sla, &pr.req,
+						    NOW0, HORIZON, &o);
+				h = _offer_digest(h, &o);
+			} else {
+				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
+					    q);
+				h = _quote_digest(h, q);
+			}
+		}
+		printf("digest\t%s\t%s\t%d\t%d\t%016llx\n",
+		       offer ? (okind == OFFER_NEVER ? "offer" : "offer-found") :
+		       "admit", v->name, nodes, jobs, (unsigned long long) h);
+		free(q);
+		return;
+	}
 	if (exact_calls) {
 		est = 0.0;
 		k = exact_calls;
@@ -540,7 +606,7 @@ static void _usage(void)
 		"       [--repeats 3] [--cpus 32] [--target-ms 250] [--cap-ms 2000]\n"
 		"       [--max-samples 2000]\n"
 		"       [--seed 1] [--no-offer] [--no-update] [--admit-only] [--offer-only]\n"
-		"       [--calls N]\n");
+		"       [--calls N] [--no-found] [--digest]\n");
 	exit(2);
 }
 
@@ -560,6 +626,15 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--offer-only")) {
 			do_admit = do_update = 0;
+			continue;
+		}
+		if (!strcmp(a, "--digest")) {
+			do_digest = 1;
+			do_update = 0;
+			continue;
+		}
+		if (!strcmp(a, "--no-found")) {
+			do_found = 0;
 			continue;
 		}
 		if (!strcmp(a, "--no-offer")) {
@@ -641,7 +716,7 @@ int main(int argc, char **argv)
 					continue;
 				_cell(&w, &all_variants[v], nodes_list[a],
 				      jobs_list[b], 1, OFFER_NEVER);
-				if (all_variants[v].policy ==
+				if (do_found && all_variants[v].policy ==
 					    LIBRA_POLICY_LIBRA_PRICE &&
 				    all_variants[v].resfree ==
 					    LIBRA_RESFREE_WINDOW)
