@@ -12,6 +12,7 @@
  *  LibraSLA and LibraRiskD, plus one sort.
 \*****************************************************************************/
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ extern const char *libra_verdict_name(libra_verdict_t v)
 	case LIBRA_REJECT_RETURN:	return "return";
 	case LIBRA_REJECT_RISK:		return "risk";
 	case LIBRA_REJECT_INVALID:	return "invalid";
+	case LIBRA_REJECT_SLOTS:	return "slots";
 	}
 	return "unknown";
 }
@@ -59,6 +61,8 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 		return "admitting the job would risk delaying admitted jobs";
 	case LIBRA_REJECT_INVALID:
 		return "the request is invalid";
+	case LIBRA_REJECT_SLOTS:
+		return "the nodes already run as many jobs as the partition lets share a CPU (OverSubscribe)";
 	}
 	return "unknown";
 }
@@ -146,6 +150,19 @@ static int _fill(const cand_t *c, int n, const libra_request_t *req,
 	return req->cpus - need;
 }
 
+/* Job slots left on a node (OverSubscribe=FORCE:N); INT_MAX: no limit. */
+static int _slots_free(const libra_ledger_t *l, const libra_request_t *req,
+		       int node)
+{
+	int total;
+
+	if (req->slots_per_cpu <= 0)
+		return INT_MAX;
+	total = req->slots_per_cpu * libra_ledger_node_cpus(l, node) -
+		libra_ledger_node_job_cpus(l, node);
+	return total > 0 ? total : 0;
+}
+
 /* Most CPUs of share s the node can still take under the share test. */
 static bool _eligible(const libra_ledger_t *l, const libra_request_t *req,
 		      int node)
@@ -167,7 +184,11 @@ static int _room(const libra_ledger_t *l, const libra_params_t *p,
 	k = floor((free_share + p->tolerance) / s);
 	if (!(k > 0.0))
 		return 0;
-	return k < cpus ? (int) k : cpus;
+	if (k > cpus)
+		k = cpus;
+	if (k > _slots_free(l, req, node))
+		k = _slots_free(l, req, node);
+	return (int) k;
 }
 
 static int _cmp_int_desc(const void *a, const void *b)
@@ -574,7 +595,9 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 		int cpus = libra_ledger_node_cpus(l, j);
 		int k = cpus < req->cpus ? cpus : req->cpus;
 
-		if (!_eligible(l, req, j))
+		if (k > _slots_free(l, req, j))
+			k = _slots_free(l, req, j);
+		if (!_eligible(l, req, j) || k < 1)
 			continue;
 		for (;;) {
 			double old_ret, new_ret, dy;
@@ -774,7 +797,9 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 		int cpus = libra_ledger_node_cpus(l, j);
 		int k = cpus < req->cpus ? cpus : req->cpus;
 
-		if (!_eligible(l, req, j))
+		if (k > _slots_free(l, req, j))
+			k = _slots_free(l, req, j);
+		if (!_eligible(l, req, j) || k < 1)
 			continue;
 		if (!_risk_ok(l, p, j, sla, q->share, k, now)) {
 			if (k == 1)
@@ -798,6 +823,27 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 }
 
 /* ------------------------------------------------------------- driver */
+
+static void _dispatch(const libra_ledger_t *l, const libra_params_t *p,
+		      const libra_sla_t *sla, const libra_request_t *req,
+		      double now, cand_t *c, libra_quote_t *q)
+{
+	switch (p->policy) {
+	case LIBRA_POLICY_LIBRA_PRICE:
+	case LIBRA_POLICY_AUTO:
+		_admit_market(l, p, sla, req, now, c, q);
+		break;
+	case LIBRA_POLICY_SLA:
+		_admit_sla(l, p, sla, req, now, c, q);
+		break;
+	case LIBRA_POLICY_RISKD:
+		_admit_riskd(l, p, sla, req, now, c, q);
+		break;
+	default:
+		_admit_libra(l, p, sla, req, now, c, q);
+		break;
+	}
+}
 
 extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
@@ -836,20 +882,20 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 		q->verdict = LIBRA_REJECT_RESOURCES;
 		return;
 	}
-	switch (p->policy) {
-	case LIBRA_POLICY_LIBRA_PRICE:
-	case LIBRA_POLICY_AUTO:
-		_admit_market(l, p, sla, req, now, c, q);
-		break;
-	case LIBRA_POLICY_SLA:
-		_admit_sla(l, p, sla, req, now, c, q);
-		break;
-	case LIBRA_POLICY_RISKD:
-		_admit_riskd(l, p, sla, req, now, c, q);
-		break;
-	default:
-		_admit_libra(l, p, sla, req, now, c, q);
-		break;
+	_dispatch(l, p, sla, req, now, c, q);
+	/* refused for capacity while the share would fit: say it was slots */
+	if (req->slots_per_cpu > 0 && q->verdict != LIBRA_ACCEPT &&
+	    q->verdict != LIBRA_REJECT_BUDGET) {
+		libra_request_t unlimited = *req;
+		libra_verdict_t v = q->verdict;
+
+		unlimited.slots_per_cpu = 0;
+		_dispatch(l, p, sla, &unlimited, now, c, q);
+		if (q->verdict == LIBRA_ACCEPT ||
+		    q->verdict == LIBRA_REJECT_BUDGET)
+			v = LIBRA_REJECT_SLOTS;
+		q->verdict = v;
+		q->nplace = 0;
 	}
 	free(c);
 }

@@ -68,6 +68,9 @@ typedef struct libra_request {
 				 * a node takes a multiple of this */
 	int cpus_per_node;	/* 0: any; else exactly this many on each node
 				 * used (--ntasks-per-node x cpus per task) */
+	int slots_per_cpu;	/* 0: any; else at most this many jobs may
+				 * share a CPU (OverSubscribe=FORCE:N), so a
+				 * node takes at most N * CPUs - CPUs in use */
 } libra_request_t;
 
 typedef enum {
@@ -78,6 +81,8 @@ typedef enum {
 	LIBRA_REJECT_RETURN,	/* LibraSLA: would lower the nodes' return */
 	LIBRA_REJECT_RISK,	/* LibraRiskD: would raise the risk of delay */
 	LIBRA_REJECT_INVALID,	/* bad request (no CPUs, deadline passed) */
+	LIBRA_REJECT_SLOTS,	/* the share fits, but the nodes already run
+				 * as many jobs as OverSubscribe allows */
 } libra_verdict_t;
 
 #define LIBRA_QUOTE_MAX_PLACES 4096

@@ -31,6 +31,7 @@ typedef struct ledger_node {
 	bool up;
 	double beta;
 	double share_sum;	/* sum of cpus * share */
+	int job_cpus;		/* sum of cpus, best effort included */
 	double thesis_work;	/* sum of cpus * RE */
 	int nentries, capacity;
 	libra_entry_t *entries;
@@ -110,6 +111,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 	_free_jobs(l);
 	for (int i = 0; i < l->nnodes; i++) {
 		l->nodes[i].nentries = 0;
+		l->nodes[i].job_cpus = 0;
 		l->nodes[i].share_sum = 0.0;
 		l->nodes[i].thesis_work = 0.0;
 	}
@@ -301,6 +303,13 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 	return sum;
 }
 
+extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->job_cpus : 0;
+}
+
 extern double libra_ledger_node_thesis_work(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n = _node(l, node);
@@ -333,6 +342,9 @@ static void _node_resum(ledger_node_t *n)
 	}
 	n->share_sum = share;
 	n->thesis_work = work;
+	n->job_cpus = 0;
+	for (int i = 0; i < n->nentries; i++)
+		n->job_cpus += n->entries[i].cpus;
 }
 
 /* ----------------------------------------------------------------- jobs */
@@ -411,6 +423,7 @@ static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
 	}
 	n->entries[n->nentries++] = *e;
 	n->share_sum += e->cpus * e->share;
+	n->job_cpus += e->cpus;
 	if (!e->best_effort)
 		n->thesis_work += e->cpus * e->runtime;
 	return 0;

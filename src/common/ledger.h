@@ -96,6 +96,10 @@ extern double libra_ledger_node_share(const libra_ledger_t *l, int node);
 extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end);
 
+/* CPUs of all jobs on the node, best-effort ones included: the job slots
+ * in use (Slurm lets at most OverSubscribe=FORCE:N jobs share a CPU). */
+extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node);
+
 /* Sum of cpus * RE of the jobs on the node (thesis Eq. 3.6). */
 extern double libra_ledger_node_thesis_work(const libra_ledger_t *l,
 					    int node);

@@ -503,6 +503,47 @@ START_TEST(test_min_nodes_more_than_cluster_is_refused)
 }
 END_TEST
 
+START_TEST(test_full_job_slots_move_the_job_to_another_node)
+{
+	/* OverSubscribe=FORCE:2 on 1-CPU nodes: node 0 already runs two jobs
+	 * (shares 0.1 each) and is the fuller (best fit), but has no slot
+	 * left; node 1 takes the job. */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	libra_request_t req = { 1, 0, 0, NULL, 0, 0, 2 };
+
+	_commit(l, 1, 10, 100, 0, 1, 0);
+	_commit(l, 2, 10, 100, 0, 1, 0);
+	ck_assert_int_eq(libra_ledger_node_job_cpus(l, 0), 2);
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_no_job_slot_anywhere_is_a_slots_refusal)
+{
+	/* FORCE:1 on one node already running a best-effort job (no share):
+	 * the share would fit, the slot does not: "slots", not "deadline". */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	libra_request_t req = { 1, 0, 0, NULL, 0, 0, 1 };
+	libra_place_t pl = { 0, 1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 7, NULL, &pl, 1, 0), 0);
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_REJECT_SLOTS);
+	ck_assert_int_eq(q.nplace, 0);
+	req.slots_per_cpu = 2;
+	libra_admit(l, &p, &sla, &req, 0, &q);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_ineligible_node_is_never_chosen)
 {
 	/* node 0 fuller (best fit) but not eligible (partition, --exclude):
@@ -1417,6 +1458,8 @@ static Suite *_suite(void)
 	T(tc, test_min_nodes_spreads_the_job);
 	T(tc, test_min_nodes_more_than_cluster_is_refused);
 	T(tc, test_ineligible_node_is_never_chosen);
+	T(tc, test_full_job_slots_move_the_job_to_another_node);
+	T(tc, test_no_job_slot_anywhere_is_a_slots_refusal);
 	T(tc, test_too_few_eligible_cpus_is_resources);
 	suite_add_tcase(s, tc);
 

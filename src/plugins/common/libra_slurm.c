@@ -22,6 +22,7 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/hostlist.h"
+#include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -204,6 +205,49 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 	xfree(place);
 }
 
+/*
+ * A running job without an admission (best effort, or started before the
+ * plugins): it commits no share, but it holds job slots on its nodes
+ * (OverSubscribe=FORCE:N), so it is in the ledger with its CPUs.
+ */
+extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	job_resources_t *res = job_ptr->job_resrcs;
+	libra_place_t *place;
+	int n = 0, k = 0;
+
+	if (!res || !res->node_bitmap || !res->cpus)
+		return;
+	place = xcalloc(bit_set_count(res->node_bitmap) + 1, sizeof(*place));
+	for (int i = 0; i < node_record_count; i++) {
+		if (!bit_test(res->node_bitmap, i))
+			continue;
+		if (res->cpus[k] > 0 && i < libra_ledger_node_count(l)) {
+			place[n].node = i;
+			place[n].cpus = MIN(res->cpus[k],
+					    libra_ledger_node_cpus(l, i));
+			n++;
+		}
+		k++;
+	}
+	if (n)
+		libra_ledger_commit(l, job_ptr->job_id, NULL, place, n,
+				    (double) job_ptr->start_time);
+	xfree(place);
+}
+
+extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr)
+{
+	uint16_t share;
+
+	if (!part_ptr)
+		return 0;
+	share = part_ptr->max_share & ~SHARED_FORCE;
+	/* OverSubscribe=NO or EXCLUSIVE: one job per CPU */
+	return share > 1 ? share : 1;
+}
+
 extern bool libra_slurm_sync_nodes(void)
 {
 	static libra_ledger_t *seen_ledger;
@@ -263,14 +307,16 @@ extern int libra_slurm_sync(time_t now)
 		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
 		    !IS_JOB_SUSPENDED(job_ptr))
 			continue;
-		if (!libra_slurm_is_record(job_ptr->admin_comment))
-			continue;
 		if (libra_ledger_has_job(l, job_ptr->job_id)) {
 			_mark(&s, job_ptr->job_id);
 			continue;
 		}
-		if (!libra_slurm_job_record(job_ptr, &rec))
+		if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort) {
+			if (!IS_JOB_PENDING(job_ptr))
+				libra_slurm_commit_unadmitted(job_ptr);
+			libra_record_free(&rec);
 			continue;
+		}
 		if (rec.token && libra_ledger_has_job(l, rec.token) &&
 		    libra_ledger_job_committed(l, rec.token) == rec.admitted &&
 		    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {

@@ -79,6 +79,15 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
 				  const char *exc_nodes, char **err_msg);
 
+/*
+ * Put a running job that has no admission (best effort) into the ledger
+ * with its CPUs and no share: it holds job slots.  Hub lock held.
+ */
+extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr);
+
+/* Jobs that may share one CPU in the partition (OverSubscribe=FORCE:N). */
+extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr);
+
 /* Node names of a record's placement, comma separated (xmalloc'd). */
 extern char *libra_slurm_place_names(const libra_record_t *rec);
 

@@ -321,6 +321,10 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	if (q->verdict == LIBRA_REJECT_RESOURCES ||
 	    q->verdict == LIBRA_REJECT_INVALID)
 		return;
+	if (q->verdict == LIBRA_REJECT_SLOTS) {
+		xstrfmtcat(*err_msg, "; a later deadline does not help: submit again when jobs end");
+		return;
+	}
 
 	libra_counter_offer(l, p, sla, req, now, OFFER_HORIZON, &offer);
 	if (offer.has_deadline) {
@@ -429,6 +433,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(q);
 		return ESLURM_INVALID_PARTITION_NAME;
 	}
+	req.slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
 	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
 					    job_desc->exc_nodes, err_msg);
 	if (!req.eligible) {

@@ -161,6 +161,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 
 	for (int i = 0; i < rec->nplace; i++)
 		req.cpus += rec->place[i].cpus;
+	req.slots_per_cpu = libra_slurm_slots_per_cpu(job_ptr->part_ptr);
 	req.eligible = libra_slurm_eligible(job_ptr->part_ptr, NULL, NULL,
 					    NULL);
 	libra_ledger_release(l, job_ptr->job_id);
@@ -228,6 +229,13 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 	last_job_update = now;
 }
 
+/* Does the job carry an admission (a record that is not best effort)? */
+static bool _is_admitted(job_record_t *job_ptr)
+{
+	return libra_slurm_is_record(job_ptr->admin_comment) &&
+	       !strstr(job_ptr->admin_comment, "\"best_effort\":true");
+}
+
 /* Try to start one pending job; returns true if it started. */
 static bool _try_pending(job_record_t *job_ptr, time_t now)
 {
@@ -263,6 +271,12 @@ static bool _try_pending(job_record_t *job_ptr, time_t now)
 		info("sched: libra: started %pJ on %s%s", job_ptr,
 		     job_ptr->nodes, has_rec && !rec.best_effort ? "" :
 		     " (best effort)");
+		if (!has_rec || rec.best_effort) {
+			/* its job slots are taken from now on */
+			libra_hub_lock();
+			libra_slurm_commit_unadmitted(job_ptr);
+			libra_hub_unlock();
+		}
 		if (has_rec) {
 			struct timespec ts;
 
@@ -363,14 +377,29 @@ static time_t _pass(bool *waiting)
 
 			if (t && (!next || t < next))
 				next = t;
-			continue;
+			jobs[i] = NULL;
 		}
-		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
-			continue;
-		pending++;
-		examined++;
-		if (_try_pending(job_ptr, now))
-			started++;
+	}
+	/* admitted jobs first: best-effort jobs must not take their slots */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < njobs; i++) {
+			bool admitted;
+
+			if (!(job_ptr = jobs[i]))
+				continue;
+			if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details) {
+				jobs[i] = NULL;
+				continue;
+			}
+			admitted = _is_admitted(job_ptr);
+			if (admitted != (pass == 0))
+				continue;
+			jobs[i] = NULL;
+			pending++;
+			examined++;
+			if (_try_pending(job_ptr, now))
+				started++;
+		}
 	}
 	xfree(jobs);
 
