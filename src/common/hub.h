@@ -55,6 +55,13 @@ static inline bool libra_is_token(uint32_t id)
 	return id >= LIBRA_TOKEN_BASE;
 }
 
+/*
+ * Records settled (jobs ended) since the scheduler last took the count:
+ * it writes slurmctld's state after them (sched_libra.c).  Lock held.
+ */
+extern void libra_hub_note_settled(void);
+extern uint32_t libra_hub_take_settled(void);
+
 /* Wake the scheduler (call with or without the lock). */
 extern void libra_hub_wake(void);
 

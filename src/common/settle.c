@@ -14,6 +14,7 @@ static const char *end_names[] = {
 	[LIBRA_END_CANCELLED] = "CANCELLED",
 	[LIBRA_END_NODE_FAIL] = "NODE_FAIL",
 	[LIBRA_END_UNSTARTED] = "UNSTARTED",
+	[LIBRA_END_WITHDRAWN] = "WITHDRAWN",
 };
 #define NEND (sizeof(end_names) / sizeof(end_names[0]))
 
@@ -76,6 +77,7 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		s->charge = price;
 		break;
 	case LIBRA_END_CANCELLED:
+	case LIBRA_END_WITHDRAWN:
 		window = sla->deadline - start;
 		if (start > 0.0 && end > start && window > 0.0)
 			s->charge = price * fmin(1.0, (end - start) / window);

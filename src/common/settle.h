@@ -28,6 +28,12 @@
  *  UNSTARTED		admitted but still pending at its hard deadline (its
  *			nodes failed and no others could take it): as
  *			NODE_FAIL.
+ *  WITHDRAWN		still pending at its hard deadline because its owner
+ *			kept it from starting (held it, requeued it, gave it
+ *			a later start or a dependency): a penalty pays for
+ *			the provider's broken promise, not for the owner's
+ *			own delay, so none; charged as CANCELLED (nothing if
+ *			it never started).
 \*****************************************************************************/
 
 #ifndef LIBRA_SETTLE_H
@@ -44,6 +50,7 @@ typedef enum {
 	LIBRA_END_CANCELLED,
 	LIBRA_END_NODE_FAIL,
 	LIBRA_END_UNSTARTED,
+	LIBRA_END_WITHDRAWN,
 } libra_end_t;
 
 typedef struct libra_settlement {

@@ -17,7 +17,8 @@
 #    half second during the burst, the start-up and the end);
 #  - slurmctld's memory (VmRSS) after the jobs ended and were purged
 #    (MinJobAge) is within 10% of its level after a warm-up round (the same
-#    workload, also ended and purged);
+#    workload, also ended and purged), after one of up to three rounds (a
+#    leak grows with every round; glibc's heap top does not);
 #  - slurmctld is the same process throughout, and logged no error from
 #    our plugins.
 # The figures (rate, latencies, memory) are printed.
@@ -139,12 +140,26 @@ rss0=$(proc_rss_kb "$ctld")
 round warmup "$N" "$R"
 base=$(rss_settled)
 note "slurmctld VmRSS: $rss0 kB at start, $base kB after the warm-up round (the reference)"
-round main "$N" "$R"
-after=$(rss_settled)
-pct=$(awk -v a="$after" -v b="$base" 'BEGIN { printf "%+.1f", 100 * (a - b) / b }')
-note "slurmctld VmRSS after the main round, its jobs ended and purged: $after kB ($pct% against the reference)"
-awk -v a="$after" -v b="$base" 'BEGIN { exit !(a <= 1.10 * b) }' ||
-	expect_fail "slurmctld's VmRSS after the main round is $after kB, more than 10% over $base kB after the warm-up"
+# glibc returns freed heap only from its top, so one round can end a
+# little above the reference with nothing lost; a leak grows with every
+# round.  Up to three main rounds: the memory must come back within 10% of
+# the reference after one of them.
+mem_ok=0 rss_rounds=()
+for r in 1 2 3; do
+	name=main
+	[ "$r" = 1 ] || name=main$r
+	round "$name" "$N" "$R"
+	after=$(rss_settled)
+	pct=$(awk -v a="$after" -v b="$base" 'BEGIN { printf "%+.1f", 100 * (a - b) / b }')
+	rss_rounds+=("$after kB ($pct%)")
+	note "slurmctld VmRSS after round $name, its jobs ended and purged: $after kB ($pct% against the reference)"
+	if awk -v a="$after" -v b="$base" 'BEGIN { exit !(a <= 1.10 * b) }'; then
+		mem_ok=1
+		break
+	fi
+done
+[ "$mem_ok" = 1 ] ||
+	expect_fail "slurmctld's VmRSS stayed more than 10% over $base kB (after the warm-up) in ${#rss_rounds[@]} rounds: ${rss_rounds[*]}"
 # --- job slots ----------------------------------------------------------------
 # Admission counts shares; Slurm also counts jobs per node
 # (OverSubscribe=FORCE:N).  With FORCE:2 on 4 nodes and 9 tiny jobs, no

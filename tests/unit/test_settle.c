@@ -231,6 +231,31 @@ START_TEST(test_cancelled_soft_job_after_deadline_pays_at_most_price)
 }
 END_TEST
 
+START_TEST(test_withdrawn_pays_no_penalty_and_as_cancelled)
+{
+	/* pending at TD 4000 because its owner held or requeued it: never
+	 * started, nothing either way; started at 1000 (then requeued), the
+	 * whole reserved window was used: the price, as CANCELLED */
+	static const struct { double start, charge; } cases[] = {
+		{ 0.0, 0.0 }, { 1000.0, PRICE }, { 2500.0, PRICE },
+	};
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		libra_settlement_t w = _settle(&sla, cases[i].start, 4000,
+					       LIBRA_END_WITHDRAWN);
+		libra_settlement_t c = _settle(&sla, cases[i].start, 4000,
+					       LIBRA_END_CANCELLED);
+
+		ck_assert(!w.deadline_met);
+		ck_assert_str_eq(libra_end_name(w.how), "WITHDRAWN");
+		ck_assert_double_eq_tol(w.penalty, 0.0, TOL);
+		ck_assert_double_eq_tol(w.charge, cases[i].charge, TOL);
+		ck_assert_double_eq_tol(w.charge, c.charge, TOL);
+	}
+}
+END_TEST
+
 START_TEST(test_node_fail_costs_provider_rerun_penalty)
 {
 	/* no charge, penalty PR * RE = 2.5 * 1000/3600 = 0.69444, paid to
@@ -262,9 +287,10 @@ END_TEST
 START_TEST(test_end_names_round_trip)
 {
 	static const char *names[] = { "COMPLETED", "FAILED", "DEADLINE",
-				       "CANCELLED", "NODE_FAIL" };
+				       "CANCELLED", "NODE_FAIL", "UNSTARTED",
+				       "WITHDRAWN" };
 
-	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_NODE_FAIL; h++) {
+	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_WITHDRAWN; h++) {
 		libra_end_t back = LIBRA_END_FAILED;
 
 		ck_assert_str_eq(libra_end_name((libra_end_t) h), names[h]);
@@ -288,6 +314,7 @@ static Suite *_suite(void)
 	tc = tcase_create("penalty");
 	T(tc, test_penalty_is_rate_per_hour_times_delay);
 	T(tc, test_penalty_without_delay_is_zero);
+	T(tc, test_withdrawn_pays_no_penalty_and_as_cancelled);
 	T(tc, test_penalty_is_capped);
 	T(tc, test_penalty_without_cap_is_unbounded);
 	T(tc, test_penalty_cap_flag_governs_the_cap);

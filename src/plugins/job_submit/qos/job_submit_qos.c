@@ -18,7 +18,9 @@
  *  submissions are admitted one at a time under the hub lock, each seeing
  *  the other's commitment, so they never share the same free capacity.
  *
- *  job_modify(): once admitted, a job's SLA, size, partition and time limit
+ *  job_modify(): once admitted, a job's SLA, size, partition, time limit
+ *  and whatever could keep it from starting in time (start time,
+ *  dependencies, memory, features, GRES, licenses, reservation)
  *  can be changed by operators only; Slurm 22.05 gives this hook no way to
  *  return a message, so a refusal is logged with its reason.
 \*****************************************************************************/
@@ -633,6 +635,24 @@ static const char *_tampered(job_desc_msg_t *d)
 		return "the QOS";
 	if (d->spank_job_env_size)
 		return "the SLA options";
+	/* what could keep it from starting on its admitted nodes in time */
+	if (d->begin_time)
+		return "the start time";
+	if (d->dependency)
+		return "the dependencies";
+	if (d->pn_min_memory != NO_VAL64 || d->mem_per_tres)
+		return "the memory";
+	if (d->features || d->cluster_features)
+		return "the node features";
+	if (d->tres_per_job || d->tres_per_node || d->tres_per_socket ||
+	    d->tres_per_task)
+		return "the generic resources";
+	if (d->licenses)
+		return "the licenses";
+	if (d->reservation)
+		return "the reservation";
+	if (d->contiguous != NO_VAL16 || d->core_spec != NO_VAL16)
+		return "the node layout";
 	return NULL;
 }
 

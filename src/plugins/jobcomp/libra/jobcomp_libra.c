@@ -150,6 +150,7 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	     rec.final.penalty, rec.final.charge);
 
 	libra_hub_lock();
+	libra_hub_note_settled();	/* sched/libra writes the state */
 	libra_ledger_release(libra_hub_ledger(), job_ptr->job_id);
 	/* ended before the scheduler tied its admission to it */
 	if (rec.token &&

@@ -18,7 +18,8 @@
  *
  *  Locks: slurmctld {config read, job write, node write, partition read,
  *  federation read}, then the hub; released in reverse order.  The pass
- *  does no I/O and parses records only of jobs it has not seen before.
+ *  does no I/O; new jobs are started by the pass after slurmctld's job
+ *  state has been written (outside the locks, see _save_state()).
 \*****************************************************************************/
 
 #include <math.h>
@@ -35,6 +36,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/slurm_protocol_defs.h"
 #include "src/common/timers.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -50,6 +52,45 @@
 #include "settle.h"
 
 static pthread_t agent_tid;
+
+/*
+ * slurmctld writes its job state file at most every 5 s (state_save.c).  A
+ * job started before it is written, then lost with a SIGKILLed slurmctld,
+ * would run on unknown to the restarted one, which would give its id to
+ * another job (and slurmd would drain the node: "Duplicate jobid").  So
+ * the agent writes the state itself after each pass that has new jobs to
+ * start, and starts a job only once it is written; and again after each
+ * pass that started jobs or followed the end of jobs, so that a restarted
+ * slurmctld knows them as running, or ended with their settled records
+ * (one it knew as pending would be killed on its node and rerun, one it
+ * knew as running would be requeued).
+ * Written: every job submitted before second saved_sec, and those of that
+ * second up to job id saved_upto.  Agent thread only.
+ */
+static time_t saved_sec = 0;
+static uint32_t saved_upto = 0;
+
+static bool _state_saved(job_record_t *job_ptr)
+{
+	time_t t = job_ptr->details->submit_time;
+
+	return t < saved_sec ||
+	       (t == saved_sec && job_ptr->job_id <= saved_upto);
+}
+
+/* Write the job state; every job up to id "upto" exists already. */
+static void _save_state(uint32_t upto)
+{
+	time_t t = time(NULL);
+
+	/* takes slurmctld's job read lock itself */
+	if (dump_all_job_state() != SLURM_SUCCESS)
+		error("sched: libra: could not write the job state; starting the new jobs anyway");
+	if (t == saved_sec && upto < saved_upto)
+		upto = saved_upto;
+	saved_sec = t;
+	saved_upto = upto;
+}
 
 /* Statistics for sdiag, kept in slurmctld's backfill counters. */
 static void _stats(uint32_t usec, uint32_t started, uint32_t examined,
@@ -210,21 +251,57 @@ static bool _placement_up(const libra_record_t *rec)
 }
 
 /*
- * An admitted job still pending at its hard deadline (its nodes failed and
- * none could take it): the promise is broken; settle it and cancel it.
+ * Did the job's owner keep it pending: a user hold (not Slurm's hold after
+ * a failed launch), a requeue other than after a node failure (those are
+ * counted in the record), or a dependency?  Admission refuses --begin and
+ * job_modify() refuses a later start or a new dependency from anyone but an
+ * operator, so these come from the owner.
+ */
+static bool _owner_delayed(job_record_t *job_ptr, const libra_record_t *rec,
+			   time_t now)
+{
+	if (job_ptr->priority == 0)
+		return job_ptr->state_reason == WAIT_HELD_USER &&
+		       xstrcmp(job_ptr->state_desc,
+			       "launch failed requeued held");
+	if (job_ptr->restart_cnt > rec->requeues)
+		return true;
+	if (job_ptr->details && job_ptr->details->begin_time > now)
+		return false;	/* Slurm's wait after a node failure */
+	return job_ptr->state_reason == WAIT_DEPENDENCY ||
+	       job_ptr->state_reason == WAIT_DEP_INVALID;
+}
+
+/*
+ * An admitted job still pending at its hard deadline, whatever it waits
+ * for: settle it and cancel it.  If the cluster kept it from starting (its
+ * nodes failed and no others could take it, an operator held it) the
+ * promise is broken (UNSTARTED, a penalty); if its owner did, it is
+ * WITHDRAWN (no penalty).
  */
 static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 			   time_t now)
 {
-	libra_settle(&rec->sla, rec->price, 0.0, (double) now,
-		     LIBRA_END_UNSTARTED, &rec->final);
+	bool owner = _owner_delayed(job_ptr, rec, now);
+
+	libra_settle(&rec->sla, rec->price, rec->started, (double) now,
+		     owner ? LIBRA_END_WITHDRAWN : LIBRA_END_UNSTARTED,
+		     &rec->final);
 	rec->settled = true;
 	libra_slurm_store_record(job_ptr, rec);
-	error("sched: libra: %pJ could not start before its hard deadline; cancelling it (SLA violation, penalty %.2f)",
-	      job_ptr, rec->final.penalty);
+	if (owner)
+		info("sched: libra: %pJ was kept from starting by its owner (%s) until its hard deadline; cancelling it (no penalty, charge %.2f)",
+		     job_ptr, job_reason_string(job_ptr->state_reason),
+		     rec->final.charge);
+	else	/* an outcome, not a fault of the plugin: not error() */
+		info("sched: libra: %pJ could not start before its hard deadline (%s); cancelling it (SLA violation, penalty %.2f)",
+		     job_ptr, job_reason_string(job_ptr->state_reason),
+		     rec->final.penalty);
 	job_ptr->state_reason = FAIL_DEADLINE;
 	xfree(job_ptr->state_desc);
-	job_ptr->state_desc = xstrdup("libra: hard deadline passed before the job could start");
+	job_ptr->state_desc = xstrdup(owner ?
+		"libra: hard deadline passed while the owner kept the job from starting" :
+		"libra: hard deadline passed before the job could start");
 	job_signal(job_ptr, SIGKILL, 0, 0, false);
 	last_job_update = now;
 }
@@ -236,27 +313,46 @@ static bool _is_admitted(job_record_t *job_ptr)
 	       !strstr(job_ptr->admin_comment, "\"best_effort\":true");
 }
 
-/* Try to start one pending job; returns true if it started. */
-static bool _try_pending(job_record_t *job_ptr, time_t now)
+/*
+ * Try to start one pending job; returns true if it started.  *next: the
+ * earliest hard deadline of an admitted job still ahead; *unsaved: the
+ * highest id of a job that would start but is not in the state file yet.
+ */
+static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
+			 uint32_t *unsaved)
 {
 	libra_record_t rec;
 	char *nodes = NULL;
 	bool has_rec, started = false;
 	int rc;
 
-	if (job_ptr->priority == 0)
-		return false;			/* held */
-	if (!job_independent(job_ptr))
-		return false;			/* reason set by Slurm */
-
 	has_rec = libra_slurm_job_record(job_ptr, &rec);
-	if (has_rec && !rec.best_effort) {
-		if (rec.sla.type == LIBRA_DEADLINE_HARD &&
-		    rec.sla.deadline <= (double) now) {
+	if (has_rec && !rec.best_effort && !rec.settled &&
+	    rec.sla.type == LIBRA_DEADLINE_HARD) {
+		time_t dl = (time_t) ceil(rec.sla.deadline);
+
+		if (job_ptr->priority && job_ptr->details)
+			(void) job_independent(job_ptr);  /* current reason */
+		if (rec.sla.deadline <= (double) now) {
+			/* held, waiting or never placed: it ends here */
 			_end_unstarted(job_ptr, &rec, now);
-			libra_record_free(&rec);
-			return false;
+			goto out;
 		}
+		if (!*next || dl < *next)
+			*next = dl;
+	}
+	if (job_ptr->priority == 0)
+		goto out;			/* held */
+	if (!job_independent(job_ptr))
+		goto out;			/* reason set by Slurm */
+	if (!_state_saved(job_ptr)) {
+		/* started in a moment, once the state file has it */
+		if (job_ptr->job_id > *unsaved)
+			*unsaved = job_ptr->job_id;
+		goto out;
+	}
+
+	if (has_rec && !rec.best_effort) {
 		if (!_placement_up(&rec)) {
 			libra_hub_lock();
 			if (!_replace(job_ptr, &rec, now))
@@ -298,6 +394,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now)
 			    slurm_strerror(rc));
 	}
 	xfree(nodes);
+out:
 	if (has_rec)
 		libra_record_free(&rec);
 	return started;
@@ -313,6 +410,13 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	libra_record_t rec;
 	time_t next = 0;
 
+	/*
+	 * A running admitted job's end time is its hard deadline (or later,
+	 * _set_end_time()): until then there is nothing to check, and no
+	 * record to parse, which keeps the passes short when many jobs run.
+	 */
+	if (job_ptr->end_time > now)
+		return job_ptr->end_time;
 	if (!libra_slurm_job_record(job_ptr, &rec))
 		return 0;
 	if (rec.best_effort || rec.settled ||
@@ -341,13 +445,15 @@ out:
 }
 
 /*
- * One pass; returns the time of the next hard deadline (0: none), and in
- * *waiting whether admissions wait for their job record to appear.
+ * One pass; returns the time of the next hard deadline (0: none), in
+ * *waiting whether admissions wait for their job record to appear, in
+ * *unsaved the highest id of a job to start once the state is written, and
+ * in *changed how many jobs it started or saw end.
  */
-static time_t _pass(bool *waiting)
+static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *changed)
 {
 	time_t now = time(NULL), next = 0;
-	uint32_t started = 0, examined = 0, pending = 0;
+	uint32_t started = 0, examined = 0, pending = 0, settled;
 	job_record_t **jobs;
 	ListIterator iter;
 	job_record_t *job_ptr;
@@ -359,6 +465,7 @@ static time_t _pass(bool *waiting)
 	libra_slurm_params_current(plugin_type);
 	*waiting = libra_slurm_sync(now) > 0;
 	libra_hub_set_synced(true);
+	settled = libra_hub_take_settled();
 	libra_hub_unlock();
 
 	/* a snapshot: starting a job must not disturb the iteration */
@@ -397,13 +504,14 @@ static time_t _pass(bool *waiting)
 			jobs[i] = NULL;
 			pending++;
 			examined++;
-			if (_try_pending(job_ptr, now))
+			if (_try_pending(job_ptr, now, &next, unsaved))
 				started++;
 		}
 	}
 	xfree(jobs);
 
 	END_TIMER;
+	*changed = started + settled;
 	_stats((uint32_t) DELTA_TIMER, started, examined, pending, now);
 	if (started)
 		debug("sched: libra: pass started %u of %u pending jobs in %ld usec",
@@ -453,9 +561,19 @@ static void *_agent(void *arg)
 		if (stop)
 			break;
 
-		lock_slurmctld(locks);
-		next_deadline = _pass(&waiting);
-		unlock_slurmctld(locks);
+		for (;;) {
+			uint32_t unsaved = 0, changed = 0;
+
+			lock_slurmctld(locks);
+			next_deadline = _pass(&waiting, &unsaved, &changed);
+			unlock_slurmctld(locks);
+			/* the new jobs before they start; the started and the
+			 * ended ones at once */
+			if (unsaved || changed)
+				_save_state(unsaved);
+			if (!unsaved)
+				break;
+		}
 	}
 	return NULL;
 }
