@@ -88,11 +88,6 @@ static int _cmp_cand(const void *a, const void *b)
 	return x->node - y->node;
 }
 
-static void _sort(cand_t *c, int n)
-{
-	qsort(c, (size_t) n, sizeof(*c), _cmp_cand);
-}
-
 static int _min_nodes(const libra_request_t *req)
 {
 	return req->min_nodes > 1 ? req->min_nodes : 1;
@@ -106,24 +101,66 @@ static int _max_nodes(const libra_request_t *req)
 }
 
 /*
- * Take CPUs from the candidates in order into q->place.  Spreads over at
- * least min_nodes nodes; with a node limit, skips nodes too small to let
- * the remaining nodes hold the rest.  Returns the CPUs placed.
+ * A binary min-heap of candidates under _cmp_cand (Floyd's construction is
+ * O(n), each pop O(log n)).
  */
-static int _fill(const cand_t *c, int n, const libra_request_t *req,
-		 libra_quote_t *q)
+static void _sift(cand_t *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		cand_t t;
+
+		if (l < n && _cmp_cand(&h[l], &h[m]) < 0)
+			m = l;
+		if (r < n && _cmp_cand(&h[r], &h[m]) < 0)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Take CPUs from the candidates in _cmp_cand order into q->place.  Spreads
+ * over at least min_nodes nodes; with a node limit, skips nodes too small
+ * to let the remaining nodes hold the rest.  Returns the CPUs placed.
+ *
+ * "sorted": c is in order already.  Otherwise c is made a heap and popped
+ * until the request is filled instead of being sorted whole: a 1-64 CPU
+ * request takes one or two nodes of thousands.  _cmp_cand is a total order
+ * (key, then node index), so the nodes come out exactly as a sort would
+ * put them and the placement is the same.  Reorders c.
+ */
+static int _fill(cand_t *c, int n, const libra_request_t *req,
+		 libra_quote_t *q, bool sorted)
 {
 	int need = req->cpus, min_nodes = _min_nodes(req);
 	int max_nodes = _max_nodes(req);
-
 	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
+	int next = 0, left = n;
 
+	if (!sorted)
+		for (int i = n / 2 - 1; i >= 0; i--)
+			_sift(c, n, i);
 	q->nplace = 0;
-	for (int i = 0; i < n && need > 0 && q->nplace < max_nodes; i++) {
+	while (left > 0 && need > 0 && q->nplace < max_nodes) {
 		int nodes_left = max_nodes - q->nplace;
 		int still = min_nodes - q->nplace - 1;	/* after this one */
-		int take = c[i].room - c[i].room % unit;
+		cand_t top;
+		int take;
 
+		if (sorted) {
+			top = c[next++];
+			left--;
+		} else {
+			top = c[0];
+			c[0] = c[--left];
+			_sift(c, left, 0);
+		}
+		take = top.room - top.room % unit;
 		if (req->cpus_per_node > 0) {
 			if (take < req->cpus_per_node)
 				continue;
@@ -140,7 +177,7 @@ static int _fill(const cand_t *c, int n, const libra_request_t *req,
 		take -= take % unit;
 		if (take < 1)
 			continue;
-		q->place[q->nplace].node = c[i].node;
+		q->place[q->nplace].node = top.node;
 		q->place[q->nplace].cpus = take;
 		q->nplace++;
 		need -= take;
@@ -197,33 +234,58 @@ static int _cmp_int_desc(const void *a, const void *b)
 }
 
 /* Could the request fit at all, on an idle cluster? */
+static int _res_take(const libra_ledger_t *l, const libra_request_t *req,
+		     int node)
+{
+	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
+	int cpus = libra_ledger_node_cpus(l, node);
+	int k = cpus < req->cpus ? cpus : req->cpus;
+
+	k -= k % unit;		/* whole tasks only */
+	if (req->cpus_per_node > 0)
+		k = cpus >= req->cpus_per_node ? req->cpus_per_node : 0;
+	return k;
+}
+
+/*
+ * Any max_nodes nodes that can hold the request prove that the largest
+ * max_nodes can: sum in node order and stop as soon as the request fits
+ * (no allocation, no sort; one or two nodes for most requests).  Only
+ * when more nodes are eligible than the limit allows and the first ones
+ * fall short are the largest ones sorted out.
+ */
 static bool _resources_ok(const libra_ledger_t *l,
 			  const libra_request_t *req)
 {
-	int n = libra_ledger_node_count(l), up = 0, max_nodes;
+	int n = libra_ledger_node_count(l), up = 0;
+	int max_nodes = _max_nodes(req), min_nodes = _min_nodes(req);
 	long total = 0;
-	int *cpus = malloc((size_t) (n ? n : 1) * sizeof(int));
+	int *cpus;
 
+	for (int i = 0; i < n; i++) {
+		if (!_eligible(l, req, i))
+			continue;
+		up++;
+		if (up <= max_nodes)
+			total += _res_take(l, req, i);
+		if (up >= min_nodes && total >= req->cpus)
+			return true;
+	}
+	if (up <= max_nodes)
+		return false;
+	cpus = malloc((size_t) up * sizeof(int));
 	if (!cpus)
 		return false;
+	up = 0;
 	for (int i = 0; i < n; i++)
 		if (_eligible(l, req, i))
-			cpus[up++] = libra_ledger_node_cpus(l, i);
-	max_nodes = _max_nodes(req);
-	if (max_nodes < up)
-		qsort(cpus, (size_t) up, sizeof(int), _cmp_int_desc);
-	for (int i = 0; i < up && i < max_nodes; i++) {
-		int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
-		int k = cpus[i] < req->cpus ? cpus[i] : req->cpus;
-
-		k -= k % unit;		/* whole tasks only */
-		if (req->cpus_per_node > 0)
-			k = cpus[i] >= req->cpus_per_node ?
-			    req->cpus_per_node : 0;
-		total += k;
-	}
+			cpus[up++] = _res_take(l, req, i);
+	qsort(cpus, (size_t) up, sizeof(int), _cmp_int_desc);
+	total = 0;
+	for (int i = 0; i < up && i < max_nodes; i++)
+		total += cpus[i];
 	free(cpus);
-	return up >= _min_nodes(req) && total >= req->cpus;
+	return up >= min_nodes && total >= req->cpus;
 }
 
 static double _cpus_factor(const libra_params_t *p, int cpus)
@@ -290,8 +352,7 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 			   libra_ledger_node_share(l, j);
 		n++;
 	}
-	_sort(c, n);
-	if (_fill(c, n, req, q) < req->cpus) {
+	if (_fill(c, n, req, q, false) < req->cpus) {
 		q->verdict = LIBRA_REJECT_DEADLINE;
 		q->nplace = 0;
 		return;
@@ -340,9 +401,10 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 			  const libra_sla_t *sla, const libra_request_t *req,
 			  double now, cand_t *c, libra_quote_t *q)
 {
-	int n = 0, nodes = libra_ledger_node_count(l);
+	int n = 0, nodes = libra_ledger_node_count(l), filled;
 	bool budget = libra_sla_has_budget(sla);
-	double first_price;
+	double first_price, putil, base = libra_price_base_per_sec(p);
+	cand_t *h;
 
 	/* Fig. 3.2 lines 9-13: nodes that can finish the job by TD */
 	for (int j = 0; j < nodes; j++) {
@@ -358,12 +420,25 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 		c[n].node = j;
 		c[n].room = room;
 		c[n].key = res_free;	/* line 17: RESFree ascending */
-		c[n].rate = libra_rate(l, p, _node_beta(l, p, j), j, 1,
-				       sla->runtime, now, sla->deadline);
+		/* P_ij from this RESFree (libra_rate would walk the node's
+		 * entries again for the same number) */
+		putil = libra_putil(libra_res_max(l, j, now, sla->deadline),
+				    res_free, base);
+		c[n].rate = isfinite(putil) ? p->alpha * base +
+			    _node_beta(l, p, j) * putil : INFINITY;
 		n++;
 	}
-	_sort(c, n);
-	if (_fill(c, n, req, q) < req->cpus) {
+	/* fill from a heap over a copy: c stays as built for the budget
+	 * paths below, which order it themselves */
+	h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+	if (!h) {
+		q->verdict = LIBRA_REJECT_RESOURCES;
+		return;
+	}
+	memcpy(h, c, (size_t) n * sizeof(*h));
+	filled = _fill(h, n, req, q, false);
+	free(h);
+	if (filled < req->cpus) {
 		q->verdict = LIBRA_REJECT_DEADLINE;
 		q->nplace = 0;
 		return;
@@ -382,7 +457,7 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 		for (int i = 0; i < n; i++)
 			if (!_over_budget(p, sla, sla->runtime * c[i].rate))
 				c[m++] = c[i];
-		if (_fill(c, m, req, q) == req->cpus) {
+		if (_fill(c, m, req, q, false) == req->cpus) {
 			_price_placement(l, p, sla, now, q);
 			if (!_over_budget(p, sla, q->price)) {
 				q->verdict = LIBRA_ACCEPT;
@@ -409,8 +484,7 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 			c[i].key = c[i].rate;
 	}
 	/* The cheapest nodes: the least the user could pay by TD. */
-	_sort(c, n);
-	_fill(c, n, req, q);
+	_fill(c, n, req, q, false);
 	_price_placement(l, p, sla, now, q);
 	if (!_over_budget(p, sla, q->price)) {
 		q->verdict = LIBRA_ACCEPT;
@@ -626,8 +700,7 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 			k = 1;
 		}
 	}
-	_sort(c, n);
-	if (_fill(c, n, req, q) < req->cpus) {
+	if (_fill(c, n, req, q, false) < req->cpus) {
 		q->verdict = blocked_by_delay ? LIBRA_REJECT_DEADLINE :
 						LIBRA_REJECT_RETURN;
 		q->nplace = 0;
@@ -813,7 +886,7 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 		c[n].key = (double) j;	/* no best fit: node order */
 		n++;
 	}
-	if (_fill(c, n, req, q) < req->cpus) {
+	if (_fill(c, n, req, q, true) < req->cpus) {
 		q->verdict = LIBRA_REJECT_RISK;
 		q->nplace = 0;
 		return;
