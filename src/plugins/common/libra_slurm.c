@@ -14,8 +14,14 @@
  *  costs one look at each active job plus a hash lookup.
 \*****************************************************************************/
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -409,4 +415,129 @@ extern char *libra_slurm_quote_nodes(const libra_quote_t *q)
 	out = hostlist_ranged_string_xmalloc(hl);
 	hostlist_destroy(hl);
 	return out;
+}
+
+/* ------------------------------------------------------------------------
+ * The journal of ended jobs (libra_slurm.h)
+ * ------------------------------------------------------------------------ */
+#define JOURNAL "libra_ended.log"
+#define JOURNAL_MAX (16 * 1024 * 1024)
+
+static char *_journal_path(const char *suffix)
+{
+	char *path = NULL;
+
+	xstrfmtcat(path, "%s/%s%s", slurm_conf.state_save_location, JOURNAL,
+		   suffix);
+	return path;
+}
+
+extern void libra_slurm_journal_end(job_record_t *job_ptr,
+				    const libra_record_t *rec)
+{
+	char *path = _journal_path(""), *json, *line = NULL;
+	struct stat st;
+	int fd;
+
+	if (!(json = libra_record_to_json(rec))) {
+		xfree(path);
+		return;
+	}
+	if (!stat(path, &st) && st.st_size > JOURNAL_MAX) {
+		char *old = _journal_path(".old");
+
+		if (rename(path, old))
+			error("libra: cannot rotate %s: %m", path);
+		xfree(old);
+	}
+	/*
+	 * One write() of the whole line to an O_APPEND file: it survives a
+	 * killed slurmctld (the page cache has it) and lines never mix.
+	 */
+	xstrfmtcat(line, "%u %u %u %s\n", job_ptr->job_id,
+		   job_ptr->job_state & JOB_STATE_BASE, job_ptr->exit_code,
+		   json);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t) strlen(line))
+		error("libra: cannot append to %s: %m", path);
+	if (fd >= 0)
+		close(fd);
+	xfree(line);
+	xfree(path);
+	free(json);
+}
+
+/* One journal line: end its job as it ended, if it came back running. */
+static int _journal_line(char *line)
+{
+	libra_record_t cur, end;
+	job_record_t *job_ptr;
+	unsigned long id, state, code;
+	char *p = line, *e, err[128];
+	int done = 0;
+
+	id = strtoul(p, &e, 10);
+	if (e == p || *e != ' ')
+		return 0;
+	state = strtoul(p = e + 1, &e, 10);
+	if (e == p || *e != ' ')
+		return 0;
+	code = strtoul(p = e + 1, &e, 10);
+	if (e == p || *e != ' ')
+		return 0;
+	p = e + 1;
+	p[strcspn(p, "\n")] = '\0';
+
+	job_ptr = find_job_record((uint32_t) id);
+	if (!job_ptr || !(IS_JOB_RUNNING(job_ptr) ||
+			  IS_JOB_SUSPENDED(job_ptr)))
+		return 0;
+	if (!libra_slurm_job_record(job_ptr, &cur))
+		return 0;
+	if (libra_record_from_json(p, &end, err, sizeof(err))) {
+		libra_record_free(&cur);
+		return 0;
+	}
+	/* the same admission (not a later job given the same id), unsettled */
+	if (!cur.settled && end.settled && cur.token == end.token &&
+	    cur.admitted == end.admitted) {
+		libra_slurm_store_record(job_ptr, &end);
+		info("libra: %pJ ended (%s) before slurmctld was restarted and came back running; ending it as it ended (%s)",
+		     job_ptr, job_state_string((uint32_t) state),
+		     libra_end_name(end.final.how));
+		if (state == JOB_COMPLETE || state == JOB_FAILED)
+			job_complete(job_ptr->job_id, 0, false, false,
+				     (uint32_t) code);
+		else
+			job_signal(job_ptr, SIGKILL, 0, 0, false);
+		done = 1;
+	}
+	libra_record_free(&cur);
+	libra_record_free(&end);
+	return done;
+}
+
+extern int libra_slurm_journal_recover(void)
+{
+	const char *suffixes[] = { ".old", "" };
+	int n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		char *path = _journal_path(suffixes[i]), *line = NULL;
+		size_t cap = 0;
+		FILE *f = fopen(path, "r");
+
+		if (!f) {
+			if (errno != ENOENT)
+				error("libra: cannot read %s: %m", path);
+			xfree(path);
+			continue;
+		}
+		while (getline(&line, &cap, f) > 0)
+			n += _journal_line(line);
+		free(line);
+		fclose(f);
+		xfree(path);
+	}
+	return n;
 }

@@ -94,4 +94,18 @@ extern char *libra_slurm_place_names(const libra_record_t *rec);
 /* Node names of a quote's placement, as a Slurm hostlist (xmalloc'd). */
 extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
 
+/*
+ * The journal of ended jobs, <StateSaveLocation>/libra_ended.log: one line
+ * per job end, "<job id> <job state> <exit code> <record>", appended in
+ * the same locked section as the settlement (jobcomp/libra).  slurmctld
+ * writes its job state file only now and then; a job that ended after the
+ * last write, in a slurmctld killed before the next, comes back running.
+ * libra_slurm_journal_recover() (sched/libra's first pass after a start,
+ * job and node write locks held) ends such jobs as they ended, with their
+ * settled records.  Rotated to libra_ended.log.old at 16 MiB.
+ */
+extern void libra_slurm_journal_end(job_record_t *job_ptr,
+				    const libra_record_t *rec);
+extern int libra_slurm_journal_recover(void);
+
 #endif /* _LIBRA_SLURM_H */

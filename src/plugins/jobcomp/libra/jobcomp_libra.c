@@ -144,13 +144,14 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);
 	}
+	/* for sched/libra, should slurmctld be killed before it saves this */
+	libra_slurm_journal_end(job_ptr, &rec);
 	info("jobcomp: libra: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
 	     job_ptr, libra_end_name(rec.final.how),
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
 	     rec.final.penalty, rec.final.charge);
 
 	libra_hub_lock();
-	libra_hub_note_settled();	/* sched/libra writes the state */
 	libra_ledger_release(libra_hub_ledger(), job_ptr->job_id);
 	/* ended before the scheduler tied its admission to it */
 	if (rec.token &&

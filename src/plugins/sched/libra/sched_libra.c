@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -60,14 +61,18 @@ static pthread_t agent_tid;
  * another job (and slurmd would drain the node: "Duplicate jobid").  So
  * the agent writes the state itself after each pass that has new jobs to
  * start, and starts a job only once it is written; and again after each
- * pass that started jobs or followed the end of jobs, so that a restarted
- * slurmctld knows them as running, or ended with their settled records
- * (one it knew as pending would be killed on its node and rerun, one it
- * knew as running would be requeued).
+ * pass that started jobs, so that a restarted slurmctld knows them as
+ * running (one it knew as pending would be killed on its node and started
+ * again while its first run still ends there: "Duplicate jobid").  Ends
+ * are not written here (a burst of ends would be a burst of writes, each
+ * holding the job read lock while it packs every job): jobcomp/libra
+ * journals them and the first pass after a start replays the journal
+ * (libra_slurm_journal_recover()).
  * Written: every job submitted before second saved_sec, and those of that
  * second up to job id saved_upto.  Agent thread only.
  */
 static time_t saved_sec = 0;
+static bool journal_read = false;	/* libra_slurm_journal_recover() */
 static uint32_t saved_upto = 0;
 
 static bool _state_saved(job_record_t *job_ptr)
@@ -448,12 +453,12 @@ out:
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
  * *unsaved the highest id of a job to start once the state is written, and
- * in *changed how many jobs it started or saw end.
+ * in *nstarted how many jobs it started.
  */
-static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *changed)
+static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 {
 	time_t now = time(NULL), next = 0;
-	uint32_t started = 0, examined = 0, pending = 0, settled;
+	uint32_t started = 0, examined = 0, pending = 0;
 	job_record_t **jobs;
 	ListIterator iter;
 	job_record_t *job_ptr;
@@ -465,8 +470,17 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *changed)
 	libra_slurm_params_current(plugin_type);
 	*waiting = libra_slurm_sync(now) > 0;
 	libra_hub_set_synced(true);
-	settled = libra_hub_take_settled();
 	libra_hub_unlock();
+	if (!journal_read) {
+		/* jobs that ended just before slurmctld was killed (their
+		 * completion ends them again: no hub lock held here) */
+		int n = libra_slurm_journal_recover();
+
+		if (n)
+			info("sched: libra: %d job(s) ended as the journal of ended jobs says",
+			     n);
+		journal_read = true;
+	}
 
 	/* a snapshot: starting a job must not disturb the iteration */
 	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
@@ -511,7 +525,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *changed)
 	xfree(jobs);
 
 	END_TIMER;
-	*changed = started + settled;
+	*nstarted = started;
 	_stats((uint32_t) DELTA_TIMER, started, examined, pending, now);
 	if (started)
 		debug("sched: libra: pass started %u of %u pending jobs in %ld usec",
@@ -562,14 +576,14 @@ static void *_agent(void *arg)
 			break;
 
 		for (;;) {
-			uint32_t unsaved = 0, changed = 0;
+			uint32_t unsaved = 0, started = 0;
 
 			lock_slurmctld(locks);
-			next_deadline = _pass(&waiting, &unsaved, &changed);
+			next_deadline = _pass(&waiting, &unsaved, &started);
 			unlock_slurmctld(locks);
-			/* the new jobs before they start; the started and the
-			 * ended ones at once */
-			if (unsaved || changed)
+			/* the new jobs before they start, the started ones as
+			 * running at once (ends: libra_slurm_journal_end()) */
+			if (unsaved || started)
 				_save_state(unsaved);
 			if (!unsaved)
 				break;
