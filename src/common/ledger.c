@@ -642,6 +642,14 @@ extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
 	return _job_find(l, job_id) != NULL;
 }
 
+extern const libra_sla_t *libra_ledger_job_sla(const libra_ledger_t *l,
+					       uint32_t job_id)
+{
+	ledger_job_t *j = _job_find(l, job_id);
+
+	return j ? &j->sla : NULL;
+}
+
 extern double libra_ledger_job_committed(const libra_ledger_t *l,
 					 uint32_t job_id)
 {

@@ -154,6 +154,10 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 				      const double *cpu_done, int n,
 				      double now);
 
+/* The SLA a job was committed with; NULL if it is not in the ledger. */
+extern const libra_sla_t *libra_ledger_job_sla(const libra_ledger_t *l,
+					       uint32_t job_id);
+
 /* When the job was committed (its "now"); NAN if absent. */
 extern double libra_ledger_job_committed(const libra_ledger_t *l,
 					 uint32_t job_id);

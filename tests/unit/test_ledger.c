@@ -667,6 +667,13 @@ START_TEST(test_job_committed_is_commit_time)
 	_commit(l, 1, 100, 400, 0, 2, 25);
 	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 1), 25.0, TOL);
 	ck_assert(isnan(libra_ledger_job_committed(l, 2)));
+	/* and keeps the SLA it was committed with (its deadline) */
+	ck_assert_ptr_nonnull(libra_ledger_job_sla(l, 1));
+	ck_assert_double_eq_tol(libra_ledger_job_sla(l, 1)->deadline, 400.0,
+				TOL);
+	ck_assert_ptr_null(libra_ledger_job_sla(l, 2));
+	libra_ledger_release(l, 1);
+	ck_assert_ptr_null(libra_ledger_job_sla(l, 1));
 	libra_ledger_destroy(l);
 }
 END_TEST

@@ -318,6 +318,20 @@ static bool _is_admitted(job_record_t *job_ptr)
 	       !strstr(job_ptr->admin_comment, "\"best_effort\":true");
 }
 
+/* A pending job's hard deadline, from the ledger (its admission); 0: none. */
+static double _hard_deadline(job_record_t *job_ptr)
+{
+	const libra_sla_t *sla;
+	double dl = 0.0;
+
+	libra_hub_lock();
+	sla = libra_ledger_job_sla(libra_hub_ledger(), job_ptr->job_id);
+	if (sla && sla->type == LIBRA_DEADLINE_HARD)
+		dl = sla->deadline;
+	libra_hub_unlock();
+	return dl;
+}
+
 /*
  * Try to start one pending job; returns true if it started.  *next: the
  * earliest hard deadline of an admitted job still ahead; *unsaved: the
@@ -329,33 +343,40 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	libra_record_t rec;
 	char *nodes = NULL;
 	bool has_rec, started = false;
+	double dl;
 	int rc;
 
-	has_rec = libra_slurm_job_record(job_ptr, &rec);
-	if (has_rec && !rec.best_effort && !rec.settled &&
-	    rec.sla.type == LIBRA_DEADLINE_HARD) {
-		time_t dl = (time_t) ceil(rec.sla.deadline);
-
+	/*
+	 * Whatever a pending admitted job waits for, it ends at its hard
+	 * deadline.  The deadline comes from the ledger: a held or waiting
+	 * job's record is parsed only when it is due.
+	 */
+	dl = _hard_deadline(job_ptr);
+	if (dl > 0.0) {
 		if (job_ptr->priority && job_ptr->details)
 			(void) job_independent(job_ptr);  /* current reason */
-		if (rec.sla.deadline <= (double) now) {
-			/* held, waiting or never placed: it ends here */
-			_end_unstarted(job_ptr, &rec, now);
-			goto out;
+		if (dl <= (double) now) {
+			if (libra_slurm_job_record(job_ptr, &rec)) {
+				if (!rec.best_effort && !rec.settled)
+					_end_unstarted(job_ptr, &rec, now);
+				libra_record_free(&rec);
+			}
+			return false;
 		}
-		if (!*next || dl < *next)
-			*next = dl;
+		if (!*next || (time_t) ceil(dl) < *next)
+			*next = (time_t) ceil(dl);
 	}
 	if (job_ptr->priority == 0)
-		goto out;			/* held */
+		return false;			/* held */
 	if (!job_independent(job_ptr))
-		goto out;			/* reason set by Slurm */
+		return false;			/* reason set by Slurm */
 	if (!_state_saved(job_ptr)) {
 		/* started in a moment, once the state file has it */
 		if (job_ptr->job_id > *unsaved)
 			*unsaved = job_ptr->job_id;
-		goto out;
+		return false;
 	}
+	has_rec = libra_slurm_job_record(job_ptr, &rec);
 
 	if (has_rec && !rec.best_effort) {
 		if (!_placement_up(&rec)) {
@@ -399,7 +420,6 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 			    slurm_strerror(rc));
 	}
 	xfree(nodes);
-out:
 	if (has_rec)
 		libra_record_free(&rec);
 	return started;
