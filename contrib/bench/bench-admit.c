@@ -309,6 +309,14 @@ static void _params(const variant_t *v, libra_params_t *p)
 }
 
 /* How many timed calls per repeat: about target_ms, within bounds. */
+/* Median and p99 of k timings (sorts t). */
+static void _median_p99(double *t, int k, double *med, double *p99)
+{
+	qsort(t, (size_t) k, sizeof(*t), _cmp_double);
+	*med = _pct(t, k, 0.5);
+	*p99 = _pct(t, k, 0.99);
+}
+
 static int _samples(double est_us, int min)
 {
 	double k = target_ms * 1e3 / (est_us > 0.1 ? est_us : 0.1);
@@ -548,9 +556,7 @@ static void _update_cells(const world_t *w, int nodes, int jobs)
 			b = _now_us();
 			t[i] = b - a;
 		}
-		qsort(t, (size_t) k, sizeof(*t), _cmp_double);
-		meds[r] = _pct(t, k, 0.5);
-		p99s[r] = _pct(t, k, 0.99);
+		_median_p99(t, k, &meds[r], &p99s[r]);
 	}
 	_spread(meds, repeats, med);
 	_spread(p99s, repeats, p99);
@@ -572,9 +578,7 @@ static void _update_cells(const world_t *w, int nodes, int jobs)
 			b = _now_us();
 			t[i] = b - a;
 		}
-		qsort(t, (size_t) k, sizeof(*t), _cmp_double);
-		meds[r] = _pct(t, k, 0.5);
-		p99s[r] = _pct(t, k, 0.99);
+		_median_p99(t, k, &meds[r], &p99s[r]);
 	}
 	_spread(meds, repeats, med);
 	_spread(p99s, repeats, p99);
