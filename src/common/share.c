@@ -29,6 +29,18 @@ extern double libra_share(double runtime, double cpu_done, double now,
 				     share_min);
 }
 
+extern double libra_share_paced(double runtime, double cpu_done, double now,
+				double deadline, double lead, double share_min)
+{
+	double work = runtime - cpu_done, time_left = deadline - now;
+
+	if (!(lead > 0.0))
+		lead = 0.0;
+	if (work > 0.0 && time_left > 0.0 && time_left <= lead)
+		return 1.0;	/* its last interval: all it can use */
+	return libra_share_remaining(work, time_left - lead, share_min);
+}
+
 static unsigned _scale(double share, double lo, double hi)
 {
 	double w;

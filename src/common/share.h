@@ -22,6 +22,13 @@
  *  weights proportional to shares each job gets at least its share whenever
  *  the shares on a CPU sum to at most 1 (leftover capacity is spread in
  *  proportion to the shares, thesis section 6.4.2).
+ *
+ *  The node side sets a weight and holds it for one update interval, so it
+ *  paces a job to be done one interval ("lead") before its deadline:
+ *  libra_share_paced() uses TD - lead for TD, and gives a job with work left
+ *  in its last interval a whole CPU.  Admission and the ledger keep the
+ *  thesis's formula; the lead only moves CPU time earlier between the jobs
+ *  already admitted.
 \*****************************************************************************/
 
 #ifndef LIBRA_SHARE_H
@@ -36,6 +43,14 @@
 /* The clamped deadline share, as above. */
 extern double libra_share(double runtime, double cpu_done, double now,
 			  double deadline, double share_min);
+
+/*
+ * The share the node side enforces: libra_share() with the deadline moved
+ * "lead" seconds earlier; 1 while work is left and time left is at most
+ * "lead" (before the deadline); share_min past the estimate or the deadline.
+ */
+extern double libra_share_paced(double runtime, double cpu_done, double now,
+				double deadline, double lead, double share_min);
 
 /* The clamped share from remaining work and time left. */
 extern double libra_share_remaining(double work, double time_left,

@@ -71,6 +71,7 @@ for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("|", 7)
     rows.setdefault(f[0], []).append(f)
 bad = 0
+slack = []
 for jid in sys.argv[2].split(","):
     recs = rows.get(jid, [])
     if len(recs) != 1:
@@ -81,8 +82,12 @@ for jid in sys.argv[2].split(","):
         print("job %s: state %s, final %s" % (jid, state, fin)); bad += 1; continue
     if abs(fin["charge"] - rec["admit"]["price"]) > 1e-9 * max(1, rec["admit"]["price"]):
         print("job %s: charged %s, quoted %s" % (jid, fin["charge"], rec["admit"]["price"])); bad += 1
+    slack.append((rec["sla"]["deadline"] - fin["end"], jid))
     if fin["end"] > rec["sla"]["deadline"] + 1:
         print("job %s: ended %.0f s after its deadline" % (jid, fin["end"] - rec["sla"]["deadline"])); bad += 1
+if slack:
+    s, j = min(slack)
+    print("smallest slack: job %s ended %.1f s before its deadline" % (j, s))
 sys.exit(1 if bad else 0)
 EOF
 

@@ -115,6 +115,46 @@ START_TEST(test_share_is_never_nan)
 }
 END_TEST
 
+START_TEST(test_share_paced_aims_one_lead_early)
+{
+	/* RE 100, done 20 by now 100, TD 400, lead 2: 80 / (300 - 2) */
+	ck_assert_double_eq_tol(libra_share_paced(100, 20, 100, 400, 2, SMIN),
+				80.0 / 298.0, TOL);
+	/* no lead (or a negative one) is libra_share() */
+	ck_assert_double_eq_tol(libra_share_paced(100, 20, 100, 400, 0, SMIN),
+				libra_share(100, 20, 100, 400, SMIN), TOL);
+	ck_assert_double_eq_tol(libra_share_paced(100, 20, 100, 400, -5, SMIN),
+				libra_share(100, 20, 100, 400, SMIN), TOL);
+}
+END_TEST
+
+START_TEST(test_share_paced_last_interval_is_one)
+{
+	/* 1.5 s before TD with lead 2 and work left: a whole CPU */
+	ck_assert_double_eq_tol(libra_share_paced(100, 99.9, 398.5, 400, 2,
+						  SMIN), 1.0, TOL);
+	/* exactly one lead before TD: still a whole CPU, never 0/0 */
+	ck_assert_double_eq_tol(libra_share_paced(100, 99.9, 398, 400, 2,
+						  SMIN), 1.0, TOL);
+}
+END_TEST
+
+START_TEST(test_share_paced_keeps_the_clamps)
+{
+	/* past the estimate, past the deadline: share_min */
+	ck_assert_double_eq_tol(libra_share_paced(100, 100, 399, 400, 2, SMIN),
+				SMIN, TOL);
+	ck_assert_double_eq_tol(libra_share_paced(100, 50, 400, 400, 2, SMIN),
+				SMIN, TOL);
+	ck_assert_double_eq_tol(libra_share_paced(100, 50, 401, 400, 2, SMIN),
+				SMIN, TOL);
+	/* tiny remaining work far from TD: share_min, not below */
+	ck_assert_double_eq_tol(libra_share_paced(100, 99.99, 0, 400, 2, SMIN),
+				SMIN, TOL);
+	ck_assert(!isnan(libra_share_paced(NAN, 0, 0, 400, 2, SMIN)));
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 START_TEST(test_weight_v2_full_share_is_10000)
@@ -210,6 +250,9 @@ static Suite *_suite(void)
 	T(tc, test_share_min_is_a_parameter);
 	T(tc, test_share_remaining_matches_share);
 	T(tc, test_share_is_never_nan);
+	T(tc, test_share_paced_aims_one_lead_early);
+	T(tc, test_share_paced_last_interval_is_one);
+	T(tc, test_share_paced_keeps_the_clamps);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("weight");

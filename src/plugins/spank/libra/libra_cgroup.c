@@ -13,6 +13,8 @@
  *  shares (thesis section 6.4.2).  A thread in slurmstepd recomputes the
  *  weight every libra_weight_interval seconds from the CPU time the
  *  cgroup's own accounting reports and from the clock, until the step ends.
+ *  A weight holds until the next update, so the thread paces each job to be
+ *  done one interval before its deadline (libra_share_paced(), share.h).
  *
  *  Layout (cgroup v1; v2 has the same tree in one hierarchy):
  *
@@ -397,12 +399,15 @@ static double _cpu_seconds(void)
 static double _share_now(void)
 {
 	double done;
+	struct timespec now;
 
 	if (!cg.has_sla || cg.best_effort)
 		return cg.share_min;
 	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
-	return libra_share(cg.runtime, done, (double) time(NULL), cg.deadline,
-			   cg.share_min);
+	clock_gettime(CLOCK_REALTIME, &now);
+	return libra_share_paced(cg.runtime, done,
+				 now.tv_sec + now.tv_nsec / 1e9, cg.deadline,
+				 cg.interval, cg.share_min);
 }
 
 static void _update_weight(void)
