@@ -34,7 +34,9 @@ export LIBRA_NODES=4
 # every node may run every job: where best fit puts them does not matter
 per_node=$((R + 16))
 export LIBRA_OVERSUBSCRIBE=FORCE:$per_node
-libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600
+# Each admitted job commits its true share (1 s in 2 h, 0.00014 CPU), not
+# the default floor libra_share_min=0.01, which would admit only 100 per CPU.
+libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600 libra_share_min=0.0001
 # weights recomputed every 10 s (not every second) in each of the R steps
 export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=10'
 export LIBRA_EXTRA_CONF="MinJobAge=10"

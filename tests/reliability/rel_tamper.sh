@@ -139,7 +139,13 @@ out=$(as_user scontrol requeue "$RQ" 2>&1) || rc=$?
 rc=0
 out=$(as_user scontrol requeuehold "$RQH" 2>&1) || rc=$?
 [ "$rc" = 0 ] || bad requeuehold "Slurm refused the owner's requeuehold ($out)"
-sleep 1
+# a submission, so that sched/libra passes while both are still COMPLETING
+# (a start attempt then would leave them COMPLETING for good)
+sbatch -D "$LIBRA_WORK" -o /dev/null -J poke --wrap true >/dev/null 2>&1 || :
+# shellcheck disable=SC2317 # called by wait_until_ok
+done_completing() { [[ $(squeue -h -j "$1" -o %t 2>/dev/null) != CG ]]; }
+wait_until_ok 15 done_completing "$RQ" || bad requeue "still COMPLETING 15 s after the requeue: $(squeue -h -j "$RQ" -o '%T %r')"
+wait_until_ok 15 done_completing "$RQH" || bad requeuehold "still COMPLETING 15 s after the requeuehold: $(squeue -h -j "$RQH" -o '%T %r')"
 [ "$(core_of "$(job_record "$RQ")")" = "$(core_of "$recRQ")" ] || bad requeue "the record changed at the requeue: $(job_record "$RQ")"
 [ "$(core_of "$(job_record "$RQH")")" = "$(core_of "$recRQH")" ] || bad requeuehold "the record changed at the requeuehold: $(job_record "$RQH")"
 [[ $(job_record "$RQ") != *'"final"'* ]] || bad requeue "settled at the requeue: $(job_record "$RQ")"

@@ -2,7 +2,7 @@
  *  sched_libra.c - the scheduler thread of sched/libra.
  *
  *  Admission is job_submit/qos's; this thread keeps the promise.  Each pass
- *  (woken at once by an admission or a job's end, otherwise every
+ *  (soon after an admission or a job's end, see GATHER_MIN; otherwise every
  *  libra_interval seconds, and at the next hard deadline) it
  *   1. brings the shared ledger in step with the job and node tables;
  *   2. starts every admitted job that is pending, on the nodes its
@@ -22,6 +22,7 @@
  *  state has been written (outside the locks, see _save_state()).
 \*****************************************************************************/
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -53,6 +54,17 @@
 #include "settle.h"
 
 static pthread_t agent_tid;
+
+/*
+ * After a wake-up the agent pauses before its pass: at least GATHER_MIN
+ * (job_submit runs before slurmctld creates the job record, so a pass at
+ * once would not find the job yet) and at least twice its last pass, at
+ * most GATHER_MAX.  In a burst one pass then serves every submission of
+ * the pause, and passes hold the job write lock at most a third of the
+ * time; on a quiet cluster a job starts GATHER_MIN after its submission.
+ */
+#define GATHER_MIN 0.005
+#define GATHER_MAX 0.1
 
 /*
  * slurmctld writes its job state file at most every 5 s (state_save.c).  A
@@ -528,7 +540,15 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 
 			if (!(job_ptr = jobs[i]))
 				continue;
-			if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details) {
+			/*
+			 * A requeued job stays COMPLETING until its nodes
+			 * report their epilogs; a start attempt before that
+			 * would drop its node bitmap, and slurmctld would then
+			 * take the epilog report for a duplicate and leave the
+			 * job (and its nodes) completing for good.
+			 */
+			if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+			    IS_JOB_COMPLETING(job_ptr)) {
 				jobs[i] = NULL;
 				continue;
 			}
@@ -553,18 +573,36 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	return next;
 }
 
+static double _monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void _pause(double secs)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t) secs,
+		.tv_nsec = (long) ((secs - floor(secs)) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 static void *_agent(void *arg)
 {
 	slurmctld_lock_t locks = {
 		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 		.part = READ_LOCK, .fed = READ_LOCK };
 	time_t next_deadline = 0;
-	double retry = 0.0;
+	double retry = 0.0, last_pass = 0.0;
 	bool waiting = false;
 
 	while (true) {
 		double wait;
-		bool stop;
+		bool stop, woken = false;
 
 		libra_hub_lock();
 		wait = libra_hub_params()->interval;
@@ -589,18 +627,23 @@ static void *_agent(void *arg)
 				wait = until > 0.0 ? until : 0.0;
 		}
 		if (wait > 0.0)
-			libra_hub_wait(wait);
+			woken = libra_hub_wait(wait);
 		stop = libra_hub_stopping();
 		libra_hub_unlock();
 		if (stop)
 			break;
+		if (woken)
+			_pause(fmin(GATHER_MAX, fmax(GATHER_MIN, 2.0 * last_pass)));
 
+		last_pass = 0.0;
 		for (;;) {
 			uint32_t unsaved = 0, started = 0;
+			double t0 = _monotonic();
 
 			lock_slurmctld(locks);
 			next_deadline = _pass(&waiting, &unsaved, &started);
 			unlock_slurmctld(locks);
+			last_pass += _monotonic() - t0;
 			/* the new jobs before they start, the started ones as
 			 * running at once (ends: libra_slurm_journal_end()) */
 			if (unsaved || started)
