@@ -22,13 +22,6 @@ extern double libra_share_remaining(double work, double time_left,
 	return share;
 }
 
-extern double libra_share(double runtime, double cpu_done, double now,
-			  double deadline, double share_min)
-{
-	return libra_share_remaining(runtime - cpu_done, deadline - now,
-				     share_min);
-}
-
 extern double libra_share_paced(double runtime, double cpu_done, double now,
 				double deadline, double lead, double share_min)
 {
@@ -39,6 +32,13 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
 	if (work > 0.0 && time_left > 0.0 && time_left <= lead)
 		return 1.0;	/* its last interval: all it can use */
 	return libra_share_remaining(work, time_left - lead, share_min);
+}
+
+extern double libra_share(double runtime, double cpu_done, double now,
+			  double deadline, double share_min)
+{
+	return libra_share_paced(runtime, cpu_done, now, deadline, 0.0,
+				 share_min);
 }
 
 static unsigned _scale(double share, double lo, double hi)

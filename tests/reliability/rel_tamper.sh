@@ -143,7 +143,7 @@ out=$(as_user scontrol requeuehold "$RQH" 2>&1) || rc=$?
 # (a start attempt then would leave them COMPLETING for good)
 sbatch -D "$LIBRA_WORK" -o /dev/null -J poke --wrap true >/dev/null 2>&1 || :
 # shellcheck disable=SC2317 # called by wait_until_ok
-done_completing() { [[ $(squeue -h -j "$1" -o %t 2>/dev/null) != CG ]]; }
+done_completing() { [ "$(job_state "$1")" != COMPLETING ]; }
 wait_until_ok 15 done_completing "$RQ" || bad requeue "still COMPLETING 15 s after the requeue: $(squeue -h -j "$RQ" -o '%T %r')"
 wait_until_ok 15 done_completing "$RQH" || bad requeuehold "still COMPLETING 15 s after the requeuehold: $(squeue -h -j "$RQH" -o '%T %r')"
 [ "$(core_of "$(job_record "$RQ")")" = "$(core_of "$recRQ")" ] || bad requeue "the record changed at the requeue: $(job_record "$RQ")"
