@@ -9,8 +9,8 @@
 #
 # the rest refused by libra (a third an SLA that does not parse, two thirds
 # over budget: each of those computes a counter-offer).  The admitted jobs
-# (share 1/7200 each, 4 nodes, OverSubscribe=FORCE) wait on a FIFO until
-# all of them run, then end together.  Asserted:
+# (share 1/7200 each, 4 nodes, OverSubscribe=FORCE) wait on FIFOs until
+# all of them run, then end within 4 s.  Asserted:
 #  - every submission is answered (admitted or refused by libra), and the
 #    admitted ones all run at the same time;
 #  - slurmctld stays responsive: squeue answers within 2 s (measured every
@@ -25,28 +25,40 @@
 # shellcheck source=../integration/lib.sh
 . "$(dirname "$0")/../integration/lib.sh"
 libra_test_init
+# Slots: OverSubscribe=FORCE:F lets F jobs share each CPU.  Admission
+# counts slots, so best fit fills one node's and moves on; the slots are a
+# quarter of the jobs per node and some.  Not many more: FORCE:F gives the
+# partition F rows in select/cons_tres, and at every job's end slurmctld
+# re-adds every job of the partition to its rows, sorting the F rows after
+# each one (part_data_build_row_bitmaps, part_data_sort_res): O(jobs x F^2)
+# per end.  With 1,000 jobs on 1-CPU nodes (FORCE:1016, then FORCE:266)
+# that sort was 86% and 70% of slurmctld's CPU (perf) while the jobs
+# ended, and squeue went unanswered for 10-40 s: Slurm's cost, not the
+# plugins'.  So the long mode spreads them over 4 nodes of 32 CPUs,
+# FORCE:9 (1,152 slots for 1,000 jobs).
 if libra_long; then
-	N=${LIBRA_LOAD_SUBMISSIONS:-10000} R=${LIBRA_LOAD_RUNNING:-1000} WORKERS=8 C=16
+	N=${LIBRA_LOAD_SUBMISSIONS:-10000} R=${LIBRA_LOAD_RUNNING:-1000} WORKERS=8 C=32 slack=2
 else
-	N=${LIBRA_LOAD_SUBMISSIONS:-2000} R=${LIBRA_LOAD_RUNNING:-200} WORKERS=4 C=1
+	N=${LIBRA_LOAD_SUBMISSIONS:-2000} R=${LIBRA_LOAD_RUNNING:-200} WORKERS=4 C=1 slack=16
 fi
 export LIBRA_NODES=4 LIBRA_NODE_CPUS=$C
-# Job slots for a quarter of the jobs per node, and some: admission counts
-# slots, so best fit fills a node's and moves on.  Not more, and spread
-# over C CPUs per node: FORCE:N gives the partition N rows in
-# select/cons_tres, and at every job's end slurmctld re-adds every job of
-# the partition to its rows, sorting the N rows after each one
-# (part_data_build_row_bitmaps, part_data_sort_res): O(jobs x N^2) per end.
-# With 1,000 jobs on 1-CPU nodes (FORCE:1016, then FORCE:266) that sort
-# was 86% and 70% of slurmctld's CPU (perf) while the jobs ended, and squeue
-# went unanswered for 10-40 s: Slurm's cost, not the plugins'.
-per_node=$((R / (4 * C) + 16))
+per_node=$((R / (4 * C) + slack))
 export LIBRA_OVERSUBSCRIBE=FORCE:$per_node
-# Each admitted job commits its true share (1 s in 2 h, 0.00014 CPU), not
-# the default floor libra_share_min=0.01, which would admit only 100 per CPU.
-libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600 libra_share_min=0.0001
-# weights recomputed every 10 s (not every second) in each of the R steps
-export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=10'
+# LIBRA_LOAD_STOCK=1: the same cluster and jobs under stock Slurm
+# (sched/backfill, no job_submit, jobcomp or SPANK plugin) to compare
+# with; give it only jobs that run (LIBRA_LOAD_SUBMISSIONS equal to
+# LIBRA_LOAD_RUNNING), as nothing refuses the others.
+STOCK=${LIBRA_LOAD_STOCK:-0}
+if [ "$STOCK" = 1 ]; then
+	libra_free_port_base
+	export LIBRA_PLUGSTACK=
+else
+	# Each admitted job commits its true share (1 s in 2 h, 0.00014 CPU), not
+	# the default floor libra_share_min=0.01, which would admit only 100 per CPU.
+	libra_cluster_env 'libra_policy=libra+$' libra_price_base=3600 libra_share_min=0.0001
+	# weights recomputed every 10 s (not every second) in each of the R steps
+	export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=10'
+fi
 # The emulated nodes share this host's cores.  jobacct_gather/linux (with
 # proctrack/linuxproc) makes every slurmstepd read all of /proc every poll:
 # with 1,000 steps, 1,000 whole-/proc scans every 10 s, which saturated 2
@@ -68,7 +80,7 @@ ctld=$(slurmctld_pid)
 L=$LIBRA_WORK/load
 rm -rf "$L"
 mkdir -p "$L"
-note "$(libra_mode) mode: $N submissions from $WORKERS processes, $R admitted and running at once on 4 nodes of $C CPU(s) (OverSubscribe=FORCE:$per_node)"
+note "$(libra_mode) mode$([ "$STOCK" = 1 ] && echo ", stock Slurm"): $N submissions from $WORKERS processes, $R admitted and running at once on 4 nodes of $C CPU(s) (OverSubscribe=FORCE:$per_node)"
 
 ADMIT="runtime=1s,deadline=2h,budget=1000"
 REFUSE_PARSE="runtime=1s,deadline=2h,budget=lots"
@@ -90,16 +102,34 @@ monitor() { # FILE
 phase() { echo "$1" >"$L/phase"; }
 
 # round NAME SUBMISSIONS RUNNING: the burst, the admitted jobs running at
-# once, their end and purge; prints the figures.  Released together, the
-# jobs end over 4 s (by job id): on 2 cores, 200 jobs exiting in the same
-# instant (their slurmstepds, accounting and epilogs) made even the squeue
-# process itself take up to 3 s to start and answer.
+# once, their end and purge; prints the figures.
+#
+# Each job is its batch shell alone, blocked in the builtin "read" on one
+# of 40 FIFOs (by job id); the FIFOs are released 0.1 s apart, so the jobs
+# end over 4 s.  Not more processes per job, and not all at once: the
+# emulated nodes share this host's kernel.  With "timeout 900 cat FIFO;
+# sleep (0-3.9 s)" per job, 1,000 cats and timeouts exited in the same
+# instant and 1,000 sleeps started: the run queue reached 1,016, 495 tasks
+# sat blocked in unlink_file_vma_batch_process (every exiting process
+# takes the lock of each shared library it had mapped, which exec needs
+# too), the CPUs were 80-89% in the kernel, and a fork and exec of
+# /bin/true took 19.6 and 23.6 s, while slurmctld used little CPU.  Every
+# command, squeue included, took that long to start: the 6-32 s squeue
+# calls it caused measured this host, not slurmctld.
 round() {
-	local name=$1 n=$2 r=$3 every fifo out t0 peak=0 cnt mon
+	local name=$1 n=$2 r=$3 every fifos out t0 peak=0 cnt mon i fd fds=()
 	every=$((n / r))
-	fifo=$L/$name.fifo
-	rm -f "$fifo" "$L/stop-monitor"
-	mkfifo -m 666 "$fifo"
+	fifos=$L/$name.fifo
+	rm -rf "$fifos" "$L/stop-monitor"
+	mkdir -m 755 "$fifos"
+	# The test holds every FIFO open for reading and writing: a line
+	# written waits there for a job that opens it later, and a write never
+	# blocks.  The shell's read takes one line, byte by byte.
+	for i in $(seq 0 39); do
+		mkfifo -m 666 "$fifos/$i"
+		exec {fd}<>"$fifos/$i"
+		fds+=("$fd")
+	done
 	phase burst
 	monitor "$L/$name.mon" &
 	mon=$!
@@ -107,7 +137,7 @@ round() {
 	# every EVERY-th submission is admitted, the others alternate between
 	# the two refusals
 	out=$("$submit" -q -n "$n" -w "$WORKERS" -a "$every:$ADMIT" -c "$REFUSE_PARSE" -c "$REFUSE_BUDGET" -c "$REFUSE_BUDGET" \
-		-D "$L" -x "timeout 900 cat $fifo >/dev/null; sleep \$((SLURM_JOB_ID % 40 / 10)).\$((SLURM_JOB_ID % 10)); true" 2>"$L/$name.err") || fail "$name: libra_submit: $out $(tail -n 3 "$L/$name.err")"
+		-D "$L" -x "read -r _ <>$fifos/\$((SLURM_JOB_ID % 40)); true" 2>"$L/$name.err") || fail "$name: libra_submit: $out $(tail -n 3 "$L/$name.err")"
 	note "$name burst: $out"
 	read -r _ sub _ adm _ ref _ failed _ <<<"$out"
 	[ "$sub" = "$n" ] && [ "$failed" = 0 ] || fail "$name: $out"
@@ -126,15 +156,19 @@ round() {
 	cnt=$(squeue -h -t R -o %i | wc -l)
 	note "$name: $cnt jobs running at once, $(awk "BEGIN { printf \"%.0f\", $(date +%s.%N) - $t0 }") s after the burst began; slurmctld VmRSS $(proc_rss_kb "$ctld") kB"
 	phase end
-	# release them all: a writer opens the FIFO and closes it, again until
-	# every job ended (a job counts as running a moment before its script
-	# opens the FIFO)
+	# release them: a line for every job into each FIFO in turn (a job
+	# counts as running a moment before its script opens its FIFO; the
+	# line waits for it)
+	for i in $(seq 0 39); do
+		printf "%${adm}s" '' | tr ' ' '\n' >&"${fds[i]}"
+		sleep 0.1
+	done
 	# shellcheck disable=SC2317 # called by wait_until
-	released() {
-		timeout 5 bash -c "exec 3>'$1'; exec 3>&-" 2>/dev/null || :
-		[ -z "$(squeue -h -t R,CG,PD -o %i 2>/dev/null)" ]
-	}
-	wait_until $((60 + adm / 5)) "$name's jobs to end" released "$fifo"
+	ended() { [ -z "$(squeue -h -t R,CG,PD -o %i 2>/dev/null)" ]; }
+	wait_until $((60 + adm / 5)) "$name's jobs to end" ended
+	for fd in "${fds[@]}"; do
+		exec {fd}>&-
+	done
 	phase purge
 	# shellcheck disable=SC2317 # called by wait_until
 	purged() { [ -z "$(squeue -h -t all -o %i 2>/dev/null)" ]; }
@@ -193,19 +227,22 @@ done
 # tiny jobs, no admitted job may be left waiting for a slot ("Requested
 # nodes are busy") while its deadline runs: at most 8C admitted, each
 # running within seconds.
-scontrol update partitionname=batch oversubscribe=FORCE:2 || fail "cannot set OverSubscribe=FORCE:2"
-slot_jobs=()
-nslot=$((8 * C + 1))
-for i in $(seq 1 "$nslot"); do
-	j=$(sbatch -D "$L" -o /dev/null -J slot$i --parsable --comment="$ADMIT" --wrap 'sleep 60' 2>/dev/null) || j=
-	[ -z "$j" ] || slot_jobs+=("$j")
-done
-sleep 5
-waiting=$(squeue -h -t PD -o '%i %r' | grep -i 'busy' || :)
-note "job slots: ${#slot_jobs[@]} of $nslot admitted with FORCE:2 on 4 nodes of $C CPU(s); $(squeue -h -t R -o %i | wc -l) running"
-[ -z "$waiting" ] || expect_fail "with OverSubscribe=FORCE:2 on 4 nodes, ${#slot_jobs[@]} of $nslot tiny jobs were admitted and $(wc -l <<<"$waiting") of them wait for a slot: $(tr '\n' ';' <<<"$waiting") (best fit placed them: $(squeue -h -t all -o '%i:%N%r' | tr '\n' ' '))"
-[ "${#slot_jobs[@]}" = 0 ] || scancel "${slot_jobs[@]}" 2>/dev/null || :
-wait_until 60 "the slot jobs to end" no_jobs_active
+# Not under stock Slurm (LIBRA_LOAD_STOCK), which admits no share.
+if [ "$STOCK" != 1 ]; then
+	scontrol update partitionname=batch oversubscribe=FORCE:2 || fail "cannot set OverSubscribe=FORCE:2"
+	slot_jobs=()
+	nslot=$((8 * C + 1))
+	for i in $(seq 1 "$nslot"); do
+		j=$(sbatch -D "$L" -o /dev/null -J "slot$i" --parsable --comment="$ADMIT" --wrap 'sleep 60' 2>/dev/null) || j=
+		[ -z "$j" ] || slot_jobs+=("$j")
+	done
+	sleep 5
+	waiting=$(squeue -h -t PD -o '%i %r' | grep -i 'busy' || :)
+	note "job slots: ${#slot_jobs[@]} of $nslot admitted with FORCE:2 on 4 nodes of $C CPU(s); $(squeue -h -t R -o %i | wc -l) running"
+	[ -z "$waiting" ] || expect_fail "with OverSubscribe=FORCE:2 on 4 nodes, ${#slot_jobs[@]} of $nslot tiny jobs were admitted and $(wc -l <<<"$waiting") of them wait for a slot: $(tr '\n' ';' <<<"$waiting") (best fit placed them: $(squeue -h -t all -o '%i:%N%r' | tr '\n' ' '))"
+	[ "${#slot_jobs[@]}" = 0 ] || scancel "${slot_jobs[@]}" 2>/dev/null || :
+	wait_until 60 "the slot jobs to end" no_jobs_active
+fi
 errs=$(ctld_plugin_errors)
 [ -z "$errs" ] || expect_fail "slurmctld logged $(wc -l <<<"$errs") error(s) from our plugins: $(head -n 3 <<<"$errs")"
 assert_slurmctld_up "$ctld"
