@@ -255,7 +255,7 @@ pin:
 		snprintf(path, sizeof(path), "%s/cpuset", cg.root);
 		if (!_make_tree(path, cg.node, 0, cg.cpuset_node,
 				sizeof(cg.cpuset_node))) {
-			char parent[PATH_MAX + 16], mems[64], cpus[256];
+			char parent[PATH_MAX + 72], mems[64], cpus[256];
 
 			/* a cpuset needs cpus and mems before it takes tasks */
 			snprintf(parent, sizeof(parent), "%s/%s", path,
@@ -278,7 +278,8 @@ pin:
 
 static int _setup_v2(const char *root)
 {
-	char path[PATH_MAX];
+	/* root, our directory and a node name (64 bytes each at most) */
+	char path[PATH_MAX + 136];
 
 	_write_file(root, "cgroup.subtree_control", "+cpu");
 	if (_make_tree(root, cg.node, 0, path, sizeof(path)))
@@ -519,6 +520,57 @@ static int _parse_args(int ac, char **av)
 	return 0;
 }
 
+static int _setup_once(void)
+{
+	char v2root[PATH_MAX];
+
+	if (cg.version == 1)
+		return _setup_v1();
+	if (_find_v2(v2root, sizeof(v2root)))
+		return _setup_v2(v2root);
+	return -1;
+}
+
+/*
+ * A step that finishes removes its node's directory when no other job is
+ * left in it (libra_cgroup_exit).  A step starting on that node at the
+ * same moment finds a directory of its tree gone (ENOENT) or being removed
+ * (ENODEV): it builds the tree again, a few times.  Seen with 1,000 jobs
+ * starting and ending on 4 emulated nodes.
+ */
+#define SETUP_TRIES 3
+
+static bool _gone(int err)
+{
+	return err == ENOENT || err == ENODEV;
+}
+
+static int _setup(void)
+{
+	for (int i = 1;; i++) {
+		if (!_setup_once())
+			return 0;
+		if (i == SETUP_TRIES || !_gone(errno))
+			return -1;
+	}
+}
+
+/* Put pid into dir; rebuild the tree if a finishing step removed it. */
+static void _enter(const char *dir, pid_t pid)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", (int) pid);
+	for (int i = 1;; i++) {
+		if (!_write_file(dir, "cgroup.procs", val))
+			return;
+		if (i == SETUP_TRIES || !_gone(errno) || _setup())
+			break;
+	}
+	slurm_error("libra: cannot move task %d into %s: %m", (int) pid,
+		    *dir ? dir : "(its cgroup could not be created)");
+}
+
 extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 {
 	char v2root[PATH_MAX], path[PATH_MAX];
@@ -547,13 +599,13 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 	snprintf(path, sizeof(path), "%s/cpu/cpu.shares", cg.root);
 	if (!access(path, W_OK)) {
 		cg.version = 1;
-		if (_setup_v1())
+		if (_setup())
 			goto fail;
 	} else if (_find_v2(v2root, sizeof(v2root))) {
 		if (!cg.enforce)
 			return 0;	/* pinning is done with v1 cpusets only */
 		cg.version = 2;
-		if (_setup_v2(v2root))
+		if (_setup())
 			goto fail;
 	} else {
 		slurm_error("libra: no writable cgroup cpu controller (v1 %s/cpu or v2); not enforcing shares",
@@ -575,31 +627,6 @@ fail:
 	slurm_error("libra: cannot create the cgroups of job %u on %s: %m",
 		    cg.job_id, cg.node);
 	return 0;
-}
-
-static int _setup(void)
-{
-	char v2root[PATH_MAX];
-
-	if (cg.version == 1)
-		return _setup_v1();
-	if (_find_v2(v2root, sizeof(v2root)))
-		return _setup_v2(v2root);
-	return -1;
-}
-
-/* Put pid into dir; rebuild the tree once if a finishing step removed it. */
-static void _enter(const char *dir, pid_t pid)
-{
-	char val[32];
-
-	snprintf(val, sizeof(val), "%d", (int) pid);
-	if (!_write_file(dir, "cgroup.procs", val))
-		return;
-	if (errno == ENOENT && !_setup() &&
-	    !_write_file(dir, "cgroup.procs", val))
-		return;
-	slurm_error("libra: cannot move task %d into %s: %m", (int) pid, dir);
 }
 
 extern int libra_cgroup_task(spank_t sp)
