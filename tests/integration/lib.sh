@@ -513,6 +513,12 @@ ctld_plugin_errors() {
 	grep -E 'error: .*(libra|job_submit/qos)' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null || :
 }
 
+# node_plugin_errors: the "error:" lines of the slurmd logs (where
+# slurmstepd's go too) that come from the libra SPANK plugin.
+node_plugin_errors() {
+	cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null | grep -E 'error: libra:' || :
+}
+
 # proc_rss_kb PID: resident memory of a process (VmRSS, kB); empty if gone.
 proc_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || :; }
 

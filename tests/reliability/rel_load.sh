@@ -105,8 +105,8 @@ phase() { echo "$1" >"$L/phase"; }
 # once, their end and purge; prints the figures.
 #
 # Each job is its batch shell alone, blocked in the builtin "read" on one
-# of 40 FIFOs (by job id); the FIFOs are released 0.1 s apart, so the jobs
-# end over 4 s.  Not more processes per job, and not all at once: the
+# of NFIFO=40 FIFOs (by job id); the FIFOs are released 0.1 s apart, so
+# the jobs end over 4 s.  Not more processes per job, and not all at once: the
 # emulated nodes share this host's kernel.  With "timeout 900 cat FIFO;
 # sleep (0-3.9 s)" per job, 1,000 cats and timeouts exited in the same
 # instant and 1,000 sleeps started: the run queue reached 1,016, 495 tasks
@@ -116,6 +116,7 @@ phase() { echo "$1" >"$L/phase"; }
 # /bin/true took 19.6 and 23.6 s, while slurmctld used little CPU.  Every
 # command, squeue included, took that long to start: the 6-32 s squeue
 # calls it caused measured this host, not slurmctld.
+NFIFO=40
 round() {
 	local name=$1 n=$2 r=$3 every fifos out t0 peak=0 cnt mon i fd fds=()
 	every=$((n / r))
@@ -125,7 +126,7 @@ round() {
 	# The test holds every FIFO open for reading and writing: a line
 	# written waits there for a job that opens it later, and a write never
 	# blocks.  The shell's read takes one line, byte by byte.
-	for i in $(seq 0 39); do
+	for i in $(seq 0 $((NFIFO - 1))); do
 		mkfifo -m 666 "$fifos/$i"
 		exec {fd}<>"$fifos/$i"
 		fds+=("$fd")
@@ -137,7 +138,7 @@ round() {
 	# every EVERY-th submission is admitted, the others alternate between
 	# the two refusals
 	out=$("$submit" -q -n "$n" -w "$WORKERS" -a "$every:$ADMIT" -c "$REFUSE_PARSE" -c "$REFUSE_BUDGET" -c "$REFUSE_BUDGET" \
-		-D "$L" -x "read -r _ <>$fifos/\$((SLURM_JOB_ID % 40)); true" 2>"$L/$name.err") || fail "$name: libra_submit: $out $(tail -n 3 "$L/$name.err")"
+		-D "$L" -x "read -r _ <>$fifos/\$((SLURM_JOB_ID % $NFIFO)); true" 2>"$L/$name.err") || fail "$name: libra_submit: $out $(tail -n 3 "$L/$name.err")"
 	note "$name burst: $out"
 	read -r _ sub _ adm _ ref _ failed _ <<<"$out"
 	[ "$sub" = "$n" ] && [ "$failed" = 0 ] || fail "$name: $out"
@@ -159,7 +160,7 @@ round() {
 	# release them: a line for every job into each FIFO in turn (a job
 	# counts as running a moment before its script opens its FIFO; the
 	# line waits for it)
-	for i in $(seq 0 39); do
+	for i in $(seq 0 $((NFIFO - 1))); do
 		printf "%${adm}s" '' | tr ' ' '\n' >&"${fds[i]}"
 		sleep 0.1
 	done
@@ -245,6 +246,10 @@ if [ "$STOCK" != 1 ]; then
 fi
 errs=$(ctld_plugin_errors)
 [ -z "$errs" ] || expect_fail "slurmctld logged $(wc -l <<<"$errs") error(s) from our plugins: $(head -n 3 <<<"$errs")"
+# node side: a step starting while another ends on its node must still
+# get its cgroups (the SPANK plugin logs "libra: cannot move task" if not)
+errs=$(node_plugin_errors)
+[ -z "$errs" ] || expect_fail "slurmd logged $(wc -l <<<"$errs") error(s) from the libra SPANK plugin: $(head -n 3 <<<"$errs")"
 assert_slurmctld_up "$ctld"
 expect_done
 cluster_stop

@@ -564,8 +564,9 @@ static void _enter(const char *dir, pid_t pid)
 	for (int i = 1;; i++) {
 		if (!_write_file(dir, "cgroup.procs", val))
 			return;
-		if (i == SETUP_TRIES || !_gone(errno) || _setup())
+		if (i == SETUP_TRIES || !_gone(errno))
 			break;
+		(void) _setup_once();	/* a failure shows at the next write */
 	}
 	slurm_error("libra: cannot move task %d into %s: %m", (int) pid,
 		    *dir ? dir : "(its cgroup could not be created)");
