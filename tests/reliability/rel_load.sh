@@ -65,8 +65,15 @@ fi
 # cores (perf: do_task_stat under proctrack_linuxproc_get_pids) and slowed
 # slurmd's launches until slurmctld requeued jobs "missing from batch node".
 # Node-side accounting is not what this test measures.
+# proctrack/linuxproc likewise reads all of /proc (kill_proc_tree) when
+# each step ends and when slurmd signals it: 1,000 jobs ending meant some
+# 2,000 scans of 2,000-odd processes on the controller's 2 cores, where
+# each real node would scan only its own few.  proctrack/pgid signals the
+# job's process group instead (each job here is a lone batch shell).
+# LIBRA_LOAD_PROCTRACK names another.
 export LIBRA_EXTRA_CONF="MinJobAge=10
-JobAcctGatherType=jobacct_gather/none"
+JobAcctGatherType=jobacct_gather/none
+ProctrackType=${LIBRA_LOAD_PROCTRACK:-proctrack/pgid}"
 # slurmctld allocates its state file buffer (1 MiB and more) at every
 # write: Slurm's own writes and sched/libra's.  Freed, such a buffer raises
 # glibc's dynamic mmap threshold, and the next ones come from the heap and
