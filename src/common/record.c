@@ -38,6 +38,9 @@ static json_object *_num(double v)
 
 	if (!isfinite(v))
 		return NULL;
+	/* "-0" would come back as the integer 0: a zero is written unsigned */
+	if (v == 0.0)
+		v = 0.0;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -231,7 +234,8 @@ static int _get_num(dec_t *d, json_object *o, const char *where,
 	if (!isfinite(x) || x < min || x > max)
 		return _dfail(d, "%s.%s: %g out of range [%g, %g]", where, key,
 			      x, min, max);
-	*out = x;
+	/* a negative zero ("-0.0", "-0e5") means 0: no sign to carry */
+	*out = x == 0.0 ? 0.0 : x;
 	return 0;
 }
 

@@ -271,6 +271,44 @@ START_TEST(test_awkward_values_round_trip_bit_for_bit)
 }
 END_TEST
 
+/*
+ * Found by fuzz_record: "-0" decodes as the integer 0, so a negative zero
+ * written as "-0" came back positive, and the record changed on its way
+ * through AdminComment.  A zero carries no sign in a record.
+ */
+START_TEST(test_negative_zero_is_zero)
+{
+	static const char *const zeros[] = { "-0", "-0.0", "-00e-05", "-0e300" };
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place), back;
+	char *text, *s, to[40];
+
+	for (size_t i = 0; i < sizeof(zeros) / sizeof(zeros[0]); i++) {
+		snprintf(to, sizeof(to), "\"penalty\":%s,", zeros[i]);
+		s = _edit("\"penalty\":0,", to);
+		ck_assert_msg(libra_record_from_json(s, &back, err,
+						     sizeof(err)) == 0,
+			      "%s: %s", err, s);
+		ck_assert_msg(!signbit(back.final.penalty), "%s", s);
+		_round_trip(&back);
+		libra_record_free(&back);
+		free(s);
+	}
+	/* a negative zero computed in memory is written as a plain zero */
+	r.final.penalty = -0.0;
+	r.final.delay = -0.0;
+	text = libra_record_to_json(&r);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "\"delay\":0,") &&
+		      strstr(text, "\"penalty\":0,"), "%s", text);
+	ck_assert_int_eq(libra_record_from_json(text, &back, err, sizeof(err)),
+			 0);
+	ck_assert(!signbit(back.final.penalty) && !signbit(back.final.delay));
+	libra_record_free(&back);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_every_end_kind_round_trips)
 {
 	libra_record_place_t place[2];
@@ -646,6 +684,7 @@ static Suite *_suite(void)
 	T(tc, test_example_round_trips);
 	T(tc, test_base_of_strict_tests_decodes);
 	T(tc, test_awkward_values_round_trip_bit_for_bit);
+	T(tc, test_negative_zero_is_zero);
 	T(tc, test_every_end_kind_round_trips);
 	T(tc, test_every_policy_round_trips);
 	T(tc, test_record_without_token_round_trips);
