@@ -516,7 +516,7 @@ ctld_plugin_errors() {
 # node_plugin_errors: the "error:" lines of the slurmd logs (where
 # slurmstepd's go too) that come from the libra SPANK plugin.
 node_plugin_errors() {
-	cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null | grep -E 'error: libra:' || :
+	grep -hE 'error: libra:' "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null || :
 }
 
 # proc_rss_kb PID: resident memory of a process (VmRSS, kB); empty if gone.

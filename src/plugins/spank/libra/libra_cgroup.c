@@ -106,7 +106,7 @@ static struct {
 static int _write_file(const char *dir, const char *file, const char *val)
 {
 	char path[PATH_MAX];
-	int fd, rc = 0;
+	int fd, rc = 0, err;
 	ssize_t len = (ssize_t) strlen(val);
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
@@ -114,7 +114,10 @@ static int _write_file(const char *dir, const char *file, const char *val)
 		return -1;
 	if (write(fd, val, (size_t) len) != len)
 		rc = -1;
+	/* callers read errno after a failure (_enter: ENOENT, ENODEV) */
+	err = errno;
 	close(fd);
+	errno = err;
 	return rc;
 }
 
