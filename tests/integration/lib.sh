@@ -193,6 +193,18 @@ job_ended() {
 	esac
 }
 
+# Gates.  A job that must still run when the test looks at it waits for
+# the test to let it go, instead of running for a time the test hopes is
+# long enough: a busy machine can make any daemon restart or step launch
+# take longer than a fixed duration.
+#   libra_sbatch ... --wrap "$(gate_wait "$LIBRA_WORK/go" "$burn 1")"
+#   ...            # look at it: it runs
+#   gate_open "$LIBRA_WORK/go"
+# gate_wait FILE [COMMAND]: a job script that waits (a sleep a second, no
+# CPU) until FILE exists, then runs COMMAND.
+gate_wait() { printf 'while [ ! -e %q ]; do sleep 1; done; %s' "$1" "${2:-true}"; }
+gate_open() { touch "$1"; }
+
 # sacct_field JOBID FIELD: one field of the job's accounting record
 # (allocation line only).
 sacct_field() { sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | awk 'NR == 1'; }
