@@ -359,21 +359,6 @@ class Experiment:
         ap.add_argument("--figures", default=env("FIGURES", os.path.join(
             ROOT, "doc", "figures")))
         a = ap.parse_args()
-        self.trace = os.path.normpath(a.trace)
-        if not os.path.exists(self.trace):
-            raise SystemExit(f"{name}: no trace {self.trace}")
-        if a.procs is None:
-            p, n = trace_header(self.trace)
-            a.procs = p or n
-            if not a.procs:
-                raise SystemExit(f"{name}: {self.trace} has no MaxProcs or "
-                                 "MaxNodes; give --procs")
-        self.procs = a.procs
-        self.window = a.window
-        self.window_args = _parse_window(a.window)
-        self.seeds = _parse_seeds(a.seeds)
-        if not self.seeds:
-            raise SystemExit(f"{name}: no seeds")
         self.jobs = max(1, a.jobs)
         self.sim = os.path.abspath(a.sim)
         if not os.access(self.sim, os.X_OK):
@@ -387,6 +372,31 @@ class Experiment:
         self.repdir = os.path.join(self.out, "report")
         for d in (self.cachedir, self.plotdir, self.repdir, self.figdir):
             os.makedirs(d, exist_ok=True)
+        self.use_trace(a.trace, a.procs)
+        self.window = a.window
+        self.window_args = _parse_window(a.window)
+        self.seeds = _parse_seeds(a.seeds)
+        if not self.seeds:
+            raise SystemExit(f"{name}: no seeds")
+        self.sections = []
+        self.figures = []
+        self.nruns = self.ncached = 0
+        self.t0 = time.time()
+
+    def use_trace(self, path, procs=None):
+        """Run on trace path from now on (procs: its header's MaxProcs,
+        else MaxNodes, unless given).  Experiments over several traces
+        call it between their grids."""
+        self.trace = os.path.normpath(path)
+        if not os.path.exists(self.trace):
+            raise SystemExit(f"{self.name}: no trace {self.trace}")
+        if procs is None:
+            p, n = trace_header(self.trace)
+            procs = p or n
+            if not procs:
+                raise SystemExit(f"{self.name}: {self.trace} has no "
+                                 "MaxProcs or MaxNodes; give --procs")
+        self.procs = procs
         # The simulator reads gzip itself, but every run would inflate the
         # trace again: give it a plain copy (runs are keyed by the original).
         self.sim_trace = self.trace
@@ -401,10 +411,6 @@ class Experiment:
                     fo.write(fi.read())
                 os.replace(tmp, plain)
             self.sim_trace = plain
-        self.sections = []
-        self.figures = []
-        self.nruns = self.ncached = 0
-        self.t0 = time.time()
 
     # ---- runs
 

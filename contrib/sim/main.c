@@ -128,7 +128,7 @@ extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
 {
 	double c = j->estimate * libra_price_base_per_sec(&cfg->params);
 
-	return cfg->params.charge == LIBRA_CHARGE_CPU ? c * j->procs : c;
+	return c * j->procs;
 }
 
 /*
@@ -175,7 +175,9 @@ enum {
 	OPT_CSV, OPT_HARD, OPT_BIAS_D, OPT_BIAS_B, OPT_BIAS_P, OPT_MODEL,
 	OPT_RISK_SIGMA, OPT_RISK_MU, OPT_CAPACITY, OPT_SHARE_MIN, OPT_GAMMA,
 	OPT_DELTA, OPT_BETA_MIN, OPT_BETA_MAX, OPT_FR_ALPHA, OPT_FR_DISCOUNT,
-	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_HELP, OPT_VERSION,
+	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_PROBE_CSV, OPT_PROBE_EVERY,
+	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_HELP,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -219,6 +221,11 @@ static const struct option long_opts[] = {
 	{ "fr-discount", required_argument, NULL, OPT_FR_DISCOUNT },
 	{ "fr-slack", required_argument, NULL, OPT_FR_SLACK },
 	{ "self-check", no_argument, NULL, OPT_SELF_CHECK },
+	{ "probe-csv", required_argument, NULL, OPT_PROBE_CSV },
+	{ "probe-every", required_argument, NULL, OPT_PROBE_EVERY },
+	{ "probe-cpus", required_argument, NULL, OPT_PROBE_CPUS },
+	{ "probe-runtime", required_argument, NULL, OPT_PROBE_RUNTIME },
+	{ "probe-deadline", required_argument, NULL, OPT_PROBE_DEADLINE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -265,6 +272,11 @@ static void _usage(FILE *f)
 "  --json                  one JSON object per line instead of key=value\n"
 "  --jobs-csv FILE         one CSV row per job and policy\n"
 "  --self-check            cross-check the simulator against the ledger\n"
+"  --probe-csv FILE        quote a fixed request while jobs arrive, one row\n"
+"                          per quote (time-shared policies)\n"
+"  --probe-every S, --probe-cpus N, --probe-runtime S, --probe-deadline S\n"
+"                          the probe: every 3600 s, 1 CPU x 3600 s, deadline\n"
+"                          14400 s after the quote\n"
 "  --help, --version\n"
 "\n"
 "See libra-sim(1).\n");
@@ -377,6 +389,10 @@ static void _defaults(sim_config_t *cfg)
 	cfg->fr_alpha = 1.0;
 	cfg->fr_discount = 0.01;
 	cfg->fr_slack = 25.0;
+	cfg->probe_every = 3600.0;
+	cfg->probe_cpus = 1;
+	cfg->probe_runtime = 3600.0;
+	cfg->probe_period = 14400.0;
 }
 
 static void _parse(int argc, char **argv, sim_config_t *cfg)
@@ -548,6 +564,24 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_SELF_CHECK:
 			cfg->self_check = true;
+			break;
+		case OPT_PROBE_CSV:
+			if (!*a)
+				_usage_error("--probe-csv: empty file name");
+			cfg->probe_csv = a;
+			break;
+		case OPT_PROBE_EVERY:
+			cfg->probe_every = _num(name, a, 1, false, inf, false);
+			break;
+		case OPT_PROBE_CPUS:
+			cfg->probe_cpus = (int) _int(name, a, 1, INT_MAX);
+			break;
+		case OPT_PROBE_RUNTIME:
+			cfg->probe_runtime = _num(name, a, 0, true, inf,
+						  false);
+			break;
+		case OPT_PROBE_DEADLINE:
+			cfg->probe_period = _num(name, a, 0, true, inf, false);
 			break;
 		case OPT_HELP:
 			_usage(stdout);
@@ -811,6 +845,20 @@ int main(int argc, char **argv)
 		_csv_header(csv);
 	}
 
+	if (cfg.probe_csv) {
+		cfg.probe = fopen(cfg.probe_csv, "w");
+		if (!cfg.probe) {
+			fprintf(stderr, PROG ": --probe-csv: %s: %s\n",
+				cfg.probe_csv, strerror(errno));
+			if (csv)
+				fclose(csv);
+			sim_workload_free(&w);
+			return 1;
+		}
+		fprintf(cfg.probe, "policy,resfree,charge,time,verdict,"
+			"price,least\n");
+	}
+
 	rc = 0;
 	for (p = 0; p < SIM_POLICY_COUNT && !rc; p++) {
 		if (!cfg.all && p != (int) cfg.policy)
@@ -824,6 +872,12 @@ int main(int argc, char **argv)
 		if (!rc)
 			fprintf(stderr, PROG ": --jobs-csv: %s: %s\n", cfg.csv,
 				strerror(errno));
+		rc = 1;
+	}
+	if (cfg.probe && (fclose(cfg.probe) || rc)) {
+		if (!rc)
+			fprintf(stderr, PROG ": --probe-csv: %s: %s\n",
+				cfg.probe_csv, strerror(errno));
 		rc = 1;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

@@ -22,6 +22,7 @@
 #define LIBRA_SIM_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,14 @@ typedef struct sim_config {
 	bool json;
 	const char *csv;
 	bool self_check;	/* cross-check the ledger (slow; for tests) */
+	/* price probe (time-shared policies): every probe_every seconds
+	 * while jobs arrive, quote probe_cpus CPUs x probe_runtime with a
+	 * deadline probe_period later and no budget, commit nothing, and
+	 * write a row to probe (NULL: no probe) */
+	const char *probe_csv;
+	FILE *probe;
+	double probe_every, probe_runtime, probe_period;
+	int probe_cpus;
 } sim_config_t;
 
 /* One job of the simulated window, with its synthesized QoS. */

@@ -494,6 +494,42 @@ static int _arrive(ts_t *s, int i, double now)
 	return 0;
 }
 
+/*
+ * The price probe: what a fixed request would be quoted now, on the ledger
+ * as it stands (no progress report, nothing committed, no Libra+$Auto
+ * feedback), so probing does not change the run.  Two quotes: without a
+ * budget (the price of the best fit) and with a budget of zero (the
+ * refusal names the least budget that would be admitted: the cheapest
+ * nodes' price).
+ */
+static void _probe(ts_t *s, double now)
+{
+	const sim_config_t *cfg = s->cfg;
+	libra_request_t req = { .cpus = cfg->probe_cpus };
+	libra_quote_t *q = s->q;
+	libra_verdict_t v;
+	libra_sla_t sla;
+	double price, least;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = cfg->probe_runtime;
+	sla.submit = now;
+	sla.deadline = now + cfg->probe_period;
+	libra_admit(s->l, &s->p, &sla, &req, now, q);
+	v = q->verdict;
+	price = v == LIBRA_ACCEPT ? q->price : 0.0;
+	sla.set |= LIBRA_SLA_BUDGET;
+	sla.budget = 0.0;
+	libra_admit(s->l, &s->p, &sla, &req, now, q);
+	least = q->verdict == LIBRA_REJECT_BUDGET ? q->least_price : price;
+	fprintf(cfg->probe, "%s,%s,%s,%.3f,%s,%.6f,%.6f\n",
+		sim_policy_name(s->policy),
+		s->p.resfree == LIBRA_RESFREE_THESIS ? "thesis" : "window",
+		s->p.charge == LIBRA_CHARGE_THESIS ? "thesis" : "cpu", now,
+		libra_verdict_name(v), price, least);
+}
+
 static int _complete(ts_t *s, int node)
 {
 	tnode_t *nd = &s->nodes[node];
@@ -538,6 +574,7 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 {
 	ts_t s;
 	size_t n = w->n, ai = 0, i;
+	double tp;
 	int k, rc = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -583,18 +620,24 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 		s.pos[k] = k;
 	}
 
+	tp = cfg->probe && n ? w->jobs[0].submit : INFINITY;
 	for (;;) {
 		double ta = ai < n ? w->jobs[ai].submit : INFINITY;
 		int top = s.heap[0];
 		double tc = s.nodes[top].next;
 
+		if (ai >= n)
+			tp = INFINITY;	/* probes only while jobs arrive */
 		if (ta == INFINITY && tc == INFINITY)
 			break;
 		/* completions first: a CPU freed at t is free for a job
-		 * arriving at t */
-		if (tc <= ta) {
+		 * arriving at t; probes after the arrivals at their time */
+		if (tc <= ta && tc <= tp) {
 			if (_complete(&s, top))
 				goto out;
+		} else if (tp < ta) {
+			_probe(&s, tp);
+			tp += cfg->probe_every;
 		} else {
 			if (_arrive(&s, (int) ai, ta))
 				goto out;

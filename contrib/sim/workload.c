@@ -12,11 +12,12 @@
  *    redrawn until > 1 (a deadline after the run time);
  *  - budget factor B/f(R) ~ N(m, cv m), m = b_low for low-urgency jobs and
  *    b_low * b_ratio for high-urgency ones (urgent = pays more), redrawn
- *    until > 0; f(R) = R * PBase_s * procs (--charge cpu) or R * PBase_s
- *    (--charge thesis): a factor of 1 is the base price of the job;
+ *    until > 0; f(R) = R * PBase_s * procs: a factor of 1 is the base
+ *    price of the job on all its CPUs;
  *  - penalty factor ~ N(m, cv m) as for budgets with p_low and p_ratio,
- *    PR = factor * PBase per CPU-hour * procs (per hour of delay; without
- *    procs under --charge thesis);
+ *    PR = factor * PBase per CPU-hour * procs (per hour of delay);
+ *  - one economy: the money is the same for every policy, charge and
+ *    model, so their profits compare (design.md decision 3);
  *  - bias (thesis 6.4.3): a job longer than the window's mean run time has
  *    its factor divided by the bias, a shorter one multiplied by it;
  *  - hard deadlines: the high-urgency jobs (thesis Table 4.1), or each job
@@ -126,7 +127,6 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	size_t nc = 0, i, from, to;
 	double pb_s = libra_price_base_per_sec(&cfg->params);
 	double pb_h = cfg->params.price_base;
-	bool per_cpu = cfg->params.charge == LIBRA_CHARGE_CPU;
 	double mean_r = 0.0, t0;
 
 	memset(w, 0, sizeof(*w));
@@ -227,7 +227,7 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			  "budget", err, errlen))
 			goto fail;
 		bf = _bias(bf, cfg->bias_b, s->run, mean_r);
-		f = j->runtime * pb_s * (per_cpu ? j->procs : 1);
+		f = j->runtime * pb_s * j->procs;
 		j->budget = bf * f;
 
 		/* penalty rate: urgent = higher */
@@ -238,7 +238,7 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			  "penalty", err, errlen))
 			goto fail;
 		pf = _bias(pf, cfg->bias_p, s->run, mean_r);
-		j->penalty_rate = pf * pb_h * (per_cpu ? j->procs : 1);
+		j->penalty_rate = pf * pb_h * j->procs;
 	}
 	free(c);
 	libra_swf_free(&swf);

@@ -20,11 +20,14 @@
  *  libra+$, libra+$auto: thesis Fig. 3.2.  Resources (enough CPUs up at
  *  all?), deadline (enough CPUs pass the share test?), budget.  Nodes are
  *  sorted by RESFree_ij ascending (best fit); each is priced with P_ij.
- *  LIBRA_CHARGE_THESIS: a node whose RE * P_ij exceeds the budget is
- *  skipped, and the charge is RE * max P_ij.  LIBRA_CHARGE_CPU (default):
- *  the charge is sum over CPUs of RE * P_ij; if the best-fit placement is
- *  over budget the cheapest nodes are tried instead, and only if those are
- *  over budget too is the job refused.
+ *  A placement is affordable when every CPU's charge is within its part of
+ *  the budget, RE * P_ij <= B / c (the thesis' per-node test with the
+ *  budget of one CPU): the best fit if it is, else the best fit among the
+ *  nodes that are (lines 18-29), else the cheapest nodes if they are, else
+ *  a budget refusal.  The charge: LIBRA_CHARGE_CPU (default) sums RE * P_ij
+ *  over the CPUs; LIBRA_CHARGE_THESIS charges every CPU the placement's
+ *  highest rate, c * RE * max P_ij.  Both admit the same jobs on the same
+ *  nodes (design.md decision 3).
  *  libra+$auto prices each node with its own adaptive beta (Fig. 7.1, see
  *  libra_auto_feedback()).
  *
@@ -92,7 +95,8 @@ typedef struct libra_quote {
 	double share;		/* the job's share per CPU, RE / (TD - now) */
 	double price;		/* the charge if the SLA is kept */
 	double rate_max;	/* highest per-CPU-second rate of the placement */
-	double least_price;	/* budget refusals: the least feasible price */
+	double least_price;	/* budget refusals: the least budget with which
+				 * the request is admitted now */
 	int nplace;
 	libra_place_t place[LIBRA_QUOTE_MAX_PLACES];
 } libra_quote_t;
@@ -143,7 +147,8 @@ typedef struct libra_offer {
  * Search for (a) the earliest deadline, not before the requested one and
  * within max_period of submission, at which the request is admitted within
  * its budget (resolution: 1% of the period, at least one minute), and (b)
- * the price at the requested deadline when the budget is the only reason.
+ * when the request is refused on budget, the least budget with which it is
+ * admitted at the requested deadline (checked by a second quote).
  */
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,

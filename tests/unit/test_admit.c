@@ -742,20 +742,20 @@ START_TEST(test_thesis_charge_skips_node_over_budget)
 }
 END_TEST
 
-START_TEST(test_thesis_charge_is_runtime_times_highest_rate)
+START_TEST(test_thesis_charge_is_cpus_times_runtime_times_highest_rate)
 {
-	/* 2 CPUs, budget 30: nodes 1 and 2; C = RE * max P = 26.667
-	 * (not multiplied by the CPU count) */
+	/* 2 CPUs, budget 60 (30 a CPU): node 0 (43.33) is over its part, so
+	 * nodes 1 and 2; every CPU pays the dearest rate: C = 2 * 26.667 */
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
-	libra_sla_t sla = _sla(10, 0, 100, 30);
+	libra_sla_t sla = _sla(10, 0, 100, 60);
 
 	_admit(l, &p, &sla, 2, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
 	ck_assert_int_eq(_on(0), 0);
 	ck_assert_int_eq(_on(1), 1);
 	ck_assert_int_eq(_on(2), 1);
-	ck_assert_double_eq_tol(q.price, C1, TOL);
+	ck_assert_double_eq_tol(q.price, 2.0 * C1, TOL);
 	ck_assert_double_eq_tol(q.rate_max, C1 / 10.0, TOL);
 	libra_ledger_destroy(l);
 }
@@ -763,13 +763,15 @@ END_TEST
 
 START_TEST(test_thesis_charge_too_few_nodes_in_budget_is_budget)
 {
-	/* 3 CPUs, budget 30: only nodes 1 and 2 are within budget */
+	/* 3 CPUs, budget 90 (30 a CPU): only nodes 1 and 2 are within it;
+	 * the least budget is 3 CPUs at node 0's rate */
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_THESIS);
-	libra_sla_t sla = _sla(10, 0, 100, 30);
+	libra_sla_t sla = _sla(10, 0, 100, 90);
 
 	_admit(l, &p, &sla, 3, 0, 0, 0);
 	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_double_eq_tol(q.least_price, 3.0 * C0, TOL);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -791,29 +793,30 @@ START_TEST(test_cpu_charge_without_budget_sums_over_cpus)
 }
 END_TEST
 
-START_TEST(test_cpu_charge_falls_back_to_cheapest_node)
+START_TEST(test_cpu_charge_takes_best_fit_within_each_cpus_budget)
 {
-	/* 1 CPU, budget 30: best fit node 0 costs 43.33 > 30; the cheapest
-	 * node is 2 (21.11), not the next in best-fit order. */
+	/* 1 CPU, budget 30: best fit node 0 costs 43.33 > 30; node 1 (26.67)
+	 * is the best fit among the affordable nodes, not the cheapest (2) */
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_CPU);
 	libra_sla_t sla = _sla(10, 0, 100, 30);
 
 	_admit(l, &p, &sla, 1, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
-	ck_assert_int_eq(q.place[0].node, 2);
-	ck_assert_double_eq_tol(q.price, C2, TOL);
+	ck_assert_int_eq(q.place[0].node, 1);
+	ck_assert_double_eq_tol(q.price, C1, TOL);
 	libra_ledger_destroy(l);
 }
 END_TEST
 
-START_TEST(test_cpu_charge_falls_back_to_cheapest_nodes)
+START_TEST(test_cpu_charge_best_fit_over_a_cpus_budget_is_not_taken)
 {
-	/* 2 CPUs, budget 50: best fit {0,1} = 70 > 50; cheapest {2,1} =
-	 * 21.11 + 26.67 = 47.78 <= 50 */
+	/* 2 CPUs, budget 72 (36 a CPU): best fit {0,1} sums to 70 <= 72 but
+	 * node 0's CPU costs 43.33 > 36; best fit among the affordable nodes
+	 * is {1,2}, charged 26.67 + 21.11 */
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_CPU);
-	libra_sla_t sla = _sla(10, 0, 100, 50);
+	libra_sla_t sla = _sla(10, 0, 100, 72);
 
 	_admit(l, &p, &sla, 2, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
@@ -825,17 +828,73 @@ START_TEST(test_cpu_charge_falls_back_to_cheapest_nodes)
 }
 END_TEST
 
-START_TEST(test_cpu_charge_over_budget_everywhere_is_budget)
+START_TEST(test_cpu_charge_sum_within_budget_is_not_enough)
 {
-	/* 2 CPUs, budget 30 < 47.78: refused, least price 47.78 */
+	/* 2 CPUs, budget 50 (25 a CPU): the cheapest nodes {2,1} sum to
+	 * 47.78 <= 50, but node 1's CPU costs 26.67 > 25; no placement keeps
+	 * every CPU within its part: refused, and the least budget is 2 CPUs
+	 * at node 1's rate */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 50);
+
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_double_eq_tol(q.least_price, 2.0 * C1, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cpu_charge_least_budget_is_admitted)
+{
+	/* the least budget a refusal names admits the job, charged the sum
+	 * of its CPUs' own prices (at most that budget) */
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_CPU);
 	libra_sla_t sla = _sla(10, 0, 100, 30);
 
 	_admit(l, &p, &sla, 2, 0, 0, 0);
 	ck_assert_verdict(LIBRA_REJECT_BUDGET);
-	ck_assert_double_eq_tol(q.least_price, C1 + C2, TOL);
+	sla.budget = q.least_price;
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, C1 + C2, TOL);
+	ck_assert(q.price <= sla.budget);
 	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_both_charges_admit_the_same_placement)
+{
+	/* the rule of decision 3: per CPU and thesis differ in the charge
+	 * only, for every budget and size here */
+	static const double budgets[] = { 20, 30, 45, 50, 60, 72, 90, 140 };
+
+	for (int cpus = 1; cpus <= 3; cpus++) {
+		for (size_t b = 0; b < sizeof(budgets) / sizeof(*budgets);
+		     b++) {
+			libra_ledger_t *l = _priced_nodes();
+			libra_params_t p = _market(LIBRA_CHARGE_CPU);
+			libra_sla_t sla = _sla(10, 0, 100, budgets[b]);
+			libra_quote_t cpu_q;
+
+			_admit(l, &p, &sla, cpus, 0, 0, 0);
+			cpu_q = q;
+			p.charge = LIBRA_CHARGE_THESIS;
+			_admit(l, &p, &sla, cpus, 0, 0, 0);
+			ck_assert_int_eq(cpu_q.verdict, q.verdict);
+			ck_assert_int_eq(cpu_q.nplace, q.nplace);
+			for (int i = 0; i < q.nplace; i++) {
+				ck_assert_int_eq(cpu_q.place[i].node,
+						 q.place[i].node);
+				ck_assert_int_eq(cpu_q.place[i].cpus,
+						 q.place[i].cpus);
+			}
+			if (q.verdict == LIBRA_ACCEPT)
+				ck_assert(cpu_q.price <= q.price + TOL);
+			libra_ledger_destroy(l);
+		}
+	}
 }
 END_TEST
 
@@ -843,8 +902,8 @@ START_TEST(test_cpu_charge_on_multi_cpu_node)
 {
 	/* idle 2-CPU node, PBase 1 per CPU-hour, alpha 1, beta 1, job 2 CPUs
 	 * RE 3600, TD 7200: RESMax 14400, RES_i 7200, PUtil 2 PBase,
-	 * P = 3 PBase; cpu charge 2 * 3600 * 3/3600 = 6; thesis charge
-	 * 3600 * 3/3600 = 3. */
+	 * P = 3 PBase; cpu charge 2 * 3600 * 3/3600 = 6; on one node the
+	 * thesis charge, every CPU at the highest rate, is the same 6. */
 	libra_ledger_t *l = _nodes(1, 2);
 	libra_params_t p = _market(LIBRA_CHARGE_CPU);
 	libra_sla_t sla = _sla(3600, 0, 7200, NO_BUDGET);
@@ -856,7 +915,7 @@ START_TEST(test_cpu_charge_on_multi_cpu_node)
 	p.charge = LIBRA_CHARGE_THESIS;
 	_admit(l, &p, &sla, 2, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
-	ck_assert_double_eq_tol(q.price, 3.0, TOL);
+	ck_assert_double_eq_tol(q.price, 6.0, TOL);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -942,6 +1001,27 @@ START_TEST(test_counter_offer_budget_at_requested_deadline)
 	/* resubmitted with the offered budget: admitted */
 	sla.budget = o.budget;
 	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_counter_offer_budget_admits_a_parallel_job)
+{
+	/* 2 CPUs, budget 50 on the priced nodes: the cheapest nodes' sum
+	 * (47.78) fits, no placement within 25 a CPU does; the budget offered
+	 * is the one that admits it (2 x 26.67), and it does */
+	libra_ledger_t *l = _priced_nodes();
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, 50);
+	libra_request_t req = { 2, 0, 0, NULL };
+	libra_offer_t o;
+
+	libra_counter_offer(l, &p, &sla, &req, 0, 1000, &o);
+	ck_assert(o.has_budget);
+	ck_assert_double_eq_tol(o.budget, 2.0 * C1, TOL);
+	sla.budget = o.budget;
+	_admit(l, &p, &sla, 2, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
 	libra_ledger_destroy(l);
 }
@@ -1472,12 +1552,14 @@ static Suite *_suite(void)
 	tc = tcase_create("market");
 	T(tc, test_market_without_budget_takes_best_fit);
 	T(tc, test_thesis_charge_skips_node_over_budget);
-	T(tc, test_thesis_charge_is_runtime_times_highest_rate);
+	T(tc, test_thesis_charge_is_cpus_times_runtime_times_highest_rate);
 	T(tc, test_thesis_charge_too_few_nodes_in_budget_is_budget);
 	T(tc, test_cpu_charge_without_budget_sums_over_cpus);
-	T(tc, test_cpu_charge_falls_back_to_cheapest_node);
-	T(tc, test_cpu_charge_falls_back_to_cheapest_nodes);
-	T(tc, test_cpu_charge_over_budget_everywhere_is_budget);
+	T(tc, test_cpu_charge_takes_best_fit_within_each_cpus_budget);
+	T(tc, test_cpu_charge_best_fit_over_a_cpus_budget_is_not_taken);
+	T(tc, test_cpu_charge_sum_within_budget_is_not_enough);
+	T(tc, test_cpu_charge_least_budget_is_admitted);
+	T(tc, test_both_charges_admit_the_same_placement);
 	T(tc, test_cpu_charge_on_multi_cpu_node);
 	T(tc, test_market_idle_price_matches_closed_form);
 	T(tc, test_market_deadline_comes_before_budget);
@@ -1486,6 +1568,7 @@ static Suite *_suite(void)
 
 	tc = tcase_create("offer");
 	T(tc, test_counter_offer_budget_at_requested_deadline);
+	T(tc, test_counter_offer_budget_admits_a_parallel_job);
 	T(tc, test_counter_offer_later_deadline_within_budget);
 	T(tc, test_counter_offer_no_deadline_below_least_possible_price);
 	T(tc, test_counter_offer_for_deadline_refusal);
