@@ -669,3 +669,35 @@ extern void libra_record_free(libra_record_t *r)
 	r->place = NULL;
 	r->nplace = 0;
 }
+
+#define RECORD_PREFIX "{\"libra\":"
+
+extern bool libra_record_text_is_record(const char *text)
+{
+	return text && !strncmp(text, RECORD_PREFIX, strlen(RECORD_PREFIX));
+}
+
+extern bool libra_record_text_is_best_effort(const char *text)
+{
+	return libra_record_text_is_record(text) &&
+	       strstr(text, "\"best_effort\":true");
+}
+
+extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
+				  const libra_place_t *place, int nplace)
+{
+	/* malloc()ed, as every record's placement (libra_record_free()) */
+	free(r->place);
+	r->nplace = 0;
+	r->place = nplace > 0 ? calloc((size_t) nplace, sizeof(*r->place))
+			      : NULL;
+	if (nplace > 0 && !r->place)
+		return -1;
+	for (int i = 0; i < nplace; i++) {
+		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
+			 libra_ledger_node_name(l, place[i].node));
+		r->place[i].cpus = place[i].cpus;
+	}
+	r->nplace = nplace;
+	return 0;
+}

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ledger.h"
 #include "params.h"
 #include "settle.h"
 #include "sla.h"
@@ -69,6 +70,23 @@ extern int libra_record_from_json(const char *text, libra_record_t *r,
 				  char *err, size_t errlen);
 
 extern void libra_record_free(libra_record_t *r);
+
+/*
+ * Without decoding it (the scheduler asks for every pending job at every
+ * pass): does this text hold a record, and a best-effort one?  Both read
+ * what libra_record_to_json() writes: the record starts with its version,
+ * and a best-effort record says so.
+ */
+extern bool libra_record_text_is_record(const char *text);
+extern bool libra_record_text_is_best_effort(const char *text);
+
+/*
+ * Set the record's placement to a quote's (ledger node indices turned into
+ * names), replacing the one it had.  Returns 0, or -1 when out of memory,
+ * leaving no placement.
+ */
+extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
+				  const libra_place_t *place, int nplace);
 
 /*
  * A refused submission leaves no job record, so job_submit/qos appends one

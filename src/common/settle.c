@@ -90,3 +90,44 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		break;
 	}
 }
+
+extern libra_end_t libra_end_of(libra_end_t reported, bool started,
+				int requeues)
+{
+	/* a rerun after a node failure that misses: the provider's fault */
+	if (requeues && reported == LIBRA_END_DEADLINE)
+		reported = LIBRA_END_NODE_FAIL;
+	if (started)
+		return reported;
+	switch (reported) {
+	case LIBRA_END_NODE_FAIL:
+	case LIBRA_END_UNSTARTED:
+	case LIBRA_END_WITHDRAWN:
+	case LIBRA_END_CANCELLED:
+		return reported;
+	default:	/* never started and not the provider's doing */
+		return LIBRA_END_FAILED;
+	}
+}
+
+extern void libra_settle_best_effort(double rate, int cpus, double start,
+				     double end, libra_end_t how,
+				     libra_settlement_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->how = how;
+	s->end = end;
+	s->deadline_met = true;
+	if (start > 0.0 && end > start)
+		s->charge = rate * cpus * (end - start);
+}
+
+extern double libra_end_limit(const libra_sla_t *sla)
+{
+	if (sla->type == LIBRA_DEADLINE_HARD)
+		return sla->deadline;
+	if ((sla->set & LIBRA_SLA_PENALTY_CAP) && sla->penalty_rate > 0.0)
+		return sla->deadline +
+		       sla->penalty_cap / sla->penalty_rate * 3600.0;
+	return 0.0;
+}

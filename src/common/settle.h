@@ -75,4 +75,33 @@ extern double libra_penalty(const libra_sla_t *sla, double delay);
 extern void libra_settle(const libra_sla_t *sla, double price, double start,
 			 double end, libra_end_t how, libra_settlement_t *s);
 
+/*
+ * How an admitted job ended, in the terms above, from how the resource
+ * manager saw it end ("reported") and the job's history:
+ *  - a rerun after a node failure (requeues > 0) ended at its hard
+ *    deadline lost its time to the provider: NODE_FAIL;
+ *  - a job that never started pays nothing unless the provider kept it
+ *    from starting: NODE_FAIL, UNSTARTED, WITHDRAWN and CANCELLED stay,
+ *    anything else is FAILED.
+ */
+extern libra_end_t libra_end_of(libra_end_t reported, bool started,
+				int requeues);
+
+/*
+ * Settle a best-effort job (admitted without an SLA): the base price per
+ * CPU-second held, rate x cpus x (end - start), nothing if it never
+ * started; no deadline, so none is missed (design.md, decision 10).
+ */
+extern void libra_settle_best_effort(double rate, int cpus, double start,
+				     double end, libra_end_t how,
+				     libra_settlement_t *s);
+
+/*
+ * When the resource manager should end an admitted job (design.md,
+ * decision 12): a hard-deadline job at TD; a soft one whose penalty is
+ * capped where the cap is reached, TD + cap / PR hours; 0 for a soft job
+ * without a cap (or without a penalty rate): no end of ours.
+ */
+extern double libra_end_limit(const libra_sla_t *sla);
+
 #endif /* LIBRA_SETTLE_H */

@@ -84,6 +84,20 @@ static uint32_t _key_bit(const char *key, size_t len)
 	return 0;
 }
 
+extern uint32_t libra_sla_err_field(const char *err, const char **why)
+{
+	size_t len = strcspn(err, ":");
+	uint32_t bit = err[len] == ':' ? _key_bit(err, len) : 0;
+
+	if (why) {
+		*why = err;
+		if (bit)
+			for (*why += len + 1; **why == ' '; (*why)++)
+				;
+	}
+	return bit;
+}
+
 extern bool libra_sla_text_is_sla(const char *text)
 {
 	size_t len;

@@ -80,6 +80,19 @@ typedef enum {
 /* Short name of an error class, e.g. "unknown key". */
 extern const char *libra_sla_strerror(libra_sla_err_t err);
 
+/* The fields that are times (a bad one is a bad time value). */
+#define LIBRA_SLA_TIMES \
+	(LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_DUEDATE)
+
+/*
+ * The field an error message of this module is about.  Every message
+ * starts with the key it concerns ("budget: ...") or with what it read as
+ * a whole ("comment: ...").  Returns the key's LIBRA_SLA_* bit, or 0 when
+ * the message is about no one field; *why (may be NULL) is set to the
+ * reason, past "key: " when the bit is not 0, else the whole message.
+ */
+extern uint32_t libra_sla_err_field(const char *err, const char **why);
+
 /*
  * Does this comment look like an SLA?  True when it contains '=' or starts
  * with one of the SLA keys; other comments are free text and are left alone.

@@ -674,6 +674,62 @@ START_TEST(test_sla_json_garbage_is_refused)
 }
 END_TEST
 
+START_TEST(test_text_is_record_reads_the_version_prefix)
+{
+	ck_assert(libra_record_text_is_record("{\"libra\":1,\"policy\":\"libra\"}"));
+	ck_assert(!libra_record_text_is_record("{\"other\":1}"));
+	ck_assert(!libra_record_text_is_record("free text"));
+	ck_assert(!libra_record_text_is_record(NULL));
+}
+END_TEST
+
+START_TEST(test_text_is_best_effort_of_encoded_records)
+{
+	libra_record_t r;
+	char *json;
+
+	memset(&r, 0, sizeof(r));
+	r.best_effort = true;
+	json = libra_record_to_json(&r);
+	ck_assert_ptr_nonnull(json);
+	ck_assert(libra_record_text_is_best_effort(json));
+	free(json);
+
+	r.best_effort = false;
+	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	r.sla.runtime = 60.0;
+	r.sla.deadline = 600.0;
+	json = libra_record_to_json(&r);
+	ck_assert_ptr_nonnull(json);
+	ck_assert(libra_record_text_is_record(json));
+	ck_assert(!libra_record_text_is_best_effort(json));
+	free(json);
+}
+END_TEST
+
+START_TEST(test_set_place_names_the_quoted_nodes)
+{
+	libra_ledger_t *l = libra_ledger_create(0.01);
+	libra_place_t place[2] = { { 1, 2 }, { 0, 1 } };
+	libra_record_t r;
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(libra_ledger_add_node(l, "a", 4), 0);
+	ck_assert_int_eq(libra_ledger_add_node(l, "b", 2), 1);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(libra_record_set_place(&r, l, place, 1), 0);
+	/* a second placement replaces the first */
+	ck_assert_int_eq(libra_record_set_place(&r, l, place, 2), 0);
+	ck_assert_int_eq(r.nplace, 2);
+	ck_assert_str_eq(r.place[0].node, "b");
+	ck_assert_int_eq(r.place[0].cpus, 2);
+	ck_assert_str_eq(r.place[1].node, "a");
+	ck_assert_int_eq(r.place[1].cpus, 1);
+	libra_record_free(&r);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -696,6 +752,9 @@ static Suite *_suite(void)
 	T(tc, test_many_places_round_trip);
 	T(tc, test_free_of_empty_record_is_safe);
 	T(tc, test_sla_json_round_trips);
+	T(tc, test_text_is_record_reads_the_version_prefix);
+	T(tc, test_text_is_best_effort_of_encoded_records);
+	T(tc, test_set_place_names_the_quoted_nodes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("strict");

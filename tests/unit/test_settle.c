@@ -306,6 +306,104 @@ START_TEST(test_end_names_round_trip)
 }
 END_TEST
 
+START_TEST(test_end_of_rerun_at_deadline_is_node_fail)
+{
+	ck_assert_int_eq(libra_end_of(LIBRA_END_DEADLINE, true, 1),
+			 LIBRA_END_NODE_FAIL);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_DEADLINE, true, 0),
+			 LIBRA_END_DEADLINE);
+}
+END_TEST
+
+START_TEST(test_end_of_started_job_is_as_reported)
+{
+	for (int how = LIBRA_END_COMPLETED; how <= LIBRA_END_WITHDRAWN; how++)
+		if (how != LIBRA_END_DEADLINE)
+			ck_assert_int_eq(libra_end_of((libra_end_t) how, true,
+						      2), how);
+}
+END_TEST
+
+START_TEST(test_end_of_unstarted_job_failed_unless_provider_or_owner)
+{
+	ck_assert_int_eq(libra_end_of(LIBRA_END_COMPLETED, false, 0),
+			 LIBRA_END_FAILED);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_DEADLINE, false, 0),
+			 LIBRA_END_FAILED);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_CANCELLED, false, 0),
+			 LIBRA_END_CANCELLED);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_NODE_FAIL, false, 0),
+			 LIBRA_END_NODE_FAIL);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_UNSTARTED, false, 0),
+			 LIBRA_END_UNSTARTED);
+	ck_assert_int_eq(libra_end_of(LIBRA_END_WITHDRAWN, false, 0),
+			 LIBRA_END_WITHDRAWN);
+}
+END_TEST
+
+START_TEST(test_end_of_unstarted_rerun_at_deadline_is_node_fail)
+{
+	ck_assert_int_eq(libra_end_of(LIBRA_END_DEADLINE, false, 1),
+			 LIBRA_END_NODE_FAIL);
+}
+END_TEST
+
+START_TEST(test_best_effort_pays_rate_per_cpu_second_held)
+{
+	libra_settlement_t s;
+
+	libra_settle_best_effort(0.01, 4, 100.0, 400.0, LIBRA_END_COMPLETED,
+				 &s);
+	ck_assert_int_eq(s.how, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.end, 400.0, TOL);
+	ck_assert_double_eq_tol(s.charge, 0.01 * 4 * 300.0, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0.0, TOL);
+	ck_assert(s.deadline_met);
+}
+END_TEST
+
+START_TEST(test_best_effort_never_started_pays_nothing)
+{
+	libra_settlement_t s;
+
+	libra_settle_best_effort(0.01, 4, 0.0, 400.0, LIBRA_END_CANCELLED,
+				 &s);
+	ck_assert_int_eq(s.how, LIBRA_END_CANCELLED);
+	ck_assert_double_eq_tol(s.charge, 0.0, TOL);
+	ck_assert(s.deadline_met);
+}
+END_TEST
+
+START_TEST(test_end_limit_of_hard_job_is_deadline)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+
+	ck_assert_double_eq_tol(libra_end_limit(&sla), 4000.0, TOL);
+}
+END_TEST
+
+START_TEST(test_end_limit_of_capped_soft_job_is_where_cap_is_reached)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 5.0;		/* 2 hours at 2.5 per hour */
+	ck_assert_double_eq_tol(libra_end_limit(&sla), 4000.0 + 7200.0, TOL);
+}
+END_TEST
+
+START_TEST(test_end_limit_of_uncapped_soft_job_is_none)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+
+	ck_assert_double_eq_tol(libra_end_limit(&sla), 0.0, TOL);
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 5.0;
+	sla.penalty_rate = 0.0;
+	ck_assert_double_eq_tol(libra_end_limit(&sla), 0.0, TOL);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("settle");
@@ -335,6 +433,18 @@ static Suite *_suite(void)
 	T(tc, test_node_fail_costs_provider_rerun_penalty);
 	T(tc, test_node_fail_penalty_is_capped);
 	T(tc, test_end_names_round_trip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("end");
+	T(tc, test_end_of_rerun_at_deadline_is_node_fail);
+	T(tc, test_end_of_started_job_is_as_reported);
+	T(tc, test_end_of_unstarted_job_failed_unless_provider_or_owner);
+	T(tc, test_end_of_unstarted_rerun_at_deadline_is_node_fail);
+	T(tc, test_best_effort_pays_rate_per_cpu_second_held);
+	T(tc, test_best_effort_never_started_pays_nothing);
+	T(tc, test_end_limit_of_hard_job_is_deadline);
+	T(tc, test_end_limit_of_capped_soft_job_is_where_cap_is_reached);
+	T(tc, test_end_limit_of_uncapped_soft_job_is_none);
 	suite_add_tcase(s, tc);
 
 	return s;

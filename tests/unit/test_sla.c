@@ -1122,6 +1122,48 @@ START_TEST(test_free_text_is_not_sla)
 }
 END_TEST
 
+START_TEST(test_err_field_is_the_key_the_message_names)
+{
+	libra_sla_t sla;
+	const char *why;
+
+	ck_assert_int_ne(libra_sla_parse("runtime=30m,budget=ten", NOW, &sla,
+					 err, sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_uint_eq(libra_sla_err_field(err, &why), LIBRA_SLA_BUDGET);
+	ck_assert(strncmp(why, "budget", 6) != 0);
+	ck_assert_ptr_eq(why, err + strlen("budget: "));
+}
+END_TEST
+
+START_TEST(test_err_field_of_time_keys_is_a_time)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_ne(libra_sla_parse("deadline=soon", NOW, &sla, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert(libra_sla_err_field(err, NULL) & LIBRA_SLA_TIMES);
+	memset(&sla, 0, sizeof(sla));
+	sla.submit = NOW;
+	ck_assert_int_ne(libra_sla_finish(&sla, 0.0, 0.0, err, sizeof(err)),
+			 LIBRA_SLA_OK);
+	ck_assert_uint_eq(libra_sla_err_field(err, NULL), LIBRA_SLA_RUNTIME);
+}
+END_TEST
+
+START_TEST(test_err_field_of_whole_text_is_none)
+{
+	libra_sla_t sla;
+	const char *why;
+
+	ck_assert_int_ne(libra_sla_parse("runtime=30m,,budget=1", NOW, &sla,
+					 err, sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_uint_eq(libra_sla_err_field(err, &why), 0);
+	ck_assert_ptr_eq(why, err);
+	ck_assert_uint_eq(libra_sla_err_field("runtimes: unknown key", NULL),
+			  0);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("sla");
@@ -1193,6 +1235,9 @@ static Suite *_suite(void)
 	T(tc, test_zero_runtime_is_erange_naming_runtime);
 	T(tc, test_deadline_before_runtime_is_edeadline);
 	T(tc, test_deadline_equal_to_runtime_is_edeadline);
+	T(tc, test_err_field_is_the_key_the_message_names);
+	T(tc, test_err_field_of_time_keys_is_a_time);
+	T(tc, test_err_field_of_whole_text_is_none);
 	T(tc, test_bad_type_is_evalue_naming_type);
 	T(tc, test_non_printable_byte_in_value_is_esyntax_naming_key);
 	T(tc, test_non_ascii_byte_is_esyntax);

@@ -38,12 +38,9 @@
 
 #include "libra_slurm.h"
 
-#define RECORD_PREFIX "{\"libra\":"
-
 extern bool libra_slurm_is_record(const char *admin_comment)
 {
-	return admin_comment &&
-	       !strncmp(admin_comment, RECORD_PREFIX, strlen(RECORD_PREFIX));
+	return libra_record_text_is_record(admin_comment);
 }
 
 extern bool libra_slurm_job_record(job_record_t *job_ptr,

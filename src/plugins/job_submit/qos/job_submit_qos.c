@@ -60,13 +60,15 @@ static const struct {
 	const char *env;	/* as in the environment (SPANK canonical) */
 	const char *option;	/* as the user typed it */
 	const char *key;	/* the SLA field */
+	uint32_t bit;		/* and its LIBRA_SLA_* bit */
 } spank_opts[] = {
-	{ "runtime",	   "runtime",	    "runtime" },
-	{ "budget",	   "budget",	    "budget" },
-	{ "penalty",	   "penalty",	    "penalty" },
-	{ "penalty_cap",   "penalty-cap",   "penalty_cap" },
-	{ "deadline_type", "deadline-type", "type" },
-	{ "duedate",	   "duedate",	    "duedate" },
+	{ "runtime",	   "runtime",	    "runtime", LIBRA_SLA_RUNTIME },
+	{ "budget",	   "budget",	    "budget", LIBRA_SLA_BUDGET },
+	{ "penalty",	   "penalty",	    "penalty", LIBRA_SLA_PENALTY },
+	{ "penalty_cap",   "penalty-cap",   "penalty_cap",
+	  LIBRA_SLA_PENALTY_CAP },
+	{ "deadline_type", "deadline-type", "type", LIBRA_SLA_TYPE },
+	{ "duedate",	   "duedate",	    "duedate", LIBRA_SLA_DUEDATE },
 };
 
 extern int init(void)
@@ -87,12 +89,11 @@ extern int fini(void)
 }
 
 /* The Slurm error code for an SLA that does not parse. */
-static int _sla_errno(libra_sla_err_t err, const char *msg)
+static int _sla_errno(libra_sla_err_t err, uint32_t field)
 {
 	if (err == LIBRA_SLA_EDEADLINE)
 		return ESLURM_INVALID_TIME_LIMIT;
-	if (!strncmp(msg, "runtime", 7) || !strncmp(msg, "deadline", 8) ||
-	    !strncmp(msg, "duedate", 7))
+	if (field & LIBRA_SLA_TIMES)
 		return ESLURM_INVALID_TIME_VALUE;
 	return ESLURM_INVALID_QOS;
 }
@@ -132,18 +133,14 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
 					   err, sizeof(err));
 		if (rc) {
-			/* the message starts with the key: name the option */
-			const char *why = err;
+			/* name the option instead of its key */
+			const char *why;
+			uint32_t field = libra_sla_err_field(err, &why);
 
-			if (!strncmp(why, spank_opts[k].key,
-				     strlen(spank_opts[k].key)) &&
-			    why[strlen(spank_opts[k].key)] == ':')
-				why += strlen(spank_opts[k].key) + 1;
-			while (*why == ' ')
-				why++;
 			xstrfmtcat(*err_msg, "libra: rejected: --%s: %s",
-				   spank_opts[k].option, why);
-			return _sla_errno(rc, err);
+				   spank_opts[k].option,
+				   field == spank_opts[k].bit ? why : err);
+			return _sla_errno(rc, field);
 		}
 	}
 	return SLURM_SUCCESS;
@@ -170,7 +167,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 		if (rc) {
 			xstrfmtcat(*err_msg, "libra: rejected: --comment: %s",
 				   err);
-			return _sla_errno(rc, err);
+			return _sla_errno(rc, libra_sla_err_field(err, NULL));
 		}
 	}
 	if ((code = _sla_from_options(job_desc, now, &opts, err_msg)))
@@ -192,7 +189,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 	rc = libra_sla_finish(sla, time_limit, deadline, err, sizeof(err));
 	if (rc) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
-		return _sla_errno(rc, err);
+		return _sla_errno(rc, libra_sla_err_field(err, NULL));
 	}
 	return SLURM_SUCCESS;
 }
@@ -359,23 +356,18 @@ static uint32_t _minutes_until(double t, double now)
 
 /*
  * The time limit of an admitted job: time-shared, it runs longer than its
- * CPU time, so hard deadlines run to TD (and are ended there), soft ones to
- * where the penalty cap is reached, or to the partition's limit.
+ * CPU time, so it runs to the end the core gives it (libra_end_limit()),
+ * or to the partition's limit.
  */
 static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 			    double now)
 {
-	if (sla->type == LIBRA_DEADLINE_HARD) {
-		job_desc->time_limit = _minutes_until(sla->deadline, now);
-	} else if ((sla->set & LIBRA_SLA_PENALTY_CAP) &&
-		   sla->penalty_rate > 0.0) {
-		double late = sla->penalty_cap / sla->penalty_rate * 3600.0;
+	double end = libra_end_limit(sla);
 
-		job_desc->time_limit = _minutes_until(sla->deadline + late,
-						      now);
-	} else {
+	if (end > 0.0)
+		job_desc->time_limit = _minutes_until(end, now);
+	else
 		job_desc->time_limit = NO_VAL;	/* partition's limit */
-	}
 }
 
 static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
@@ -461,18 +453,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.admitted = now;
 	rec.price = q->price;
 	rec.rate = q->rate_max;
-	rec.nplace = q->nplace;
-	/* malloc()ed, as every record's placement (libra_record_free()) */
-	rec.place = calloc(q->nplace, sizeof(*rec.place));
-	if (!rec.place) {
+	if (libra_record_set_place(&rec, l, q->place, q->nplace)) {
 		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
 		rc = SLURM_ERROR;
 		goto out;
-	}
-	for (int i = 0; i < q->nplace; i++) {
-		snprintf(rec.place[i].node, sizeof(rec.place[i].node), "%s",
-			 libra_ledger_node_name(l, q->place[i].node));
-		rec.place[i].cpus = q->place[i].cpus;
 	}
 	rc = _store(job_desc, &rec, err_msg);
 	libra_record_free(&rec);

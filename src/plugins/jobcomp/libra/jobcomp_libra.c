@@ -12,8 +12,6 @@
  *  kept as it is, so nothing is ever charged twice.
 \*****************************************************************************/
 
-#include <string.h>
-
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
@@ -48,8 +46,8 @@ extern int jobcomp_p_set_location(char *location)
 	return SLURM_SUCCESS;
 }
 
-/* How the job ended, in the terms of settle.h. */
-static libra_end_t _how(job_record_t *job_ptr, const libra_sla_t *sla)
+/* How Slurm saw the job end, in the terms of settle.h. */
+static libra_end_t _how(job_record_t *job_ptr)
 {
 	switch (job_ptr->job_state & JOB_STATE_BASE) {
 	case JOB_COMPLETE:
@@ -119,28 +117,15 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 		end = start;
 
 	if (!rec.settled) {
-		if (rec.best_effort) {
-			/* base price for the CPUs held, per second held */
-			memset(&rec.final, 0, sizeof(rec.final));
-			rec.final.how = _how(job_ptr, &rec.sla);
-			rec.final.end = end;
-			rec.final.deadline_met = true;
-			if (start > 0.0 && end > start)
-				rec.final.charge = rec.rate *
-					job_ptr->total_cpus * (end - start);
-		} else {
-			how = _how(job_ptr, &rec.sla);
-			/* a rerun after a node failure that misses: ours */
-			if (rec.requeues && how == LIBRA_END_DEADLINE)
-				how = LIBRA_END_NODE_FAIL;
-			/* never started and not our fault: nothing to pay */
-			if (start <= 0.0 && how != LIBRA_END_NODE_FAIL &&
-			    how != LIBRA_END_UNSTARTED)
-				how = (how == LIBRA_END_CANCELLED) ?
-				      LIBRA_END_CANCELLED : LIBRA_END_FAILED;
-			libra_settle(&rec.sla, rec.price, start, end, how,
+		how = _how(job_ptr);
+		if (rec.best_effort)
+			libra_settle_best_effort(rec.rate, job_ptr->total_cpus,
+						 start, end, how, &rec.final);
+		else
+			libra_settle(&rec.sla, rec.price, start, end,
+				     libra_end_of(how, start > 0.0,
+						  rec.requeues),
 				     &rec.final);
-		}
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);
 	}

@@ -154,18 +154,15 @@ static void _set_reason(job_record_t *job_ptr, uint32_t reason,
 	last_job_update = time(NULL);
 }
 
-/* Slurm's end time: the hard deadline, or where the penalty cap is hit. */
+/* Slurm's end time: where the core ends the job (libra_end_limit()). */
 static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 {
-	const libra_sla_t *sla = &rec->sla;
+	double end;
 
 	if (rec->best_effort)
 		return;
-	if (sla->type == LIBRA_DEADLINE_HARD)
-		job_ptr->end_time = (time_t) ceil(sla->deadline);
-	else if ((sla->set & LIBRA_SLA_PENALTY_CAP) && sla->penalty_rate > 0)
-		job_ptr->end_time = (time_t) ceil(sla->deadline +
-			sla->penalty_cap / sla->penalty_rate * 3600.0);
+	if ((end = libra_end_limit(&rec->sla)) > 0.0)
+		job_ptr->end_time = (time_t) ceil(end);
 }
 
 /*
@@ -227,20 +224,8 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 	if (q->verdict == LIBRA_ACCEPT &&
 	    !libra_ledger_commit(l, job_ptr->job_id, &rec->sla, q->place,
 				 q->nplace, (double) now)) {
-		/* the record owns its placement with malloc() (record.h) */
-		free(rec->place);
-		rec->place = calloc(q->nplace, sizeof(*rec->place));
-		if (!rec->place) {
-			rec->nplace = 0;
+		if (libra_record_set_place(rec, l, q->place, q->nplace))
 			goto out;
-		}
-		rec->nplace = q->nplace;
-		for (int i = 0; i < q->nplace; i++) {
-			snprintf(rec->place[i].node, sizeof(rec->place[i].node),
-				 "%s", libra_ledger_node_name(l,
-							      q->place[i].node));
-			rec->place[i].cpus = q->place[i].cpus;
-		}
 		libra_slurm_store_record(job_ptr, rec);
 		names = libra_slurm_place_names(rec);
 		info("sched: libra: %pJ: its admitted nodes failed; admitted again on %s",
@@ -302,7 +287,9 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 	bool owner = _owner_delayed(job_ptr, rec, now);
 
 	libra_settle(&rec->sla, rec->price, rec->started, (double) now,
-		     owner ? LIBRA_END_WITHDRAWN : LIBRA_END_UNSTARTED,
+		     libra_end_of(owner ? LIBRA_END_WITHDRAWN :
+				  LIBRA_END_UNSTARTED, rec->started > 0.0,
+				  rec->requeues),
 		     &rec->final);
 	rec->settled = true;
 	libra_slurm_store_record(job_ptr, rec);
@@ -326,8 +313,8 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 /* Does the job carry an admission (a record that is not best effort)? */
 static bool _is_admitted(job_record_t *job_ptr)
 {
-	return libra_slurm_is_record(job_ptr->admin_comment) &&
-	       !strstr(job_ptr->admin_comment, "\"best_effort\":true");
+	return libra_record_text_is_record(job_ptr->admin_comment) &&
+	       !libra_record_text_is_best_effort(job_ptr->admin_comment);
 }
 
 /* A pending job's hard deadline, from the ledger (its admission); 0: none. */
@@ -466,7 +453,7 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	/* an overrun, unless a node failure cost the job its time */
 	libra_settle(&rec.sla, rec.price, rec.started ? rec.started :
 		     (double) job_ptr->start_time, (double) now,
-		     rec.requeues ? LIBRA_END_NODE_FAIL : LIBRA_END_DEADLINE,
+		     libra_end_of(LIBRA_END_DEADLINE, true, rec.requeues),
 		     &rec.final);
 	rec.settled = true;
 	libra_slurm_store_record(job_ptr, &rec);
