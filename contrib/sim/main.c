@@ -119,11 +119,6 @@ extern const char *sim_model_name(sim_model_t m)
 	return m == SIM_MODEL_BID ? "bid" : "commodity";
 }
 
-extern bool sim_policy_is_libra(sim_policy_t p)
-{
-	return p >= SIM_LIBRA && p <= SIM_LIBRA_AUTO;
-}
-
 extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
 {
 	double c = j->estimate * libra_price_base_per_sec(&cfg->params);

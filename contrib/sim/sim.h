@@ -136,7 +136,6 @@ extern const char *sim_policy_name(sim_policy_t p);
 extern bool sim_policy_from_name(const char *name, sim_policy_t *p);
 extern sim_model_t sim_policy_model(sim_policy_t p);
 extern const char *sim_model_name(sim_model_t m);
-extern bool sim_policy_is_libra(sim_policy_t p);
 
 /* workload.c: returns 0, -1 (the trace cannot be read) or -2 (a usage
  * error: no processor count, a factor that cannot be drawn). */

@@ -278,7 +278,7 @@ static int _sync(ts_t *s, int node)
  * that is left; in a shortfall the highest-return job and the hard-deadline
  * jobs keep their shares and the other (soft) jobs share what remains in
  * proportion to their shares (never less than SLA_SOFT_FLOOR of them: no
- * weight is ever zero, SPEC decision 4, but a floor as large as share_min
+ * weight is ever zero, design.md decision 4, but a floor as large as share_min
  * would take CPU from the protected jobs).  Weights then sum to 1 (to 1 +
  * a negligible floor) and are the parts' rates.
  */

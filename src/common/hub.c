@@ -16,7 +16,6 @@ static pthread_cond_t hub_cond;
 static bool hub_cond_ready;
 static int hub_users;
 static bool hub_woken, hub_stop, hub_synced;
-static uint32_t hub_settled;
 static libra_ledger_t *hub_ledger;
 static libra_params_t hub_params;
 
@@ -108,19 +107,6 @@ extern bool libra_hub_synced(void)
 extern void libra_hub_set_synced(bool synced)
 {
 	hub_synced = synced;
-}
-
-extern void libra_hub_note_settled(void)
-{
-	hub_settled++;
-}
-
-extern uint32_t libra_hub_take_settled(void)
-{
-	uint32_t n = hub_settled;
-
-	hub_settled = 0;
-	return n;
 }
 
 extern void libra_hub_wake(void)

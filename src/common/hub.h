@@ -3,7 +3,7 @@
  *
  *  job_submit/qos admits jobs and sched/libra starts and follows them; both
  *  must see the same ledger, or two submissions in a row could both be
- *  admitted against the same free capacity (SPEC section 5).  Both plugins
+ *  admitted against the same free capacity (doc/design.md, Architecture).  Both plugins
  *  link libslurm_libra.so, so this file's globals exist once in slurmctld.
  *
  *  The hub holds the ledger, the parameters and a generation counter, under
@@ -54,13 +54,6 @@ static inline bool libra_is_token(uint32_t id)
 {
 	return id >= LIBRA_TOKEN_BASE;
 }
-
-/*
- * Records settled (jobs ended) since the scheduler last took the count:
- * it writes slurmctld's state after them (sched_libra.c).  Lock held.
- */
-extern void libra_hub_note_settled(void);
-extern uint32_t libra_hub_take_settled(void);
 
 /* Wake the scheduler (call with or without the lock). */
 extern void libra_hub_wake(void);

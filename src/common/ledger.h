@@ -10,7 +10,7 @@
  *  keeps the node totals current, so that an admission test is a lookup and
  *  not a scan of slurmctld's tables.
  *
- *  Model and invariants (SPEC section 4, decisions 1, 2 and 4):
+ *  Model and invariants (doc/design.md, decisions 1, 2 and 4):
  *  - Capacity is per CPU: a node with N CPUs offers N CPU-seconds per
  *    second; a job with c CPUs on it commits c * share of it.
  *  - Between progress reports a job is assumed to progress at exactly its

@@ -14,7 +14,7 @@
  *  values with a message that names the key.  On error the output is left
  *  untouched, so a bad "scontrol reconfigure" keeps the running values.
  *
- *  Prices are configured per CPU-hour (SPEC section 4, decision 3); the core
+ *  Prices are configured per CPU-hour (doc/design.md, decision 3); the core
  *  works per CPU-second internally (libra_price_base_per_sec()).
 \*****************************************************************************/
 

@@ -1,7 +1,7 @@
 /*****************************************************************************\
  *  record.h - a job's Libra record: the SLA, the admission, the outcome.
  *
- *  The record is the source of truth for the plugins (SPEC section 5): it
+ *  The record is the source of truth for the plugins (doc/design.md, Architecture): it
  *  lives in the job's AdminComment as JSON, survives a slurmctld restart and
  *  reaches accounting with the job, where sacct shows it.  The in-memory
  *  ledger is rebuilt from these records.  Example (one line in practice):

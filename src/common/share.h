@@ -7,7 +7,7 @@
  *	share = (RE - cpu_done) / (TD - now)
  *
  *  i.e. the remaining estimated work over the time left to the deadline.
- *  The thesis leaves the edges open; we clamp (SPEC section 4, decision 4):
+ *  The thesis leaves the edges open; we clamp (doc/design.md, decision 4):
  *
  *	remaining work <= 0 (past its estimate)	-> share_min
  *	time left <= 0 (past its deadline)	-> share_min

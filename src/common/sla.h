@@ -1,8 +1,8 @@
 /*****************************************************************************\
  *  sla.h - the service level agreement of one job, and how users write it.
  *
- *  The SLA is what a user asks of the cluster for one job (SPEC section 3,
- *  Yeo thesis section 3.3 and 4.2): a runtime estimate RE, a deadline TD, a
+ *  The SLA is what a user asks of the cluster for one job (Yeo thesis
+ *  sections 3.3 and 4.2): a runtime estimate RE, a deadline TD, a
  *  budget B, a penalty rate PR, a deadline type (hard or soft) and, from
  *  ISQoS (Kavanagh & Djemame 2014), a due date and a penalty cap.
  *

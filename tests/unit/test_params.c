@@ -78,7 +78,7 @@ END_TEST
 
 START_TEST(test_default_modes_are_window_and_cpu)
 {
-	/* SPEC 4 decisions 2 and 3; price.h and admit.h say "default". */
+	/* design.md decisions 2 and 3; price.h and admit.h say "default". */
 	libra_params_t p = _defaults();
 
 	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_WINDOW);
@@ -131,7 +131,7 @@ END_TEST
 
 START_TEST(test_parse_spec_example)
 {
-	/* SPEC section 2's slurm.conf line. */
+	/* README.md's slurm.conf line. */
 	libra_params_t p = _parsed("libra_policy=libra+$,libra_alpha=1.0,"
 				   "libra_beta=0.1,libra_price_base=1.0,"
 				   "libra_interval=5");

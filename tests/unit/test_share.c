@@ -2,7 +2,7 @@
  *  test_share.c - the deadline share and its CPU weights (share.h).
  *
  *  share = (RE - cpu_done) / (TD - now), thesis Fig. 3.3, clamped to
- *  [share_min, 1] (SPEC section 4, decision 4).
+ *  [share_min, 1] (doc/design.md, decision 4).
 \*****************************************************************************/
 
 #include <math.h>
@@ -223,7 +223,7 @@ END_TEST
 
 START_TEST(test_weight_ratio_enforces_share_ratio)
 {
-	/* Shares 0.2 and 0.6 must get CPU 1:3 (SPEC 6: 2048 vs 1024 gave
+	/* Shares 0.2 and 0.6 must get CPU 1:3 (cgroup v2 weights: 2048 vs 1024 gave
 	 * 2.00:1). */
 	double r = (double) libra_weight_v2(0.6) / libra_weight_v2(0.2);
 

@@ -1,5 +1,5 @@
 /*****************************************************************************\
- *  test_sla.c - the SLA comment grammar and its rules (sla.h, SPEC section 3).
+ *  test_sla.c - the SLA comment grammar and its rules (sla.h).
  *
  *  Every error path is checked for its error class, for a message that
  *  names the key, and for an output record left zeroed.
@@ -86,7 +86,7 @@ static double _duration(const char *s)
 
 START_TEST(test_parse_spec_example_sets_every_field)
 {
-	/* SPEC section 2: runtime=30m,deadline=3h,budget=40,type=soft,
+	/* sla.h's example: runtime=30m,deadline=3h,budget=40,type=soft,
 	 * penalty=0.1 -> RE 1800 s, TD = now + 10800, B 40, PR 0.1. */
 	libra_sla_t sla;
 
@@ -724,7 +724,7 @@ END_TEST
 
 START_TEST(test_deadline_equal_to_runtime_is_edeadline)
 {
-	/* SPEC 3: the deadline must *exceed* the runtime estimate. */
+	/* sla.h: the deadline must *exceed* the runtime estimate. */
 	libra_sla_t sla;
 
 	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=1h", 0, 0, &sla),

@@ -1,7 +1,7 @@
 /*****************************************************************************\
  *  testutil.h - small helpers shared by the Check unit tests.
  *
- *  Every floating-point comparison goes through a tolerance (SPEC section 4,
+ *  Every floating-point comparison goes through a tolerance (doc/design.md,
  *  decision 5): TOL for quantities computed exactly by hand, REL() for
  *  quantities whose magnitude makes an absolute tolerance meaningless.
 \*****************************************************************************/
