@@ -38,6 +38,9 @@
 
 #include "libra_slurm.h"
 
+/* The name of the plugin this file is compiled into: its log prefix. */
+extern const char plugin_type[];
+
 extern bool libra_slurm_is_record(const char *admin_comment)
 {
 	return libra_record_text_is_record(admin_comment);
@@ -54,8 +57,8 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
 	}
 	if (libra_record_from_json(job_ptr->admin_comment, rec, err,
 				   sizeof(err))) {
-		error("libra: %pJ has an unreadable record in AdminComment: %s",
-		      job_ptr, err);
+		error("%s: %pJ has an unreadable record in AdminComment: %s",
+		      plugin_type, job_ptr, err);
 		return false;
 	}
 	return true;
@@ -67,7 +70,7 @@ extern int libra_slurm_store_record(job_record_t *job_ptr,
 	char *json = libra_record_to_json(rec);
 
 	if (!json) {
-		error("libra: %pJ: cannot encode its record", job_ptr);
+		error("%s: %pJ: cannot encode its record", plugin_type, job_ptr);
 		return SLURM_ERROR;
 	}
 	xfree(job_ptr->admin_comment);
@@ -192,8 +195,8 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		int node = libra_ledger_find_node(l, rec->place[i].node);
 
 		if (node < 0) {
-			error("libra: %pJ was placed on %s, which is no longer in the configuration",
-			      job_ptr, rec->place[i].node);
+			error("%s: %pJ was placed on %s, which is no longer in the configuration",
+			      plugin_type, job_ptr, rec->place[i].node);
 			continue;
 		}
 		place[n].node = node;
@@ -203,8 +206,8 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 	}
 	if (n && libra_ledger_commit(l, job_ptr->job_id, &rec->sla, place, n,
 				     rec->admitted))
-		error("libra: %pJ: cannot restore its admission into the ledger",
-		      job_ptr);
+		error("%s: %pJ: cannot restore its admission into the ledger",
+		      plugin_type, job_ptr);
 	xfree(place);
 }
 
@@ -266,11 +269,13 @@ extern bool libra_slurm_sync_nodes(void)
 		libra_ledger_t *fresh = _rebuild_nodes();
 
 		if (!fresh) {
-			error("libra: out of memory rebuilding the ledger");
+			error("%s: out of memory rebuilding the ledger",
+			      plugin_type);
 			return false;
 		}
 		if (libra_ledger_node_count(l))
-			info("libra: node table changed, rebuilding the ledger from the job records");
+			info("%s: node table changed, rebuilding the ledger from the job records",
+			     plugin_type);
 		libra_hub_set_ledger(fresh);
 		l = fresh;
 		rebuilt = true;
@@ -323,7 +328,8 @@ extern int libra_slurm_sync(time_t now)
 		if (rec.token && libra_ledger_has_job(l, rec.token) &&
 		    libra_ledger_job_committed(l, rec.token) == rec.admitted &&
 		    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
-			debug("libra: admission %u is %pJ", rec.token, job_ptr);
+			debug("%s: admission %u is %pJ", plugin_type,
+			      rec.token, job_ptr);
 			_mark(&s, rec.token);
 		} else {
 			_commit_record(l, job_ptr, &rec);
@@ -444,7 +450,7 @@ extern void libra_slurm_journal_end(job_record_t *job_ptr,
 		char *old = _journal_path(".old");
 
 		if (rename(path, old))
-			error("libra: cannot rotate %s: %m", path);
+			error("%s: cannot rotate %s: %m", plugin_type, path);
 		xfree(old);
 	}
 	/*
@@ -456,7 +462,7 @@ extern void libra_slurm_journal_end(job_record_t *job_ptr,
 		   json);
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t) strlen(line))
-		error("libra: cannot append to %s: %m", path);
+		error("%s: cannot append to %s: %m", plugin_type, path);
 	if (fd >= 0)
 		close(fd);
 	xfree(line);
@@ -499,8 +505,8 @@ static int _journal_line(char *line)
 	if (!cur.settled && end.settled && cur.token == end.token &&
 	    cur.admitted == end.admitted) {
 		libra_slurm_store_record(job_ptr, &end);
-		info("libra: %pJ ended (%s) before slurmctld was restarted and came back running; ending it as it ended (%s)",
-		     job_ptr, job_state_string((uint32_t) state),
+		info("%s: %pJ ended (%s) before slurmctld was restarted and came back running; ending it as it ended (%s)",
+		     plugin_type, job_ptr, job_state_string((uint32_t) state),
 		     libra_end_name(end.final.how));
 		if (state == JOB_COMPLETE || state == JOB_FAILED)
 			job_complete(job_ptr->job_id, 0, false, false,
@@ -526,7 +532,7 @@ extern int libra_slurm_journal_recover(void)
 
 		if (!f) {
 			if (errno != ENOENT)
-				error("libra: cannot read %s: %m", path);
+				error("%s: cannot read %s: %m", plugin_type, path);
 			xfree(path);
 			continue;
 		}

@@ -98,8 +98,8 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 			rec.requeues++;
 			rec.started = 0.0;
 			libra_slurm_store_record(job_ptr, &rec);
-			info("jobcomp: libra: %pJ lost its node and is requeued; its SLA stands",
-			     job_ptr);
+			info("%s: %pJ lost its node and is requeued; its SLA stands",
+			     plugin_type, job_ptr);
 		}
 		libra_record_free(&rec);
 		return SLURM_SUCCESS;
@@ -131,8 +131,8 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	}
 	/* for sched/libra, should slurmctld be killed before it saves this */
 	libra_slurm_journal_end(job_ptr, &rec);
-	info("jobcomp: libra: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
-	     job_ptr, libra_end_name(rec.final.how),
+	info("%s: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
+	     plugin_type, job_ptr, libra_end_name(rec.final.how),
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
 	     rec.final.penalty, rec.final.charge);
 

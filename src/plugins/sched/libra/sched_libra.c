@@ -102,7 +102,7 @@ static void _save_state(uint32_t upto)
 
 	/* takes slurmctld's job read lock itself */
 	if (dump_all_job_state() != SLURM_SUCCESS)
-		error("sched: libra: could not write the job state; starting the new jobs anyway");
+		error("sched/libra: could not write the job state; starting the new jobs anyway");
 	if (t == saved_sec && upto < saved_upto)
 		upto = saved_upto;
 	saved_sec = t;
@@ -228,7 +228,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 			goto out;
 		libra_slurm_store_record(job_ptr, rec);
 		names = libra_slurm_place_names(rec);
-		info("sched: libra: %pJ: its admitted nodes failed; admitted again on %s",
+		info("sched/libra: %pJ: its admitted nodes failed; admitted again on %s",
 		     job_ptr, names);
 		xfree(names);
 		ok = true;
@@ -294,11 +294,11 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 	rec->settled = true;
 	libra_slurm_store_record(job_ptr, rec);
 	if (owner)
-		info("sched: libra: %pJ was kept from starting by its owner (%s) until its hard deadline; cancelling it (no penalty, charge %.2f)",
+		info("sched/libra: %pJ was kept from starting by its owner (%s) until its hard deadline; cancelling it (no penalty, charge %.2f)",
 		     job_ptr, job_reason_string(job_ptr->state_reason),
 		     rec->final.charge);
 	else	/* an outcome, not a fault of the plugin: not error() */
-		info("sched: libra: %pJ could not start before its hard deadline (%s); cancelling it (SLA violation, penalty %.2f)",
+		info("sched/libra: %pJ could not start before its hard deadline (%s); cancelling it (SLA violation, penalty %.2f)",
 		     job_ptr, job_reason_string(job_ptr->state_reason),
 		     rec->final.penalty);
 	job_ptr->state_reason = FAIL_DEADLINE;
@@ -389,6 +389,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	}
 	rc = _start_job(job_ptr, nodes);
 	if (rc == SLURM_SUCCESS) {
+		/* not "sched/libra: ": test_sched_workload.sh reads this line */
 		info("sched: libra: started %pJ on %s%s", job_ptr,
 		     job_ptr->nodes, has_rec && !rec.best_effort ? "" :
 		     " (best effort)");
@@ -457,7 +458,7 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 		     &rec.final);
 	rec.settled = true;
 	libra_slurm_store_record(job_ptr, &rec);
-	info("sched: libra: %pJ reached its hard deadline; ending it",
+	info("sched/libra: %pJ reached its hard deadline; ending it",
 	     job_ptr);
 	job_signal(job_ptr, SIGKILL, 0, 0, false);
 	xfree(job_ptr->state_desc);
@@ -496,7 +497,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		int n = libra_slurm_journal_recover();
 
 		if (n)
-			info("sched: libra: %d job(s) ended as the journal of ended jobs says",
+			info("sched/libra: %d job(s) ended as the journal of ended jobs says",
 			     n);
 		journal_read = true;
 	}
@@ -555,7 +556,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	*nstarted = started;
 	_stats((uint32_t) DELTA_TIMER, started, examined, pending, now);
 	if (started)
-		debug("sched: libra: pass started %u of %u pending jobs in %ld usec",
+		debug("sched/libra: pass started %u of %u pending jobs in %ld usec",
 		      started, pending, DELTA_TIMER);
 	return next;
 }

@@ -37,8 +37,8 @@ extern int init(void)
 	/* Only sched/libra may start jobs, or admissions mean nothing. */
 	if (!params || !_has_param(params, "defer") ||
 	    !_has_param(params, "sched_interval=-1")) {
-		error("sched/libra: SchedulerParameters must contain sched_interval=-1,defer so that slurmctld's own scheduler starts no jobs (found \"%s\"); refusing to run",
-		      params ? params : "");
+		error("%s: SchedulerParameters must contain sched_interval=-1,defer so that slurmctld's own scheduler starts no jobs (found \"%s\"); refusing to run",
+		      plugin_type, params ? params : "");
 		return SLURM_ERROR;
 	}
 	if (libra_hub_init())
@@ -46,7 +46,7 @@ extern int init(void)
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
 	libra_hub_unlock();
-	verbose("sched: libra: scheduler loaded");
+	verbose("%s: scheduler loaded", plugin_type);
 	return libra_sched_start();
 }
 
@@ -54,7 +54,7 @@ extern void fini(void)
 {
 	libra_sched_stop();
 	libra_hub_fini();
-	verbose("sched: libra: scheduler unloaded");
+	verbose("%s: scheduler unloaded", plugin_type);
 }
 
 extern int sched_p_reconfig(void)
