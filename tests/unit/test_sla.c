@@ -854,6 +854,19 @@ START_TEST(test_money_refuses_signs_hex_inf_nan_garbage)
 }
 END_TEST
 
+START_TEST(test_money_refuses_a_unit_after_the_number)
+{
+	/* the SPANK plugin's plugstack numbers: "interval=5x" */
+	double v;
+
+	ck_assert_int_eq(libra_parse_money("interval=5x", "5x", &v, err,
+					   sizeof(err)), LIBRA_SLA_EVALUE);
+	ck_assert_names(err, "interval=5x");
+	ck_assert_int_eq(libra_parse_money("interval=5s", "5s", &v, err,
+					   sizeof(err)), LIBRA_SLA_EVALUE);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 /* libra_sla_parse_field (the SPANK options)                          */
 /* ---------------------------------------------------------------- */
@@ -1251,6 +1264,7 @@ static Suite *_suite(void)
 	tc = tcase_create("money");
 	T(tc, test_money_accepts_decimal_forms);
 	T(tc, test_money_refuses_signs_hex_inf_nan_garbage);
+	T(tc, test_money_refuses_a_unit_after_the_number);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("field_merge");

@@ -61,6 +61,7 @@
 #include "libra_cgroup.h"
 #include "record.h"
 #include "share.h"
+#include "sla.h"
 
 /* Top directory under each controller; plugstack "cgroup_prefix=". */
 static char libra_dir[64] = "libra";
@@ -466,38 +467,58 @@ static bool _yes(const char *v)
 	return !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
 }
 
+/*
+ * A plugstack number, "key=value": the core's strict decimal parser (no
+ * signs, units or trailing bytes: "interval=5x" is refused), then the
+ * range.  Returns 0, or -1 with the argument named in the log.
+ */
+static int _parse_number(const char *arg, const char *val, double lo,
+			 bool lo_open, double hi, const char *range,
+			 double *out)
+{
+	char msg[160];
+	double v;
+
+	if (libra_parse_money(arg, val, &v, msg, sizeof(msg))) {
+		slurm_error("libra: plugstack argument %s", msg);
+		return -1;
+	}
+	if ((lo_open ? v <= lo : v < lo) || v > hi) {
+		slurm_error("libra: plugstack argument %s: must be %s", arg,
+			    range);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int _parse_args(int ac, char **av)
 {
 	for (int i = 0; i < ac; i++) {
 		char *eq = strchr(av[i], '=');
 		const char *val = eq ? eq + 1 : "";
 		size_t klen = eq ? (size_t) (eq - av[i]) : strlen(av[i]);
+		double w;
 
 		if (!strncmp(av[i], "enforce", klen) && klen == 7) {
 			cg.enforce = _yes(val);
 		} else if (!strncmp(av[i], "pin", klen) && klen == 3) {
 			cg.pin = _yes(val);
 		} else if (!strncmp(av[i], "interval", klen) && klen == 8) {
-			cg.interval = strtod(val, NULL);
-			if (!(cg.interval >= 0.1 && cg.interval <= 3600)) {
-				slurm_error("libra: interval=%s: must be 0.1 to 3600 seconds",
-					    val);
+			if (_parse_number(av[i], val, 0.1, false, 3600,
+					  "0.1 to 3600 seconds", &cg.interval))
 				return -1;
-			}
 		} else if (!strncmp(av[i], "share_min", klen) && klen == 9) {
-			cg.share_min = strtod(val, NULL);
-			if (!(cg.share_min > 0.0 && cg.share_min <= 0.5)) {
-				slurm_error("libra: share_min=%s: must be in (0, 0.5]",
-					    val);
+			if (_parse_number(av[i], val, 0.0, true, 0.5,
+					  "in (0, 0.5]", &cg.share_min))
 				return -1;
-			}
 		} else if (!strncmp(av[i], "top_weight", klen) && klen == 10) {
-			char *end;
-			unsigned long w = strtoul(val, &end, 10);
-
-			if (*end || w < 1 || w > 262144) {
-				slurm_error("libra: top_weight=%s: must be 1 to 262144",
-					    val);
+			if (_parse_number(av[i], val, 1, false, 262144,
+					  "a whole number, 1 to 262144", &w))
+				return -1;
+			if (w != floor(w)) {
+				slurm_error("libra: plugstack argument %s: must be a whole number, 1 to 262144",
+					    av[i]);
 				return -1;
 			}
 			cg.top_weight = (unsigned) w;
