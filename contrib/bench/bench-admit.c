@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  bench-admit.c - what one admission decision of the policy core costs.
  *

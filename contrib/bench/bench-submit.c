@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  bench-submit.c - submission throughput and submit-to-running latency of
  *  a Slurm cluster, through the Slurm API (libslurm), with no sbatch in

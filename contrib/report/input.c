@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  input.c - what libra-report reads: sacct's parsable and JSON output,
  *  squeue's JSON output and job_submit/qos's refusal log (see report.h).

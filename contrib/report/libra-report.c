@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra-report - Job QoS Satisfaction, Cluster Profitability, revenue and
  *  penalties per account over a time window, from accounting (sacct) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  report.h - libra-report's pieces: time windows, input readers, the
  *  command runner.  See libra-report.1 for what the tool does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  run.c - run a Slurm client command and collect what it prints, without
  *  a shell (arguments such as account lists reach it verbatim).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  backfill.c - FCFS-BF, SJF-BF and EDF-BF: EASY backfilling on P
  *  processors, space-shared, with the Yeo thesis' "generous" admission.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  firstreward.c - FirstReward (Irwin, Grit and Chase, HPDC 2004), as the
  *  Yeo thesis extends it to parallel jobs (section 6.4.2).

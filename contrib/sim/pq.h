@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  pq.h - a binary min-heap of (time, index) for the event queues of the
  *  space-shared engines.  Ties on time break by index, so the order of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  rng.c - splitmix64 seeding, xoshiro256** drawing, polar-method normals.
  *  See rng.h.  The constants are the published ones.

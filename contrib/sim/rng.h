@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  rng.h - a small deterministic random number generator for libra-sim.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sim.h - libra-sim: the trace-driven simulator's shared types.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  squeue.h - the wait queue of the space-shared engines: job indices kept
  *  sorted by a (primary, secondary, index) key.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  timeshare.c - the Libra family on a time-shared cluster, through the
  *  policy core (src/common): Libra, Libra+$, LibraSLA, LibraRiskD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra-burn - burn exactly the given CPU time, then exit.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra-replay - decide again, with the policy core alone, every admission
  *  a real cluster made, and say whether each decision was the same.

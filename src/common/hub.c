@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  hub.c - the ledger and parameters shared by the slurmctld plugins
  *  (see hub.h).  Plain pthreads; no Slurm headers.

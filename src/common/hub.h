@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  hub.h - the one view of admitted work that both slurmctld plugins share.
  *

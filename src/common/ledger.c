@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ledger.c - the per-node book of committed shares (see ledger.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  params.h - policy parameters, and the SchedulerParameters keys that set
  *  them.

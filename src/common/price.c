@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  price.c - prices (see price.h for the formulas and the worked example).
 \*****************************************************************************/

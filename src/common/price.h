@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  price.h - what a job costs: Libra's static price, Libra+$'s supply and
  *  demand price, fixed and peak/off-peak rates.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  record.c - the job record as JSON, with json-c (see record.h).
  *

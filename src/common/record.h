@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  record.h - a job's Libra record: the SLA, the admission, the outcome.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  share.c - deadline shares and CPU weights (see share.h for the clamps).
 \*****************************************************************************/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  share.h - the deadline share of a job, and the CPU weight that enforces it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sla.c - the SLA record and the --comment grammar (see sla.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  swf.c - reader for the Standard Workload Format (gzip or plain).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  swf.h - reader for the Standard Workload Format of the Parallel
  *  Workloads Archive (gzip or plain).

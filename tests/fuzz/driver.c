@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  driver.c - a plain main() for the fuzz targets, so that they are built
  *  and exercised with any compiler (gcc, valgrind) when libFuzzer is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  fuzz.h - shared by the fuzz targets: the libFuzzer entry point and an
  *  assertion that survives NDEBUG and reports what it saw.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  fuzz_params.c - fuzz target: the SchedulerParameters parser (params.h).
  *

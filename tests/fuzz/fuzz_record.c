@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  fuzz_record.c - fuzz target: the JSON record decoder (record.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  fuzz_sla.c - fuzz target: the SLA comment parser (sla.h).
  *

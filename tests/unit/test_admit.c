@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_admit.c - admission control, placement and counter-offers
  *  (admit.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_ledger.c - the per-node book of committed shares (ledger.h).
  *

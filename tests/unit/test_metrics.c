@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_metrics.c - provider and user objectives, risk analysis
  *  (metrics.h, thesis Eq. 3.7/3.8, 6.1-6.8, Yeo & Buyya eq. 7/8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_record.c - the job's Libra record as JSON (record.h).
  *

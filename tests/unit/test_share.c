@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_share.c - the deadline share and its CPU weights (share.h).
  *

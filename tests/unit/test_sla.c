@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_sla.c - the SLA comment grammar and its rules (sla.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_swf.c - the Standard Workload Format reader (swf.h), plain and gzip.
 \*****************************************************************************/

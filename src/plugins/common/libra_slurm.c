@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_slurm.c - records, parameters and ledger synchronisation for the
  *  slurmctld plugins (see libra_slurm.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_slurm.h - what the slurmctld plugins of slurm-libra share: reading
  *  and writing job records, SchedulerParameters, and keeping the hub's

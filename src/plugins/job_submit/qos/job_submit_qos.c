@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  job_submit_qos.c - admit or refuse jobs at submission by their SLA.
  *

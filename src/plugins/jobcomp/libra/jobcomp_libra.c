@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  jobcomp_libra.c - settle a job's SLA when it ends.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sched_libra.c - the scheduler thread of sched/libra.
  *

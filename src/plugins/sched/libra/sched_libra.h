@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sched_libra.h - sched/libra's scheduler thread (sched_libra.c), started
  *  and stopped by the plugin glue (sched_libra_wrapper.c).

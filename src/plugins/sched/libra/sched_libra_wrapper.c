@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sched_libra_wrapper.c - plugin glue of sched/libra: load, unload,
  *  reconfigure.  The algorithm is in sched_libra.c and src/common.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_cgroup.c - node-side enforcement of deadline shares.
  *

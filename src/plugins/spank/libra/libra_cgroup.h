@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_cgroup.h - node-side enforcement of deadline shares with cgroup
  *  CPU weights (slurmstepd side of the libra SPANK plugin).

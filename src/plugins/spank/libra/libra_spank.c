@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_spank.c - the libra SPANK plugin: SLA options for sbatch, salloc
  *  and srun, and (in slurmstepd) the CPU weights that enforce each job's
