@@ -856,7 +856,7 @@ CH3 = {
     "resfree": "window", "charge": "cpu",
 }
 
-# The pricing of the thesis and the slides, literally (SPEC decisions 2, 3).
+# The pricing of the thesis and the slides, literally (design.md decisions 2, 3).
 THESIS_PRICING = {"resfree": "thesis", "charge": "thesis"}
 
 
