@@ -6,9 +6,10 @@ with the slurm-libra plugins (tests/slurm-python/test_slurm_python.sh).
       prints one line per test (stock, plugins) and a summary line; exit 1
       when a test that passed on stock did not pass with the plugins (and
       did not pass when run again, RERUN.xml) unless FILE lists it.
-  compare.py --rerun-list STOCK.xml PLUGINS.xml
+  compare.py [--expected FILE] --rerun-list STOCK.xml PLUGINS.xml
       prints the pytest node ids that passed on stock and not with the
-      plugins, one a line (what the script runs once more).
+      plugins and that FILE does not list, one a line (what the script
+      runs once more).
   compare.py --one RESULTS.xml
       prints one side's results only.
 
@@ -117,14 +118,15 @@ def main():
         if nid not in stock:
             order.append(nid)
 
+    expected = read_expected(a.expected)
     if a.rerun_list:
         for nid in order:
-            if stock.get(nid, ("none",))[0] == "pass" and plugins.get(nid, ("none",))[0] != "pass":
+            if (stock.get(nid, ("none",))[0] == "pass" and plugins.get(nid, ("none",))[0] != "pass"
+                    and not expected_for(nid, expected)):
                 print(nid)
         return 0
 
     rerun = read_results(a.rerun)[0] if a.rerun else {}
-    expected = read_expected(a.expected)
 
     width = max(len(n) for n in order) if order else 10
     width = min(width, 90)

@@ -129,11 +129,12 @@ run_side() {
 	sp_pytest "$mode" "${SP_TESTS[@]}" || rc=$?
 	note "$mode: pytest exit $rc after $((SECONDS - t0)) s"
 	if [ "$mode" = plugins ] && [ -z "${LIBRA_SP_ONLY:-}" ]; then
-		# A test that passed on stock and not here is run once more on
-		# this cluster, to tell a difference from a flaky moment.
+		# A test that passed on stock and not here, and is not a listed
+		# difference, is run once more on this cluster, to tell a
+		# difference from a flaky moment.
 		local again=()
 		mapfile -t again < <("$SP_PY" "$SP_DIR/compare.py" --rerun-list \
-			"$SP_OUT/stock.xml" "$SP_OUT/plugins.xml")
+			--expected "$SP_EXPECTED" "$SP_OUT/stock.xml" "$SP_OUT/plugins.xml")
 		if [ "${#again[@]}" -gt 0 ]; then
 			note "plugins: running again what passed on stock and not here: ${again[*]}"
 			sp_pytest plugins-rerun "${again[@]}" || :
@@ -185,10 +186,16 @@ esac
 run_side stock
 run_side plugins
 note "both sides in $((SECONDS - T0)) s; results and logs in $SP_OUT"
+# pytest's results and output of both sides outlive the scratch directory
+# (removed after a pass): in <build>/tests/slurm-python/results.
+SP_KEEP=$LIBRA_BUILD/tests/slurm-python/results
+rm -rf "$SP_KEEP"
+mkdir -p "$SP_KEEP"
+cp "$SP_OUT"/*.xml "$SP_OUT"/*.log "$SP_KEEP"/
 rerun=()
 [ ! -s "$SP_OUT/plugins-rerun.xml" ] || rerun=(--rerun "$SP_OUT/plugins-rerun.xml")
 if "$SP_PY" "$SP_DIR/compare.py" --expected "$SP_EXPECTED" "${rerun[@]}" \
-	"$SP_OUT/stock.xml" "$SP_OUT/plugins.xml"; then
+	"$SP_OUT/stock.xml" "$SP_OUT/plugins.xml" | tee "$SP_KEEP/table.txt"; then
 	pass
 fi
 fail "a test of Slurm's that passes on stock Slurm does not pass with the plugins (table above; pytest output in $SP_OUT/plugins.log)"
