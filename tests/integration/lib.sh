@@ -205,6 +205,41 @@ job_ended() {
 gate_wait() { printf 'while [ ! -e %q ]; do sleep 1; done; %s' "$1" "${2:-true}"; }
 gate_open() { touch "$1"; }
 
+# job_overhead_ms WHAT SBATCH-ARGS...: what running a job costs on this
+# machine now, besides the job's own work: from sbatch to the job's end
+# as squeue shows it, the median of 3 probe jobs (admitted, one after the
+# other), in ms (the three are noted).  A test whose jobs must
+# keep deadlines sizes them from it (time_scale), so that start-up and
+# clean-up, which a busy machine stretches, stay as small a part of each
+# deadline as on an idle one.
+job_overhead_ms() {
+	local what=$1 i t0 ms=()
+	shift
+	for i in 1 2 3; do
+		t0=$(date +%s%N)
+		libra_sbatch_admitted "$what probe $i" "$@"
+		wait_until 300 "$what probe job $SB_JOBID to end" job_ended "$SB_JOBID"
+		ms+=($((($(date +%s%N) - t0) / 1000000)))
+	done
+	note "$what: overhead of 3 probe jobs: ${ms[*]} ms" >&2
+	printf '%s\n' "${ms[@]}" | sort -n | awk 'NR == 2'
+}
+
+# time_scale OVERHEAD_MS BUDGET_MS [MAX]: the factor (an integer from 1 to
+# MAX, default 10) by which a test stretches its jobs' times so that a
+# job's overhead fits the BUDGET_MS it was written for:
+# ceil(OVERHEAD_MS / BUDGET_MS).  Past MAX the machine is too busy for the
+# test to take a reasonable time; it says so and runs at MAX.
+time_scale() {
+	local k=$((($1 + $2 - 1) / $2)) max=${3:-10}
+	[ "$k" -ge 1 ] || k=1
+	if [ "$k" -gt "$max" ]; then
+		note "a job's overhead of $1 ms would need times x$k; running at x$max" >&2
+		k=$max
+	fi
+	echo "$k"
+}
+
 # sacct_field JOBID FIELD: one field of the job's accounting record
 # (allocation line only).
 sacct_field() { sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | awk 'NR == 1'; }

@@ -29,7 +29,7 @@ assert_eq "20.033333" "$price" "Libra's static price at 7200 per CPU-hour"
 # A bad value: refused in the log, the running parameters stay.
 export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_policy=libra,libra_price_base=7200,libra_beta=-3'
 "$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig failed"
-wait_until 10 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
+wait_until 60 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
 libra_sbatch_admitted "job after a bad reconfigure" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
 assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfigure"
 assert_slurmctld_up "$ctld"

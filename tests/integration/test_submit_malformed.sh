@@ -176,9 +176,9 @@ jobid=$SB_JOBID
 price=$(json_get "$(job_record "$jobid")" admit.price)
 "$LIBRA_PYTHON" -c "import sys; sys.exit(abs($price - 1 / 60 * (1 + 0.1 * 5 / 4)) > 1e-9)" ||
 	expect_fail "the good job $jobid costs $price, not 0.01875 as on an idle cluster: capacity is still held by refused submissions"
-wait_until 60 "job $jobid to end" job_ended "$jobid"
+wait_until 180 "job $jobid to end" job_ended "$jobid"
 assert_eq COMPLETED "$(job_state "$jobid")" "state of the good job $jobid"
-wait_until 30 "job $jobid COMPLETED in sacct" sacct_in_state "$jobid" COMPLETED
+wait_until 120 "job $jobid COMPLETED in sacct" sacct_in_state "$jobid" COMPLETED
 assert_slurmctld_up "$ctld"
 expect_done
 

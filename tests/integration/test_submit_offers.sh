@@ -67,7 +67,7 @@ resubmit "7m by 30m, budget 0.131: offered deadline $d at $p" \
 
 # Clear the cluster for the busy part.
 scancel -u root
-wait_until 30 "the jobs of part 1 to end" no_jobs_active
+wait_until 120 "the jobs of part 1 to end" no_jobs_active
 
 # --- 2. a busy cluster ----------------------------------------------------------
 # One filler per node, 10m by 13m: share 10/13, free share 3/13 = 0.2308.

@@ -21,18 +21,21 @@ cluster_start
 log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
 
 # Two admitted jobs of the user: H held (pending: Slurm itself would let
-# the owner change most of its request) and R running.
+# the owner change most of its request) and R running: it waits at a gate
+# that never opens, so that it still runs however long the attempts take
+# (it is requeued and cancelled below).
 SB_USER=$user
 libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
 H=$SB_JOBID
-libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 120'
+libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" \
+	--wrap "$(gate_wait "$LIBRA_WORK/never")"
 R=$SB_JOBID
 SB_USER=
-wait_until 30 "job $R to run" job_in_state "$R" RUNNING
+wait_until 120 "job $R to run" job_in_state "$R" RUNNING
 # the scheduler writes the start into the record just after the start
 # shellcheck disable=SC2317 # called by wait_until
 record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
-wait_until 10 "job $R's record to have its start" record_has_start "$R"
+wait_until 60 "job $R's record to have its start" record_has_start "$R"
 assert_eq "$user" "$(job_field "$H" UserId | sed 's/(.*//')" "owner of job $H"
 note "user $user (uid $uid): held job $H, running job $R"
 
@@ -127,7 +130,8 @@ recR=$(job_record "$R")
 rc=0
 out=$(runuser -u "$user" -- scontrol requeue "$R" 2>&1) || rc=$?
 note "requeue of job $R by $user: exit $rc $out"
-sleep 2
+# (Slurm holds a requeued batch job back for cred_expire, 120 s: pending)
+wait_until_ok 60 job_in_state "$R" PENDING || :
 assert_eq 1 "$(squeue -h -t all -j "$R" -o %i | wc -l)" "jobs with id $R after the requeue"
 after=$(job_record "$R")
 msg=$("$LIBRA_PYTHON" -c '
@@ -151,8 +155,8 @@ assert_eq "$before" "$(snapshot "$R")" "job $R after an update of the requeued j
 # pays for the part of its window it used (CANCELLED, settle.h), not
 # nothing: a requeue must not turn the time used into a free ride.
 runuser -u "$user" -- scancel "$R" || fail "$user could not cancel job $R"
-wait_until 30 "job $R to end" job_ended "$R"
-wait_until 30 "job $R's settled record in sacct" sacct_record_final "$R"
+wait_until 120 "job $R to end" job_ended "$R"
+wait_until 120 "job $R's settled record in sacct" sacct_record_final "$R"
 final=$(sacct_record "$R")
 note "job $R settled: $final"
 assert_eq CANCELLED "$(json_get "$final" final.how)" "job $R: final.how"
