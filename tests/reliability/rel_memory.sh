@@ -131,8 +131,8 @@ vg_alive
 # job COMPLETING for minutes under a slurmctld slowed down by valgrind
 launched() { cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log | grep -q "Launching batch job $1 "; }
 for j in $cancel $rq; do
-	wait_until 60 "job $j to run" job_in_state "$j" RUNNING
-	wait_until 60 "job $j to be launched" launched "$j"
+	wait_until 180 "job $j to run" job_in_state "$j" RUNNING
+	wait_until 180 "job $j to be launched" launched "$j"
 done
 sleep 3
 runuser -u "$user" -- scontrol update jobid="$cancel" timelimit=+60 >/dev/null 2>&1 || : # refused
@@ -143,10 +143,10 @@ runuser -u "$user" -- scancel "$held" || :
 scontrol requeue "$rq" >/dev/null 2>&1 || :
 # a node goes down while a job runs there, and comes back
 down=$(jid "$(q -J down -w n2 --requeue --comment="runtime=3s,deadline=2m,budget=100" --wrap 'sleep 30')")
-if wait_until_ok 60 job_in_state "$down" RUNNING && wait_until_ok 60 launched "$down"; then
+if wait_until_ok 180 job_in_state "$down" RUNNING && wait_until_ok 180 launched "$down"; then
 	sleep 3
 else
-	expect_fail "job $down (placed on n2) did not start within 60 s: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
+	expect_fail "job $down (placed on n2) did not start within 180 s: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
 fi
 scontrol update nodename=n2 state=down reason="rel_memory" || :
 sleep 5
@@ -166,11 +166,11 @@ for i in 1 2 3; do
 done
 # a job that does not end is a finding of its own: reported, cancelled,
 # and the run goes on to valgrind's report
-if ! wait_until_ok 240 no_jobs_active; then
-	expect_fail "jobs still active 4 minutes into the workload: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
+if ! wait_until_ok 600 no_jobs_active; then
+	expect_fail "jobs still active 10 minutes into the workload: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
 	scancel -u root 2>/dev/null || :
 	scancel -u "$user" 2>/dev/null || :
-	wait_until_ok 60 no_jobs_active || note "still there after scancel: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
+	wait_until_ok 120 no_jobs_active || note "still there after scancel: $(squeue -h -t all -o '%i %j %T %r' | paste -sd';' -)"
 fi
 note "workload under valgrind in $((SECONDS - t0)) s"
 vg_alive
