@@ -105,12 +105,29 @@ _libra_exit() {
 # cluster_start: a fresh cluster (any earlier one in the same scratch
 # directory is stopped and discarded), configured by the LIBRA_* variables
 # (contrib/cluster/README.md) the test exported before.
+#
+# Two clusters started at the same moment can pick the same free ports
+# (libra_free_port_base checks, then the daemons bind): a start that fails
+# because a port is in use moves to the next free port range and tries
+# again, up to 3 times.
 cluster_start() {
-	local t0=$SECONDS
-	if ! "$LIBRA_CLUSTER" start --restart --fresh; then
-		LIBRA_STARTED=0
-		fail "the cluster did not start"
-	fi
+	local t0=$SECONDS try out rc
+	out=$(mktemp "${TMPDIR:-/tmp}/libra-start.XXXXXX")
+	for try in 1 2 3; do
+		rc=0
+		"$LIBRA_CLUSTER" start --restart --fresh >"$out" 2>&1 || rc=$?
+		cat "$out"
+		[ "$rc" != 0 ] || break
+		if [ "$try" = 3 ] || ! grep -q 'in use' "$out"; then
+			rm -f "$out"
+			LIBRA_STARTED=0
+			fail "the cluster did not start"
+		fi
+		note "a port of the cluster was taken meanwhile (another cluster started at the same time): again on other ports"
+		export LIBRA_PORT_BASE=$((LIBRA_PORT_BASE + 1000 > 31000 ? 20000 : LIBRA_PORT_BASE + 1000))
+		libra_free_port_base
+	done
+	rm -f "$out"
 	LIBRA_STARTED=1
 	mkdir -p "$LIBRA_WORK"
 	chmod 1777 "$LIBRA_WORK"

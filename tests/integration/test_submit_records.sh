@@ -86,7 +86,7 @@ sleep 4
 libra_sbatch -n 1 --comment="runtime=5m,deadline=10m" --wrap 'sleep 1'
 if [ -n "$SB_JOBID" ]; then
 	scancel "$SB_JOBID"
-	wait_until 30 "job $SB_JOBID to end" job_ended "$SB_JOBID"
+	wait_until 120 "job $SB_JOBID to end" job_ended "$SB_JOBID"
 else
 	expect_fail "a job submitted 4 s after an 'sbatch --test-only' quote was refused: the quote held the capacity it quoted for longer than 3 s: $SB_OUT"
 fi
@@ -162,7 +162,7 @@ assert_eq true "$(json_get "$recE" best_effort)" "job E: best_effort in its reco
 all=("$idA" "$idB" "$idT" "$idP" "$idS" "$idC" "$idE")
 declare -A rec=([$idA]=$recA [$idB]=$recB [$idT]=$recT [$idP]=$recP [$idS]=$recS [$idC]=$recC)
 for id in "${all[@]}"; do
-	wait_until 60 "job $id to end" job_ended "$id"
+	wait_until 180 "job $id to end" job_ended "$id"
 	assert_eq COMPLETED "$(job_state "$id")" "state of job $id"
 	[ -n "${rec[$id]:-}" ] || continue
 	want=$(placed_nodes "${rec[$id]}")
@@ -174,7 +174,7 @@ done
 
 # --- 4. accounting: the record with its settlement -------------------------
 for id in "${all[@]}"; do
-	wait_until 30 "job $id's settled record in sacct" sacct_record_final "$id"
+	wait_until 120 "job $id's settled record in sacct" sacct_record_final "$id"
 	final=$(sacct_record "$id")
 	if [ "$id" = "$idE" ]; then
 		msg=$(py '
