@@ -178,6 +178,23 @@ if [ "$(job_state "$R")" = RUNNING ]; then
 	scontrol update jobid="$R" timelimit=+10 || fail "root could not extend the time limit of running job $R"
 fi
 
+# A best-effort job (no SLA) is its owner's to update, as under stock
+# Slurm (found by tests/slurm-python's review: its owner could not change
+# its time limit, dependencies or comment); only an SLA comment is refused.
+B=$(runuser -u "$user" -- sbatch --parsable --hold -n 1 -t 10 --wrap 'sleep 30') ||
+	fail "$user could not submit a best-effort job"
+for args in timelimit=5 comment=hello "dependency=afterany:$H"; do
+	runuser -u "$user" -- scontrol update jobid="$B" "$args" ||
+		fail "$user could not update best-effort job $B with $args"
+done
+assert_eq 00:05:00 "$(job_field "$B" TimeLimit)" "time limit of best-effort job $B after its owner's update"
+assert_eq hello "$(job_field "$B" Comment)" "comment of best-effort job $B after its owner's update"
+rc=0
+out=$(runuser -u "$user" -- scontrol update jobid="$B" comment="runtime=1m,deadline=1h,budget=20" 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "$user turned best-effort job $B into an SLA job by an update: $out"
+assert_eq hello "$(job_field "$B" Comment)" "comment of best-effort job $B after a refused SLA comment"
+scancel "$B"
+
 expect_done
 cluster_stop
 assert_nothing_left

@@ -641,6 +641,23 @@ static const char *_tampered(job_desc_msg_t *d)
 	return NULL;
 }
 
+/*
+ * A best-effort job (no SLA, design.md decision 11) is updated as under
+ * stock Slurm: it holds no admitted share and has no price to protect.
+ * Refused only: what would turn it into an SLA job without admission, and
+ * its record.
+ */
+static const char *_tampered_best_effort(job_desc_msg_t *d)
+{
+	if (d->comment && libra_sla_text_is_sla(d->comment))
+		return "the comment into an SLA (submit a new job for one)";
+	if (d->admin_comment)
+		return "the AdminComment (record)";
+	if (d->spank_job_env_size)
+		return "the SLA options";
+	return NULL;
+}
+
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid)
 {
@@ -648,7 +665,11 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 
 	if (!libra_slurm_is_record(job_ptr->admin_comment))
 		return SLURM_SUCCESS;
-	if (!(what = _tampered(job_desc)))
+	if (libra_record_text_is_best_effort(job_ptr->admin_comment))
+		what = _tampered_best_effort(job_desc);
+	else
+		what = _tampered(job_desc);
+	if (!what)
 		return SLURM_SUCCESS;
 	if (validate_operator(submit_uid)) {
 		info("%s: operator uid %u changes %s of admitted %pJ",
