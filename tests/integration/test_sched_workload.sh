@@ -147,12 +147,18 @@ for jid in sys.argv[2].split(","):
             out = open("%s/job-%s.out" % (sys.argv[5], jid), errors="replace").read()
         except OSError:
             out = ""
-        rates = [float(c) / float(w) for c, w in re.findall(r"burned ([0-9.]+) cpu in ([0-9.]+) wall", out) if float(w) > 0]
+        burns = [(float(c), float(w), float(b)) for c, w, b in re.findall(r"burned ([0-9.]+) cpu in ([0-9.]+) wall from ([0-9.]+)", out) if float(w) > 0]
+        rates = [c / w for c, w, _ in burns]
         need = rec["sla"]["runtime"] / max(1e-3, rec["sla"]["deadline"] - step) if step else float("inf")
         got = min(rates) if rates else None
+        # when its work began (libra-burn's own clock): a launched step
+        # still has to fork and exec its tasks, seconds on a loaded machine
+        work_lag = max(b for _, _, b in burns) - started.get(jid, 0) if burns else lag
         evidence = []
         if lag > allowed:
             evidence.append("its step was launched %.1f s after its start (%.0f s allowed)" % (lag, allowed))
+        elif work_lag > allowed:
+            evidence.append("its work began %.1f s after its start (%.0f s allowed)" % (work_lag, allowed))
         if got is None:
             evidence.append("it was ended before its work was done")
         elif got < need:
@@ -161,7 +167,7 @@ for jid in sys.argv[2].split(","):
             print("job %s: %s; %s: this machine's delays" % (jid, why, "; ".join(evidence)))
             slow += 1
         else:
-            print("job %s: %s, though its step was launched %.1f s after its start and it got %.2f CPU (needed %.2f)" % (jid, why, lag, got, need)); bad += 1
+            print("job %s: %s, though its step was launched %.1f s and its work began %.1f s after its start and it got %.2f CPU (needed %.2f)" % (jid, why, lag, work_lag, got, need)); bad += 1
         continue
     if abs(fin["charge"] - rec["admit"]["price"]) > 1e-9 * max(1, rec["admit"]["price"]):
         print("job %s: charged %s, quoted %s" % (jid, fin["charge"], rec["admit"]["price"])); bad += 1
