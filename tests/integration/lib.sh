@@ -387,10 +387,18 @@ slurmctld_pid() { awk '{ print $1 }' "$LIBRA_CLUSTER_DIR/pids/slurmctld" 2>/dev/
 
 # assert_slurmctld_up PID: slurmctld answers "scontrol ping" and is still
 # the process PID (it did not crash and get restarted).
+# A busy machine can keep a live slurmctld from answering one ping within
+# its timeout (10 s, MessageTimeout): it is asked again, for up to 2
+# minutes, as long as the process lives.
 assert_slurmctld_up() {
-	local ping
-	ping=$(scontrol ping 2>&1) || :
-	[[ $ping == *UP* ]] || fail "slurmctld does not answer: $ping"
+	local ping deadline=$((SECONDS + 120))
+	while :; do
+		ping=$(scontrol ping 2>&1) || :
+		[[ $ping != *UP* ]] || break
+		[ -d "/proc/$1" ] || fail "slurmctld (pid $1) is gone"
+		[ "$SECONDS" -lt "$deadline" ] || fail "slurmctld does not answer: $ping"
+		sleep 1
+	done
 	[ -d "/proc/$1" ] || fail "slurmctld (pid $1) is gone"
 	assert_eq "$1" "$(slurmctld_pid)" "pid of slurmctld"
 }
