@@ -224,6 +224,16 @@ if [ ! -f /sys/fs/cgroup/cpu/cpu.shares ]; then
 else
 	weights_ok() { [ -f "$cgcpu/n4/job_$CTL/cpu.shares" ] && [ -f "$cgcpu/n4/job_$ENVJ/cpu.shares" ] && [ -f "$cgcpu/n4/job_$CGW/cpu.shares" ]; }
 	wait_until 120 "the weight jobs' cgroups on n4" weights_ok
+	# The requeued jobs' reruns (the first of them is job 1, the id the
+	# environment trick names) end, and their cgroups go, before the check
+	# for cgroups that should not be: on a busy machine they can still run
+	# now.  A cgroup the trick made would stay: the trick's job runs on.
+	# shellcheck disable=SC2317 # called by wait_until_ok
+	reruns_gone() {
+		job_ended "$RQ" && job_ended "$RQH" &&
+			[ -z "$(find "$cgcpu" -maxdepth 2 \( -name "job_$RQ" -o -name "job_$RQH" \) 2>/dev/null)" ]
+	}
+	wait_until_ok 120 reruns_gone || :
 	wait_until 120 "the cgroup writer's report" grep -q "move to root\|MOVED to the root" "$T/cgw.out"
 	sleep 2 # a weight update or two after the writer's attempt
 	now=$(date +%s.%N)
