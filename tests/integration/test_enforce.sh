@@ -68,13 +68,28 @@ small=$SB_JOBID
 have_cgroups() { [ -f "$cg_acct/n1/job_$big/cgroup.procs" ] && [ -f "$cg_acct/n1/job_$small/cgroup.procs" ]; }
 wait_until 120 "both jobs' cgroups" have_cgroups
 sleep 3	# let both get going
+# The weights the plugin wrote, read each second of the window: the kernel
+# divides the CPU by them.  They start at the shares' 2:1; the plugin's
+# pacing (share.h) raises a job's weight when it falls behind its
+# schedule, which a busy machine can cause, so the CPU ratio is compared
+# with the weights actually in force, and those with 2:1.
+weight() { cat "$cg_cpu/n1/job_$1/$wfile"; }
+wfile=cpu.weight
+[ ! -f "$cg_cpu/n1/job_$big/cpu.shares" ] || wfile=cpu.shares
 b0=$(usage "$big"); s0=$(usage "$small")
-sleep 15
+wr=()
+for i in $(seq 1 15); do
+	wr+=("$(awk -v b="$(weight "$big")" -v s="$(weight "$small")" 'BEGIN { printf "%.3f", b / s }')")
+	sleep 1
+done
 b1=$(usage "$big"); s1=$(usage "$small")
 ratio=$(awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) 'BEGIN { printf "%.3f", (s > 0) ? b / s : 0 }')
-note "CPU time over 15 s: big $(((b1 - b0) / 1000000)) ms, small $(((s1 - s0) / 1000000)) ms, ratio $ratio"
-awk -v r="$ratio" 'BEGIN { exit !(r >= 1.8 && r <= 2.2) }' ||
-	fail "CPU time ratio $ratio is not 2:1 within 10%"
+wratio=$(printf '%s\n' "${wr[@]}" | awk '{ t += $1 } END { printf "%.3f", t / NR }')
+note "CPU time over 15 s: big $(((b1 - b0) / 1000000)) ms, small $(((s1 - s0) / 1000000)) ms, ratio $ratio; weight ratio each second: ${wr[*]} (mean $wratio)"
+awk -v r="${wr[0]}" 'BEGIN { exit !(r >= 1.8 && r <= 2.2) }' ||
+	fail "the weights began at ratio ${wr[0]}, not the shares' 2:1 within 10%"
+awk -v r="$ratio" -v w="$wratio" 'BEGIN { exit !(r >= 0.9 * w && r <= 1.1 * w) }' ||
+	fail "CPU time ratio $ratio is not the weights' $wratio within 10%"
 scancel "$big" "$small"
 wait_until 120 "the jobs to end" bash -c "[ -z \"\$(squeue -h -j $big,$small -o %i)\" ]"
 settle_cgroups
@@ -89,8 +104,34 @@ no_cgroups_left
 # a busy machine (measured on the first cluster: jobs that do nothing on
 # n1 while another burns there) every time is stretched by the same
 # factor k (time_scale), shares unchanged.
+#
+# Stretching cannot help when n1 itself gets less than its CPU: the
+# shares are parts of one CPU, and other work on n1's core (our weights
+# put the jobs ahead of ordinary processes, not of another cluster's
+# jobs) leaves the tight one less than it needs whatever the weights.  So
+# the CPU n1's jobs got while the tight one ran is measured (the node's
+# cgroup accounting, sampled each second); with enforcement on, a missed
+# deadline while n1 got under 90% of its CPU is the machine's: the test
+# says so and runs the pair again on a fresh cluster, up to 3 times.
 k=
-run_pair() { # enforce -> prints "tight_met loose_met"
+node_usage() { # ns of CPU the jobs on n1 have used (the node's cgroup)
+	if [ -f "$cg_acct/n1/cpuacct.usage" ]; then
+		cat "$cg_acct/n1/cpuacct.usage"
+	else
+		awk '$1 == "usage_usec" { print $2 * 1000 }' "$cg_acct/n1/cpu.stat"
+	fi
+}
+# sample_n1 JOB FILE: "wall_ns usage_ns" each second while JOB's cgroup exists
+sample_n1() {
+	local job=$1 out=$2
+	: >"$out"
+	until [ -e "$cg_acct/n1/job_$job" ]; do sleep 0.2; done
+	while [ -e "$cg_acct/n1/job_$job" ]; do
+		echo "$(date +%s%N) $(node_usage 2>/dev/null)" >>"$out"
+		sleep 1
+	done
+}
+run_pair() { # enforce -> sets PAIR "tight_met loose_met" and N1_CPU
 	start_with "$1"
 	if [ -z "$k" ]; then
 		libra_sbatch_admitted "probe load" -J probe -w n1 -n 1 \
@@ -105,7 +146,9 @@ run_pair() { # enforce -> prints "tight_met loose_met"
 	fi
 	libra_sbatch_admitted "tight ($1)" -J tight -w n1 -n 1 \
 		--comment="runtime=$((16 * k))s,deadline=$((24 * k))s,budget=1000,type=soft" --wrap "$burn $((16 * k))"
-	local tight=$SB_JOBID
+	local tight=$SB_JOBID sampler
+	sample_n1 "$tight" "$LIBRA_WORK/n1-cpu.txt" &
+	sampler=$!
 	libra_sbatch_admitted "loose ($1)" -J loose -w n1 -n 1 \
 		--comment="runtime=$((16 * k))s,deadline=$((96 * k))s,budget=1000,type=soft" --wrap "$burn $((16 * k))"
 	local loose=$SB_JOBID
@@ -118,15 +161,27 @@ f = json.loads(sys.stdin.readline())["final"]
 print("met" if f["met"] else "late_by_%.0fs" % f["delay"])'; }
 	PAIR="$(met "$tight") $(met "$loose")"
 	settle_cgroups
+	kill "$sampler" 2>/dev/null || :
+	wait "$sampler" 2>/dev/null || :
+	N1_CPU=$(awk 'NF == 2 { if (!n++) { t0 = $1; u0 = $2 } t = $1; u = $2 }
+		END { printf "%.2f", (n > 1 && t > t0) ? (u - u0) / (t - t0) : 1 }' "$LIBRA_WORK/n1-cpu.txt")
 	cluster_stop
 	no_cgroups_left
 }
-run_pair yes
-on=$PAIR
+for attempt in 1 2 3; do
+	run_pair yes
+	on=$PAIR
+	note "enforcement on: tight/loose = $on; n1's jobs got $N1_CPU CPU while tight ran"
+	[ "$on" != "met met" ] || break
+	awk -v f="$N1_CPU" 'BEGIN { exit !(f < 0.9) }' ||
+		fail "with enforcement, both deadlines: expected 'met met', got '$on' though n1's jobs had $N1_CPU CPU"
+	[ "$attempt" -lt 3 ] ||
+		fail "3 attempts, and in each other work on n1's core left its jobs under 90% of it (last: $N1_CPU)"
+	note "other work on n1's core left its jobs $N1_CPU CPU: the pair again on a fresh cluster (attempt $((attempt + 1)) of 3)"
+done
 run_pair no
 off=$PAIR
-note "enforcement on: tight/loose = $on; off: $off"
-assert_eq "met met" "$on" "with enforcement, both deadlines"
+note "enforcement off: tight/loose = $off; n1's jobs got $N1_CPU CPU while tight ran"
 [[ $off == late_by_* ]] || fail "without enforcement the tight job should miss its deadline; got '$off'"
 
 assert_nothing_left
