@@ -193,8 +193,16 @@ done
 
 # Every decision, decided again by the core alone.
 params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
-out=$("$replay" --nodes n1:1,n2:1 --params "$params" --sacct-file "$LIBRA_WORK/sacct.txt" \
-	--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl") || fail "libra-replay: decisions differ: $out"
+replay_args=(--nodes n1:1,n2:1 --params "$params" --sacct-file "$LIBRA_WORK/sacct.txt"
+	--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl")
+if ! out=$("$replay" "${replay_args[@]}"); then
+	# everything that could explain it: every decision, the refusals, the
+	# controller's view of the nodes
+	"$replay" -v "${replay_args[@]}" >&2 || true
+	cat "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl" >&2
+	grep -E "respond|DOWN|drain|libra: (refused|rejected)" "$LIBRA_CLUSTER_DIR/log/slurmctld.log" >&2 || true
+	fail "libra-replay: decisions differ: $out"
+fi
 note "libra-replay: $out"
 assert_match "^decisions 36, agree 36 " "$(tail -n 1 <<<"$out")" "replayed decisions"
 
