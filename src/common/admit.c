@@ -201,7 +201,7 @@ static int _slots_free(const libra_ledger_t *l, const libra_request_t *req,
 	return total > 0 ? total : 0;
 }
 
-/* Most CPUs of share s the node can still take under the share test. */
+/* Is the node up and one the job may use (partition, -w, -x)? */
 static bool _eligible(const libra_ledger_t *l, const libra_request_t *req,
 		      int node)
 {
@@ -209,6 +209,25 @@ static bool _eligible(const libra_ledger_t *l, const libra_request_t *req,
 	       (!req->eligible || req->eligible[node]);
 }
 
+/*
+ * CPUs of the node a job may take before any policy test: none if it is not
+ * eligible, else its CPUs up to the request's, within the free job slots.
+ */
+static int _takeable(const libra_ledger_t *l, const libra_request_t *req,
+		     int node)
+{
+	int k = libra_ledger_node_cpus(l, node);
+
+	if (!_eligible(l, req, node))
+		return 0;
+	if (k > req->cpus)
+		k = req->cpus;
+	if (k > _slots_free(l, req, node))
+		k = _slots_free(l, req, node);
+	return k;
+}
+
+/* Most CPUs of share s the node can still take under the share test. */
 static int _room(const libra_ledger_t *l, const libra_params_t *p,
 		 const libra_request_t *req, int node, double s)
 {
@@ -315,10 +334,23 @@ static bool _over_budget(const libra_params_t *p, const libra_sla_t *sla,
 	       price > sla->budget + p->tolerance * fmax(1.0, sla->budget);
 }
 
-/* Budget test of a static price: accept, or refuse with least_price. */
-static void _check_budget(const libra_params_t *p, const libra_sla_t *sla,
+/*
+ * The tail of every static-price policy: place the job on the n candidates
+ * ("sorted": c is in order already), refused with "refusal" when they
+ * cannot take it all; price it, and test the price against the budget
+ * (refused with least_price when over).
+ */
+static void _place_static(const libra_params_t *p, const libra_sla_t *sla,
+			  const libra_request_t *req, double now, cand_t *c,
+			  int n, bool sorted, libra_verdict_t refusal,
 			  libra_quote_t *q)
 {
+	if (_fill(c, n, req, q, sorted) < req->cpus) {
+		q->verdict = refusal;
+		q->nplace = 0;
+		return;
+	}
+	_static_price(p, sla, req, now, q);
 	if (_over_budget(p, sla, q->price)) {
 		q->verdict = LIBRA_REJECT_BUDGET;
 		q->least_price = q->price;
@@ -348,13 +380,7 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 			   libra_ledger_node_share(l, j);
 		n++;
 	}
-	if (_fill(c, n, req, q, false) < req->cpus) {
-		q->verdict = LIBRA_REJECT_DEADLINE;
-		q->nplace = 0;
-		return;
-	}
-	_static_price(p, sla, req, now, q);
-	_check_budget(p, sla, q);
+	_place_static(p, sla, req, now, c, n, false, LIBRA_REJECT_DEADLINE, q);
 }
 
 /* ------------------------------------------------ Libra+$, Libra+$Auto */
@@ -708,12 +734,9 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 	libra_entry_t extra;
 
 	for (int j = 0; j < nodes; j++) {
-		int cpus = libra_ledger_node_cpus(l, j);
-		int k = cpus < req->cpus ? cpus : req->cpus;
+		int k = _takeable(l, req, j);
 
-		if (k > _slots_free(l, req, j))
-			k = _slots_free(l, req, j);
-		if (!_eligible(l, req, j) || k < 1)
+		if (k < 1)
 			continue;
 		for (;;) {
 			double old_ret, new_ret, dy;
@@ -909,12 +932,9 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 	int n = 0, nodes = libra_ledger_node_count(l);
 
 	for (int j = 0; j < nodes; j++) {
-		int cpus = libra_ledger_node_cpus(l, j);
-		int k = cpus < req->cpus ? cpus : req->cpus;
+		int k = _takeable(l, req, j);
 
-		if (k > _slots_free(l, req, j))
-			k = _slots_free(l, req, j);
-		if (!_eligible(l, req, j) || k < 1)
+		if (k < 1)
 			continue;
 		if (!_risk_ok(l, p, j, sla, q->share, k, now)) {
 			if (k == 1)
@@ -928,13 +948,7 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 		c[n].key = (double) j;	/* no best fit: node order */
 		n++;
 	}
-	if (_fill(c, n, req, q, true) < req->cpus) {
-		q->verdict = LIBRA_REJECT_RISK;
-		q->nplace = 0;
-		return;
-	}
-	_static_price(p, sla, req, now, q);
-	_check_budget(p, sla, q);
+	_place_static(p, sla, req, now, c, n, true, LIBRA_REJECT_RISK, q);
 }
 
 /* ------------------------------------------------------------- driver */
