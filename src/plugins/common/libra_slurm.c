@@ -52,6 +52,7 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
 {
 	char err[256];
 
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
 	if (!libra_slurm_is_record(job_ptr->admin_comment)) {
 		memset(rec, 0, sizeof(*rec));
 		return false;
@@ -68,8 +69,10 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
 extern int libra_slurm_store_record(job_record_t *job_ptr,
 				    const libra_record_t *rec)
 {
-	char *json = libra_record_to_json(rec);
+	char *json;
 
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
+	json = libra_record_to_json(rec);
 	if (!json) {
 		error("%s: %pJ: cannot encode its record", plugin_type, job_ptr);
 		return SLURM_ERROR;
@@ -224,6 +227,8 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
 	libra_place_t *place;
 	int n = 0, k = 0;
 
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	if (!res || !res->node_bitmap || !res->cpus)
 		return;
 	place = xcalloc(bit_set_count(res->node_bitmap) + 1, sizeof(*place));
@@ -262,6 +267,7 @@ extern bool libra_slurm_sync_nodes(void)
 	libra_ledger_t *l = libra_hub_ledger();
 	bool rebuilt = false;
 
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	/* nothing changed in the node table since the last look */
 	if (l == seen_ledger && seen_update == last_node_update &&
 	    libra_ledger_node_count(l) == node_record_count)
@@ -300,6 +306,8 @@ extern int libra_slurm_sync(time_t now)
 	struct timespec ts;
 	double fine_now;
 
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	libra_slurm_sync_nodes();
 	l = libra_hub_ledger();
 
@@ -365,6 +373,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 	bitstr_t *req = NULL, *exc = NULL;
 	bool *mask;
 
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
 	if (req_nodes && node_name2bitmap((char *) req_nodes, false, &req)) {
 		xstrfmtcat(*err_msg, "libra: invalid node list '%s'",
 			   req_nodes);

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "src/common/xassert.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "admit.h"
@@ -29,6 +31,14 @@
  * capacity for long.
  */
 #define LIBRA_TOKEN_HOLD 3
+
+/*
+ * The slurmctld locks a function relies on, asserted the way slurmctld's
+ * own code does (job_submit.c, node_mgr.c): checked when Slurm is built
+ * for debugging (without NDEBUG), compiled out otherwise.  "Read" is met
+ * by a read or a write lock.
+ */
+#define LIBRA_LOCKED(type, level) xassert(verify_lock(type, level))
 
 /* Does this AdminComment hold a slurm-libra record? */
 extern bool libra_slurm_is_record(const char *admin_comment);

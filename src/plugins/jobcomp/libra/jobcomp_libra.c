@@ -91,6 +91,8 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
 	libra_end_t how;
 
+	/* slurmctld ends jobs under its job write lock: the record is ours */
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
 	if (!libra_slurm_job_record(job_ptr, &rec))
 		return SLURM_SUCCESS;
 	if (_requeued(job_ptr)) {

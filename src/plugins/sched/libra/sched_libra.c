@@ -20,7 +20,15 @@
  *  Locks: slurmctld {config read, job write, node write, partition read,
  *  federation read}, then the hub; released in reverse order.  The pass
  *  does no I/O; new jobs are started by the pass after slurmctld's job
- *  state has been written (outside the locks, see _save_state()).
+ *  state has been written (outside the locks, see _save_state()).  The
+ *  hub lock is taken around each use of the ledger, never across a call
+ *  into slurmctld: starting or ending a job can end another one and so
+ *  call jobcomp/libra, which takes the hub lock itself.  Under the job
+ *  write lock no job_submit() or jobcomp call runs, so these short holds
+ *  (one per pending job, a second only to re-place a job whose nodes
+ *  failed or to book a best-effort job's slots) are never contended by
+ *  them.  The slurmctld locks each function relies on are asserted
+ *  (LIBRA_LOCKED) in debug builds.
 \*****************************************************************************/
 
 #include <errno.h>
@@ -175,6 +183,8 @@ static int _start_job(job_record_t *job_ptr, const char *nodes)
 	bitstr_t *saved = job_ptr->details->req_node_bitmap, *req = NULL;
 	int rc;
 
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);	/* select_nodes() */
+	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	if (nodes) {
 		if (node_name2bitmap((char *) nodes, false, &req)) {
 			FREE_NULL_BITMAP(req);
@@ -486,6 +496,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	int njobs = 0;
 	DEF_TIMERS;
 
+	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
+	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
+	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
 	START_TIMER;
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
