@@ -343,6 +343,60 @@ static double _hard_deadline(job_record_t *job_ptr)
 }
 
 /*
+ * Whatever a pending admitted job waits for, it ends at its hard deadline.
+ * The deadline comes from the ledger: a held or waiting job's record is
+ * parsed only when it is due.  Returns false when the job was ended here;
+ * else *next is lowered to its hard deadline, if it has one.
+ */
+static bool _before_deadline(job_record_t *job_ptr, time_t now, time_t *next)
+{
+	libra_record_t rec;
+	double dl = _hard_deadline(job_ptr);
+
+	if (dl <= 0.0)
+		return true;
+	if (job_ptr->priority && job_ptr->details)
+		(void) job_independent(job_ptr);	/* current reason */
+	if (dl <= (double) now) {
+		if (libra_slurm_job_record(job_ptr, &rec)) {
+			if (!rec.best_effort && !rec.settled)
+				_end_unstarted(job_ptr, &rec, now);
+			libra_record_free(&rec);
+		}
+		return false;
+	}
+	if (!*next || (time_t) ceil(dl) < *next)
+		*next = (time_t) ceil(dl);
+	return true;
+}
+
+/*
+ * A job just started: a best-effort one books its job slots in the ledger;
+ * an admitted one gets the end time its deadline allows; the record says
+ * when it started, to the microsecond like its admission.
+ */
+static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
+			  bool has_rec)
+{
+	struct timespec ts;
+
+	if (!has_rec || rec->best_effort) {
+		/* its job slots are taken from now on */
+		libra_hub_lock();
+		libra_slurm_commit_unadmitted(job_ptr);
+		libra_hub_unlock();
+	}
+	if (!has_rec)
+		return;
+	if (!rec->best_effort)
+		_set_end_time(job_ptr, rec);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rec->started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
+			    rec->admitted);
+	libra_slurm_store_record(job_ptr, rec);
+}
+
+/*
  * Try to start one pending job; returns true if it started.  *next: the
  * earliest hard deadline of an admitted job still ahead; *unsaved: the
  * highest id of a job that would start but is not in the state file yet.
@@ -352,30 +406,11 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 {
 	libra_record_t rec;
 	char *nodes = NULL;
-	bool has_rec, started = false;
-	double dl;
+	bool has_rec, admitted;
 	int rc;
 
-	/*
-	 * Whatever a pending admitted job waits for, it ends at its hard
-	 * deadline.  The deadline comes from the ledger: a held or waiting
-	 * job's record is parsed only when it is due.
-	 */
-	dl = _hard_deadline(job_ptr);
-	if (dl > 0.0) {
-		if (job_ptr->priority && job_ptr->details)
-			(void) job_independent(job_ptr);  /* current reason */
-		if (dl <= (double) now) {
-			if (libra_slurm_job_record(job_ptr, &rec)) {
-				if (!rec.best_effort && !rec.settled)
-					_end_unstarted(job_ptr, &rec, now);
-				libra_record_free(&rec);
-			}
-			return false;
-		}
-		if (!*next || (time_t) ceil(dl) < *next)
-			*next = (time_t) ceil(dl);
-	}
+	if (!_before_deadline(job_ptr, now, next))
+		return false;
 	if (job_ptr->priority == 0)
 		return false;			/* held */
 	if (!job_independent(job_ptr))
@@ -387,8 +422,9 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 		return false;
 	}
 	has_rec = libra_slurm_job_record(job_ptr, &rec);
+	admitted = has_rec && !rec.best_effort;
 
-	if (has_rec && !rec.best_effort) {
+	if (admitted) {
 		if (!_placement_up(&rec)) {
 			libra_hub_lock();
 			if (!_replace(job_ptr, &rec, now))
@@ -402,26 +438,8 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	if (rc == SLURM_SUCCESS) {
 		/* not "sched/libra: ": test_sched_workload.sh reads this line */
 		info("sched: libra: started %pJ on %s%s", job_ptr,
-		     job_ptr->nodes, has_rec && !rec.best_effort ? "" :
-		     " (best effort)");
-		if (!has_rec || rec.best_effort) {
-			/* its job slots are taken from now on */
-			libra_hub_lock();
-			libra_slurm_commit_unadmitted(job_ptr);
-			libra_hub_unlock();
-		}
-		if (has_rec) {
-			struct timespec ts;
-
-			if (!rec.best_effort)
-				_set_end_time(job_ptr, &rec);
-			/* to the microsecond, as the admission time */
-			clock_gettime(CLOCK_REALTIME, &ts);
-			rec.started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
-					   rec.admitted);
-			libra_slurm_store_record(job_ptr, &rec);
-		}
-		started = true;
+		     job_ptr->nodes, admitted ? "" : " (best effort)");
+		_note_started(job_ptr, &rec, has_rec);
 	} else if (nodes) {
 		_set_reason(job_ptr, WAIT_RESOURCES,
 			    "libra: admitted on %s: %s", nodes,
@@ -433,7 +451,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	xfree(nodes);
 	if (has_rec)
 		libra_record_free(&rec);
-	return started;
+	return rc == SLURM_SUCCESS;
 }
 
 /*
@@ -481,6 +499,48 @@ out:
 }
 
 /*
+ * The pending and running jobs, in job_list's order: starting or ending a
+ * job must not disturb the iteration.  xfree() the array.
+ */
+static job_record_t **_snapshot(int *njobs)
+{
+	job_record_t **jobs, *job_ptr;
+	ListIterator iter;
+	int n = 0;
+
+	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
+			jobs[n++] = job_ptr;
+	}
+	list_iterator_destroy(iter);
+	*njobs = n;
+	return jobs;
+}
+
+/*
+ * End the running jobs of the snapshot that reached their hard deadline,
+ * and take them out of it.  Returns the next hard deadline ahead, or 0.
+ */
+static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
+{
+	time_t next = 0;
+
+	for (int i = 0; i < njobs; i++) {
+		time_t t;
+
+		if (!IS_JOB_RUNNING(jobs[i]))
+			continue;
+		t = _check_deadline(jobs[i], now);
+		if (t && (!next || t < next))
+			next = t;
+		jobs[i] = NULL;
+	}
+	return next;
+}
+
+/*
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
  * *unsaved the highest id of a job to start once the state is written, and
@@ -490,9 +550,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 {
 	time_t now = time(NULL), next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
-	job_record_t **jobs;
-	ListIterator iter;
-	job_record_t *job_ptr;
+	job_record_t **jobs, *job_ptr;
 	int njobs = 0;
 	DEF_TIMERS;
 
@@ -517,25 +575,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		journal_read = true;
 	}
 
-	/* a snapshot: starting a job must not disturb the iteration */
-	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
-	iter = list_iterator_create(job_list);
-	while ((job_ptr = list_next(iter))) {
-		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
-			jobs[njobs++] = job_ptr;
-	}
-	list_iterator_destroy(iter);
-
-	for (int i = 0; i < njobs; i++) {
-		job_ptr = jobs[i];
-		if (IS_JOB_RUNNING(job_ptr)) {
-			time_t t = _check_deadline(job_ptr, now);
-
-			if (t && (!next || t < next))
-				next = t;
-			jobs[i] = NULL;
-		}
-	}
+	jobs = _snapshot(&njobs);
+	next = _check_running(jobs, njobs, now);
 	/* admitted jobs first: best-effort jobs must not take their slots */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < njobs; i++) {
