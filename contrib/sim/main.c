@@ -30,10 +30,9 @@
 
 #include <json-c/json.h>
 
-#include "admit.h"
+#include "alloc.h"
 #include "metrics.h"
 #include "params.h"
-#include "settle.h"
 #include "sim.h"
 
 #define PROG "libra-sim"
@@ -41,125 +40,6 @@
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
-
-static const char *policy_names[SIM_POLICY_COUNT] = {
-	[SIM_FCFS_BF] = "fcfs-bf",
-	[SIM_SJF_BF] = "sjf-bf",
-	[SIM_EDF_BF] = "edf-bf",
-	[SIM_LIBRA] = "libra",
-	[SIM_LIBRA_PRICE] = "libra+$",
-	[SIM_LIBRA_SLA] = "librasla",
-	[SIM_LIBRA_RISKD] = "librariskd",
-	[SIM_LIBRA_AUTO] = "libra+$auto",
-	[SIM_FIRST_REWARD] = "firstreward",
-};
-
-/* ---- small shared helpers (sim.h) --------------------------------------- */
-
-static void _die_oom(void)
-{
-	fprintf(stderr, PROG ": out of memory\n");
-	exit(1);
-}
-
-extern void *sim_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern void *sim_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern void *sim_xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern const char *sim_policy_name(sim_policy_t p)
-{
-	return p < SIM_POLICY_COUNT ? policy_names[p] : "?";
-}
-
-extern bool sim_policy_from_name(const char *name, sim_policy_t *p)
-{
-	int i;
-
-	for (i = 0; i < SIM_POLICY_COUNT; i++) {
-		if (!strcmp(name, policy_names[i])) {
-			*p = (sim_policy_t) i;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The thesis' economic model of each policy (Table 6.5): LibraSLA and
- * FirstReward are bid-based, the rest are compared in the commodity
- * market. */
-extern sim_model_t sim_policy_model(sim_policy_t p)
-{
-	return (p == SIM_LIBRA_SLA || p == SIM_FIRST_REWARD) ?
-	       SIM_MODEL_BID : SIM_MODEL_COMMODITY;
-}
-
-extern const char *sim_model_name(sim_model_t m)
-{
-	return m == SIM_MODEL_BID ? "bid" : "commodity";
-}
-
-extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
-{
-	double c = j->estimate * libra_price_base_per_sec(&cfg->params);
-
-	return c * j->procs;
-}
-
-/*
- * Commodity market: the provider earns the quoted price if the deadline is
- * met, nothing otherwise (thesis 3.5.2, 6.4.1).  Bid-based: the price is
- * the user's bid B and the provider earns U = B - DY * PR (Eq. 4.1), which
- * libra_settle() computes (negative U is compensation).
- */
-extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
-		       double start, double end, sim_outcome_t *o)
-{
-	libra_sla_t sla;
-	libra_settlement_t s;
-	double p = model == SIM_MODEL_BID ? j->budget : price;
-
-	sim_job_sla(j, &sla);
-	libra_settle(&sla, p, start, end, LIBRA_END_COMPLETED, &s);
-	o->accepted = true;
-	if (!o->verdict)
-		o->verdict = libra_verdict_name(LIBRA_ACCEPT);
-	o->start = start;
-	o->end = end;
-	o->price = p;
-	o->met = s.deadline_met;
-	if (model == SIM_MODEL_BID)
-		o->charge = s.charge;
-	else
-		o->charge = s.deadline_met ? p : 0.0;
-}
-
-extern void sim_reject(sim_outcome_t *o, const char *verdict)
-{
-	memset(o, 0, sizeof(*o));
-	o->verdict = verdict;
-}
 
 /* ---- options -------------------------------------------------------------- */
 
