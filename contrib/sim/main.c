@@ -239,6 +239,40 @@ static void _estimates(sim_config_t *cfg, const char *s)
 	}
 }
 
+/*
+ * The options that set the policy core's parameters, and their keys: the
+ * core's one table (params.c) parses and checks them, so an option takes
+ * exactly what its libra_* key takes in slurm.conf (sched_libra(8)).
+ */
+static const struct {
+	int opt;
+	const char *key;
+} param_opts[] = {
+	{ OPT_ALPHA, "libra_alpha" },
+	{ OPT_BETA, "libra_beta" },
+	{ OPT_PRICE_BASE, "libra_price_base" },
+	{ OPT_RESFREE, "libra_resfree" },
+	{ OPT_CHARGE, "libra_charge" },
+	{ OPT_GAMMA, "libra_gamma" },
+	{ OPT_DELTA, "libra_delta" },
+	{ OPT_CAPACITY, "libra_capacity" },
+	{ OPT_SHARE_MIN, "libra_share_min" },
+	{ OPT_RISK_SIGMA, "libra_risk_sigma" },
+	{ OPT_RISK_MU, "libra_risk_mu" },
+	{ OPT_BETA_MIN, "libra_beta_min" },
+	{ OPT_BETA_MAX, "libra_beta_max" },
+};
+
+static const char *_param_key(int opt)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(param_opts) / sizeof(param_opts[0]); k++)
+		if (param_opts[k].opt == opt)
+			return param_opts[k].key;
+	return NULL;
+}
+
 static void _defaults(sim_config_t *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -276,6 +310,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	const double inf = INFINITY;
 	libra_params_t *p = &cfg->params;
 	const char *policy = NULL;
+	char err[256];
 	int c;
 
 	_defaults(cfg);
@@ -283,11 +318,17 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
 		const char *a = optarg;
 		const char *name = NULL;
+		const char *key = _param_key(c);
 		int k;
 
 		for (k = 0; long_opts[k].name; k++)
 			if (long_opts[k].val == c)
 				name = long_opts[k].name;
+		if (key) {
+			if (libra_params_set(p, key, a, err, sizeof(err)))
+				_usage_error("--%s: %s", name, err);
+			continue;
+		}
 		switch (c) {
 		case OPT_TRACE:
 			if (!*a)
@@ -305,33 +346,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_POLICY:
 			policy = a;
-			break;
-		case OPT_ALPHA:
-			p->alpha = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA:
-			p->beta = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_PRICE_BASE:
-			p->price_base = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_RESFREE:
-			if (!strcmp(a, "window"))
-				p->resfree = LIBRA_RESFREE_WINDOW;
-			else if (!strcmp(a, "thesis"))
-				p->resfree = LIBRA_RESFREE_THESIS;
-			else
-				_usage_error("--resfree: '%s' is not window "
-					     "or thesis", a);
-			break;
-		case OPT_CHARGE:
-			if (!strcmp(a, "cpu"))
-				p->charge = LIBRA_CHARGE_CPU;
-			else if (!strcmp(a, "thesis"))
-				p->charge = LIBRA_CHARGE_THESIS;
-			else
-				_usage_error("--charge: '%s' is not cpu or "
-					     "thesis", a);
 			break;
 		case OPT_ADF:
 			cfg->adf = _num(name, a, 0, true, inf, false);
@@ -405,30 +419,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--model: '%s' is not commodity "
 					     "or bid", a);
 			break;
-		case OPT_RISK_SIGMA:
-			p->risk_sigma = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_RISK_MU:
-			p->risk_mu = _num(name, a, 1, false, inf, false);
-			break;
-		case OPT_CAPACITY:
-			p->capacity = _num(name, a, 0, true, 1, false);
-			break;
-		case OPT_SHARE_MIN:
-			p->share_min = _num(name, a, 0, true, 1, false);
-			break;
-		case OPT_GAMMA:
-			p->gamma = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_DELTA:
-			p->delta = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA_MIN:
-			p->beta_min = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA_MAX:
-			p->beta_max = _num(name, a, 0, false, inf, false);
-			break;
 		case OPT_FR_ALPHA:
 			cfg->fr_alpha = _num(name, a, 0, false, 1, false);
 			break;
@@ -488,9 +478,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			     "libra+$auto, firstreward, all)", policy);
 	if (cfg->first && cfg->last)
 		_usage_error("--first and --last exclude each other");
-	if (p->beta_min > p->beta_max)
-		_usage_error("--beta-min %g is above --beta-max %g",
-			     p->beta_min, p->beta_max);
+	if (libra_params_check(p, err, sizeof(err)))
+		_usage_error("--beta-min, --beta-max: %s", err);
 }
 
 /* ---- output --------------------------------------------------------------- */
