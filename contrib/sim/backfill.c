@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "outcome.h"
 #include "pq.h"
 #include "sim.h"
 #include "squeue.h"

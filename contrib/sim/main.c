@@ -30,10 +30,9 @@
 
 #include <json-c/json.h>
 
-#include "admit.h"
+#include "alloc.h"
 #include "metrics.h"
 #include "params.h"
-#include "settle.h"
 #include "sim.h"
 
 #define PROG "libra-sim"
@@ -41,125 +40,6 @@
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
-
-static const char *policy_names[SIM_POLICY_COUNT] = {
-	[SIM_FCFS_BF] = "fcfs-bf",
-	[SIM_SJF_BF] = "sjf-bf",
-	[SIM_EDF_BF] = "edf-bf",
-	[SIM_LIBRA] = "libra",
-	[SIM_LIBRA_PRICE] = "libra+$",
-	[SIM_LIBRA_SLA] = "librasla",
-	[SIM_LIBRA_RISKD] = "librariskd",
-	[SIM_LIBRA_AUTO] = "libra+$auto",
-	[SIM_FIRST_REWARD] = "firstreward",
-};
-
-/* ---- small shared helpers (sim.h) --------------------------------------- */
-
-static void _die_oom(void)
-{
-	fprintf(stderr, PROG ": out of memory\n");
-	exit(1);
-}
-
-extern void *sim_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern void *sim_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern void *sim_xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		_die_oom();
-	return p;
-}
-
-extern const char *sim_policy_name(sim_policy_t p)
-{
-	return p < SIM_POLICY_COUNT ? policy_names[p] : "?";
-}
-
-extern bool sim_policy_from_name(const char *name, sim_policy_t *p)
-{
-	int i;
-
-	for (i = 0; i < SIM_POLICY_COUNT; i++) {
-		if (!strcmp(name, policy_names[i])) {
-			*p = (sim_policy_t) i;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The thesis' economic model of each policy (Table 6.5): LibraSLA and
- * FirstReward are bid-based, the rest are compared in the commodity
- * market. */
-extern sim_model_t sim_policy_model(sim_policy_t p)
-{
-	return (p == SIM_LIBRA_SLA || p == SIM_FIRST_REWARD) ?
-	       SIM_MODEL_BID : SIM_MODEL_COMMODITY;
-}
-
-extern const char *sim_model_name(sim_model_t m)
-{
-	return m == SIM_MODEL_BID ? "bid" : "commodity";
-}
-
-extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
-{
-	double c = j->estimate * libra_price_base_per_sec(&cfg->params);
-
-	return c * j->procs;
-}
-
-/*
- * Commodity market: the provider earns the quoted price if the deadline is
- * met, nothing otherwise (thesis 3.5.2, 6.4.1).  Bid-based: the price is
- * the user's bid B and the provider earns U = B - DY * PR (Eq. 4.1), which
- * libra_settle() computes (negative U is compensation).
- */
-extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
-		       double start, double end, sim_outcome_t *o)
-{
-	libra_sla_t sla;
-	libra_settlement_t s;
-	double p = model == SIM_MODEL_BID ? j->budget : price;
-
-	sim_job_sla(j, &sla);
-	libra_settle(&sla, p, start, end, LIBRA_END_COMPLETED, &s);
-	o->accepted = true;
-	if (!o->verdict)
-		o->verdict = libra_verdict_name(LIBRA_ACCEPT);
-	o->start = start;
-	o->end = end;
-	o->price = p;
-	o->met = s.deadline_met;
-	if (model == SIM_MODEL_BID)
-		o->charge = s.charge;
-	else
-		o->charge = s.deadline_met ? p : 0.0;
-}
-
-extern void sim_reject(sim_outcome_t *o, const char *verdict)
-{
-	memset(o, 0, sizeof(*o));
-	o->verdict = verdict;
-}
 
 /* ---- options -------------------------------------------------------------- */
 
@@ -359,6 +239,40 @@ static void _estimates(sim_config_t *cfg, const char *s)
 	}
 }
 
+/*
+ * The options that set the policy core's parameters, and their keys: the
+ * core's one table (params.c) parses and checks them, so an option takes
+ * exactly what its libra_* key takes in slurm.conf (sched_libra(8)).
+ */
+static const struct {
+	int opt;
+	const char *key;
+} param_opts[] = {
+	{ OPT_ALPHA, "libra_alpha" },
+	{ OPT_BETA, "libra_beta" },
+	{ OPT_PRICE_BASE, "libra_price_base" },
+	{ OPT_RESFREE, "libra_resfree" },
+	{ OPT_CHARGE, "libra_charge" },
+	{ OPT_GAMMA, "libra_gamma" },
+	{ OPT_DELTA, "libra_delta" },
+	{ OPT_CAPACITY, "libra_capacity" },
+	{ OPT_SHARE_MIN, "libra_share_min" },
+	{ OPT_RISK_SIGMA, "libra_risk_sigma" },
+	{ OPT_RISK_MU, "libra_risk_mu" },
+	{ OPT_BETA_MIN, "libra_beta_min" },
+	{ OPT_BETA_MAX, "libra_beta_max" },
+};
+
+static const char *_param_key(int opt)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(param_opts) / sizeof(param_opts[0]); k++)
+		if (param_opts[k].opt == opt)
+			return param_opts[k].key;
+	return NULL;
+}
+
 static void _defaults(sim_config_t *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -396,6 +310,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	const double inf = INFINITY;
 	libra_params_t *p = &cfg->params;
 	const char *policy = NULL;
+	char err[256];
 	int c;
 
 	_defaults(cfg);
@@ -403,11 +318,17 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
 		const char *a = optarg;
 		const char *name = NULL;
+		const char *key = _param_key(c);
 		int k;
 
 		for (k = 0; long_opts[k].name; k++)
 			if (long_opts[k].val == c)
 				name = long_opts[k].name;
+		if (key) {
+			if (libra_params_set(p, key, a, err, sizeof(err)))
+				_usage_error("--%s: %s", name, err);
+			continue;
+		}
 		switch (c) {
 		case OPT_TRACE:
 			if (!*a)
@@ -425,33 +346,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_POLICY:
 			policy = a;
-			break;
-		case OPT_ALPHA:
-			p->alpha = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA:
-			p->beta = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_PRICE_BASE:
-			p->price_base = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_RESFREE:
-			if (!strcmp(a, "window"))
-				p->resfree = LIBRA_RESFREE_WINDOW;
-			else if (!strcmp(a, "thesis"))
-				p->resfree = LIBRA_RESFREE_THESIS;
-			else
-				_usage_error("--resfree: '%s' is not window "
-					     "or thesis", a);
-			break;
-		case OPT_CHARGE:
-			if (!strcmp(a, "cpu"))
-				p->charge = LIBRA_CHARGE_CPU;
-			else if (!strcmp(a, "thesis"))
-				p->charge = LIBRA_CHARGE_THESIS;
-			else
-				_usage_error("--charge: '%s' is not cpu or "
-					     "thesis", a);
 			break;
 		case OPT_ADF:
 			cfg->adf = _num(name, a, 0, true, inf, false);
@@ -525,30 +419,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--model: '%s' is not commodity "
 					     "or bid", a);
 			break;
-		case OPT_RISK_SIGMA:
-			p->risk_sigma = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_RISK_MU:
-			p->risk_mu = _num(name, a, 1, false, inf, false);
-			break;
-		case OPT_CAPACITY:
-			p->capacity = _num(name, a, 0, true, 1, false);
-			break;
-		case OPT_SHARE_MIN:
-			p->share_min = _num(name, a, 0, true, 1, false);
-			break;
-		case OPT_GAMMA:
-			p->gamma = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_DELTA:
-			p->delta = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA_MIN:
-			p->beta_min = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_BETA_MAX:
-			p->beta_max = _num(name, a, 0, false, inf, false);
-			break;
 		case OPT_FR_ALPHA:
 			cfg->fr_alpha = _num(name, a, 0, false, 1, false);
 			break;
@@ -608,9 +478,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			     "libra+$auto, firstreward, all)", policy);
 	if (cfg->first && cfg->last)
 		_usage_error("--first and --last exclude each other");
-	if (p->beta_min > p->beta_max)
-		_usage_error("--beta-min %g is above --beta-max %g",
-			     p->beta_min, p->beta_max);
+	if (libra_params_check(p, err, sizeof(err)))
+		_usage_error("--beta-min, --beta-max: %s", err);
 }
 
 /* ---- output --------------------------------------------------------------- */

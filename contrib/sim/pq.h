@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "sim.h"
+#include "alloc.h"
 
 typedef struct sim_pq_item {
 	double t;

@@ -8,11 +8,18 @@
  *  metrics.  Its pieces:
  *
  *	main.c		options, the run loop, output
+ *	policy.c	the policies' names and economic models
  *	workload.c	SWF trace -> jobs with synthesized QoS (thesis 3.5.1)
  *	timeshare.c	the Libra family, time-shared, through the core
  *	backfill.c	FCFS-BF, SJF-BF, EDF-BF (EASY backfilling)
  *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
+ *	outcome.c	settle or reject a job (outcome.h)
+ *	squeue.c, pq.h	the space-shared engines' wait queue and event heap
+ *	alloc.c		allocate or exit (alloc.h)
  *	rng.c		the deterministic random numbers
+ *
+ *  main.c calls the engines; the engines call outcome.c, alloc.c and the
+ *  core, never main.c.
  *
  *  Times inside the simulator are seconds since the submission of the
  *  first job of the simulated window (after the arrival delay factor), so
@@ -132,7 +139,7 @@ typedef struct sim_outcome {
 	bool met;		/* deadline met */
 } sim_outcome_t;
 
-/* policy names */
+/* policy.c: the policies' names and economic models */
 extern const char *sim_policy_name(sim_policy_t p);
 extern bool sim_policy_from_name(const char *name, sim_policy_t *p);
 extern sim_model_t sim_policy_model(sim_policy_t p);
@@ -145,15 +152,6 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 extern void sim_workload_free(sim_workload_t *w);
 extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla);
 
-/* Settle a job that ran from start to end (main.c): fills *o. */
-extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
-		       double start, double end, sim_outcome_t *o);
-extern void sim_reject(sim_outcome_t *o, const char *verdict);
-
-/* The commodity-market charge of the space-shared baselines:
- * C = RE * PBase per CPU (times procs under --charge cpu). */
-extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j);
-
 /* The engines; each fills out[0..n-1].  Return 0 or -1 with a message. */
 extern int sim_run_timeshare(const sim_config_t *cfg,
 			     const sim_workload_t *w, sim_policy_t policy,
@@ -165,10 +163,5 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 extern int sim_run_firstreward(const sim_config_t *cfg,
 			       const sim_workload_t *w, sim_model_t model,
 			       sim_outcome_t *out, char *err, size_t errlen);
-
-/* Small sorted-array helpers shared by the space-shared engines. */
-extern void *sim_xmalloc(size_t n);
-extern void *sim_xcalloc(size_t n, size_t size);
-extern void *sim_xrealloc(void *p, size_t n);
 
 #endif /* LIBRA_SIM_H */

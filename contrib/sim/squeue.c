@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "alloc.h"
 #include "squeue.h"
 
 static int _less(const sim_qkey_t *x, double a, double b, int idx)

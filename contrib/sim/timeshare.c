@@ -46,7 +46,9 @@
 #include <string.h>
 
 #include "admit.h"
+#include "alloc.h"
 #include "ledger.h"
+#include "outcome.h"
 #include "settle.h"
 #include "share.h"
 #include "sim.h"

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "rng.h"
 #include "sim.h"
 #include "swf.h"

@@ -6,6 +6,12 @@
  *  libra_params_t, its kind and its range.  Parsing, range checks and
  *  formatting are all driven by that table, so a key added there is parsed,
  *  checked, shown by "scontrol show config" and documented in one place.
+ *  libra_params_set() is the one way in: slurm.conf's SchedulerParameters
+ *  (libra_params_parse()), libra-sim's policy options (--alpha is
+ *  libra_alpha, ...) and the SPANK plugin's interval and share_min
+ *  (libra_weight_interval, libra_share_min) all set parameters through
+ *  it, so they accept the same values.  libra_parse_number() is the strict
+ *  number parser behind the number keys, for callers' own numbers too.
 \*****************************************************************************/
 
 #include <math.h>
@@ -93,34 +99,37 @@ typedef struct {
 	const char *key;
 	kind_t kind;
 	size_t off;		/* offset of the field in libra_params_t */
-	double min, max;	/* inclusive range for doubles */
-	bool min_open;		/* min is exclusive */
+	libra_range_t range;	/* KIND_DOUBLE: the values it may take */
 } param_def_t;
 
 #define OFF(f) offsetof(libra_params_t, f)
+/* A number key: [lo, hi], or (lo, hi] when open. */
+#define NUM(k, f, lo, hi, open) \
+	{ k, KIND_DOUBLE, OFF(f), { lo, hi, open, false } }
+/* A key that takes a word (a name, yes/no) or hours. */
+#define WORD(k, kind, f) { k, kind, OFF(f), { 0, 0, false, false } }
 static const param_def_t defs[] = {
-	{ "libra_policy",	   KIND_POLICY,	 OFF(policy),	  0, 0, false },
-	{ "libra_alpha",	   KIND_DOUBLE,	 OFF(alpha),	  0, 1e6, false },
-	{ "libra_beta",		   KIND_DOUBLE,	 OFF(beta),	  0, 1e6, false },
-	{ "libra_price_base",	   KIND_DOUBLE,	 OFF(price_base), 0, 1e12, true },
-	{ "libra_gamma",	   KIND_DOUBLE,	 OFF(gamma),	  0, 1e6, false },
-	{ "libra_delta",	   KIND_DOUBLE,	 OFF(delta),	  0, 1e6, false },
-	{ "libra_peak_price",	   KIND_DOUBLE,	 OFF(peak_price), 0, 1e12, false },
-	{ "libra_peak_hours",	   KIND_HOURS,	 0,		  0, 0, false },
-	{ "libra_resfree",	   KIND_RESFREE, OFF(resfree),	  0, 0, false },
-	{ "libra_charge",	   KIND_CHARGE,	 OFF(charge),	  0, 0, false },
-	{ "libra_capacity",	   KIND_DOUBLE,	 OFF(capacity),	  0, 1, true },
-	{ "libra_share_min",	   KIND_DOUBLE,	 OFF(share_min),  0, 0.5, true },
-	{ "libra_risk_sigma",	   KIND_DOUBLE,	 OFF(risk_sigma), 0, 1e6, false },
-	{ "libra_risk_mu",	   KIND_DOUBLE,	 OFF(risk_mu),	  1, 1e6, false },
-	{ "libra_beta_min",	   KIND_DOUBLE,	 OFF(beta_min),	  0, 1e6, true },
-	{ "libra_beta_max",	   KIND_DOUBLE,	 OFF(beta_max),	  0, 1e6, true },
-	{ "libra_no_sla",	   KIND_NOSLA,	 OFF(no_sla),	  0, 0, false },
-	{ "libra_interval",	   KIND_DOUBLE,	 OFF(interval),	  0.1, 3600, false },
-	{ "libra_weight_interval", KIND_DOUBLE,	 OFF(weight_interval), 0.1, 3600,
-	  false },
-	{ "libra_enforce",	   KIND_BOOL,	 OFF(enforce),	  0, 0, false },
-	{ "libra_tolerance",	   KIND_DOUBLE,	 OFF(tolerance),  0, 1e-3, false },
+	WORD("libra_policy",		KIND_POLICY,	policy),
+	NUM("libra_alpha",		alpha,		0, 1e6, false),
+	NUM("libra_beta",		beta,		0, 1e6, false),
+	NUM("libra_price_base",		price_base,	0, 1e12, true),
+	NUM("libra_gamma",		gamma,		0, 1e6, false),
+	NUM("libra_delta",		delta,		0, 1e6, false),
+	NUM("libra_peak_price",		peak_price,	0, 1e12, false),
+	WORD("libra_peak_hours",	KIND_HOURS,	peak_start),
+	WORD("libra_resfree",		KIND_RESFREE,	resfree),
+	WORD("libra_charge",		KIND_CHARGE,	charge),
+	NUM("libra_capacity",		capacity,	0, 1, true),
+	NUM("libra_share_min",		share_min,	0, 0.5, true),
+	NUM("libra_risk_sigma",		risk_sigma,	0, 1e6, false),
+	NUM("libra_risk_mu",		risk_mu,	1, 1e6, false),
+	NUM("libra_beta_min",		beta_min,	0, 1e6, true),
+	NUM("libra_beta_max",		beta_max,	0, 1e6, true),
+	WORD("libra_no_sla",		KIND_NOSLA,	no_sla),
+	NUM("libra_interval",		interval,	0.1, 3600, false),
+	NUM("libra_weight_interval",	weight_interval, 0.1, 3600, false),
+	WORD("libra_enforce",		KIND_BOOL,	enforce),
+	NUM("libra_tolerance",		tolerance,	0, 1e-3, false),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -132,9 +141,31 @@ static int _fail(char *err, size_t errlen, const char *key, const char *val,
 	return -1;
 }
 
+extern int libra_parse_number(const char *what, const char *val,
+			      const libra_range_t *r, double *out,
+			      char *err, size_t errlen)
+{
+	char msg[160];
+	double v;
+
+	if (!val || libra_parse_money(what, val, &v, msg, sizeof(msg)))
+		return _fail(err, errlen, what, val ? val : "",
+			     "not a non-negative number");
+	if ((r->min_open ? v <= r->min : v < r->min) || v > r->max ||
+	    (r->whole && v != floor(v))) {
+		snprintf(msg, sizeof(msg), "must be %sin %c%g, %g]",
+			 r->whole ? "a whole number " : "",
+			 r->min_open ? '(' : '[', r->min, r->max);
+		return _fail(err, errlen, what, val, msg);
+	}
+	*out = v;
+	return 0;
+}
+
 static int _parse_hours(libra_params_t *p, const char *key, const char *val,
 			char *err, size_t errlen)
 {
+	const char *second;
 	char *end;
 	long a, b;
 
@@ -142,9 +173,9 @@ static int _parse_hours(libra_params_t *p, const char *key, const char *val,
 	if (end == val || *end != '-')
 		return _fail(err, errlen, key, val,
 			     "expected START-END hours, e.g. 12-24");
-	val = end + 1;
-	b = strtol(val, &end, 10);
-	if (end == val || *end || a < 0 || a > 23 || b < 0 || b > 24 ||
+	second = end + 1;
+	b = strtol(second, &end, 10);
+	if (end == second || *end || a < 0 || a > 23 || b < 0 || b > 24 ||
 	    a == b % 24)
 		return _fail(err, errlen, key, val,
 			     "hours must be 0-23 and 0-24 and differ");
@@ -157,21 +188,11 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 		  char *err, size_t errlen)
 {
 	char *field = (char *) p + d->off;
-	char msg[160];
-	double v;
 
 	switch (d->kind) {
 	case KIND_DOUBLE:
-		if (libra_parse_money(d->key, val, &v, msg, sizeof(msg)))
-			return _fail(err, errlen, d->key, val,
-				     "not a non-negative number");
-		if ((d->min_open ? v <= d->min : v < d->min) || v > d->max) {
-			snprintf(msg, sizeof(msg), "must be in %c%g, %g]",
-				 d->min_open ? '(' : '[', d->min, d->max);
-			return _fail(err, errlen, d->key, val, msg);
-		}
-		*(double *) field = v;
-		return 0;
+		return libra_parse_number(d->key, val, &d->range,
+					  (double *) field, err, errlen);
 	case KIND_POLICY:
 		if (!libra_policy_from_name(val, (libra_policy_t *) field))
 			return _fail(err, errlen, d->key, val,
@@ -221,6 +242,44 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 	return _fail(err, errlen, d->key, val, "internal error");
 }
 
+static const param_def_t *_find(const char *key)
+{
+	for (size_t i = 0; key && i < NDEFS; i++)
+		if (!strcmp(key, defs[i].key))
+			return &defs[i];
+	return NULL;
+}
+
+extern int libra_params_set(libra_params_t *p, const char *key,
+			    const char *val, char *err, size_t errlen)
+{
+	const param_def_t *d = _find(key);
+	libra_params_t tmp = *p;
+
+	if (!d)
+		return _fail(err, errlen, key ? key : "", val ? val : "",
+			     "unknown libra_ parameter (see sched_libra(8))");
+	if (!val)
+		return _fail(err, errlen, key, "", "missing =value");
+	if (_apply(&tmp, d, val, err, errlen))
+		return -1;
+	*p = tmp;
+	return 0;
+}
+
+extern int libra_params_check(const libra_params_t *p, char *err,
+			      size_t errlen)
+{
+	char val[32];
+
+	if (p->beta_min > p->beta_max) {
+		snprintf(val, sizeof(val), "%g", p->beta_min);
+		return _fail(err, errlen, "libra_beta_min", val,
+			     "must not exceed libra_beta_max");
+	}
+	return 0;
+}
+
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 			      char *err, size_t errlen)
 {
@@ -237,7 +296,7 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(tok, '=');
-		size_t i;
+		const param_def_t *d;
 
 		while (*tok == ' ')
 			tok++;
@@ -248,26 +307,18 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 			break;
 		}
 		*val++ = '\0';
-		for (i = 0; i < NDEFS; i++)
-			if (!strcmp(tok, defs[i].key))
-				break;
-		if (i == NDEFS) {
-			rc = _fail(err, errlen, tok, val,
-				   "unknown libra_ parameter (see sched_libra(8))");
-			break;
-		}
-		if (seen[i]) {
+		d = _find(tok);
+		if (d && seen[d - defs]) {
 			rc = _fail(err, errlen, tok, val, "given twice");
 			break;
 		}
-		seen[i] = true;
-		if ((rc = _apply(&tmp, &defs[i], val, err, errlen)))
+		if ((rc = libra_params_set(&tmp, tok, val, err, errlen)))
 			break;
+		seen[d - defs] = true;
 	}
 	free(buf);
-	if (!rc && tmp.beta_min > tmp.beta_max)
-		rc = _fail(err, errlen, "libra_beta_min", "",
-			   "must not exceed libra_beta_max");
+	if (!rc)
+		rc = libra_params_check(&tmp, err, errlen);
 	if (!rc)
 		*p = tmp;
 	return rc;

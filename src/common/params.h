@@ -92,11 +92,46 @@ extern bool libra_policy_from_name(const char *name, libra_policy_t *policy);
 extern bool libra_policy_is_market(libra_policy_t policy);
 
 /*
- * Apply the libra_* keys of a SchedulerParameters string to *p.  Keys of
- * other plugins are ignored.  Returns 0, or -1 with a message in err
- * naming the key (and *p unchanged).
+ * Set one parameter from its key and its text: libra_params_set(p,
+ * "libra_share_min", "0.05", ...).  The key's kind and range come from the
+ * one table in params.c, which serves slurm.conf (libra_params_parse()),
+ * the simulator's options and the SPANK plugin's plugstack arguments
+ * alike.  Returns 0, or -1 with "key=value: why" in err (and *p
+ * unchanged).  Relations between keys are libra_params_check()'s.
+ */
+extern int libra_params_set(libra_params_t *p, const char *key,
+			    const char *val, char *err, size_t errlen);
+
+/* The relations between keys that no single key can check: libra_beta_min
+ * must not exceed libra_beta_max.  Returns 0, or -1 with a message. */
+extern int libra_params_check(const libra_params_t *p, char *err,
+			      size_t errlen);
+
+/*
+ * Apply the libra_* keys of a SchedulerParameters string to *p, each with
+ * libra_params_set(), then libra_params_check().  Keys of other plugins
+ * are ignored; a libra_ key given twice is refused.  Returns 0, or -1 with
+ * a message in err naming the key (and *p unchanged).
  */
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
+			      char *err, size_t errlen);
+
+/* The values a number parameter may take: [min, max], or (min, max] when
+ * min_open; whole: integers only. */
+typedef struct libra_range {
+	double min, max;
+	bool min_open;
+	bool whole;
+} libra_range_t;
+
+/*
+ * The strict number parser of every parameter: a plain decimal ("12",
+ * "0.5", "1e3"; libra_parse_money()'s grammar: no sign, unit, blank,
+ * hexadecimal, "inf", "nan" or trailing byte: "5x" is refused) within *r.
+ * Returns 0 with *out set, or -1 with "what=val: why" in err.
+ */
+extern int libra_parse_number(const char *what, const char *val,
+			      const libra_range_t *r, double *out,
 			      char *err, size_t errlen);
 
 /* Write the parameters as "libra_policy=...,libra_alpha=..." for logs and

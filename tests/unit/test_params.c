@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_params.c - policy parameters and their SchedulerParameters keys
- *  (params.h).
+ *  (params.h): defaults, libra_params_parse(), libra_params_set() over the
+ *  one table of keys and ranges, libra_parse_number(), formatting.
 \*****************************************************************************/
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "params.h"
@@ -420,6 +423,345 @@ START_TEST(test_format_truncates_to_buffer)
 END_TEST
 
 /* ---------------------------------------------------------------- */
+/* libra_params_set: one key at a time, from the one table           */
+
+/* Set key=val on defaults; it must succeed. */
+static libra_params_t _set(const char *key, const char *val)
+{
+	libra_params_t p = _defaults();
+
+	err[0] = '\0';
+	ck_assert_msg(libra_params_set(&p, key, val, err, sizeof(err)) == 0,
+		      "%s=%s: %s", key, val, err);
+	return p;
+}
+
+/* Set key=val on defaults; it must fail naming what and leave p as it
+ * was. */
+static void _set_refused(const char *key, const char *val, const char *what)
+{
+	libra_params_t p = _defaults(), before = p;
+
+	err[0] = '\0';
+	ck_assert_msg(libra_params_set(&p, key, val, err, sizeof(err)) == -1,
+		      "%s=%s was accepted", key ? key : "(null)",
+		      val ? val : "(null)");
+	ck_assert_names(err, what);
+	ck_assert_msg(memcmp(&p, &before, sizeof(p)) == 0,
+		      "%s=%s changed the parameters", key ? key : "(null)",
+		      val ? val : "(null)");
+}
+
+/*
+ * Every number key with its range as sched_libra(8) documents it: the
+ * lowest value taken (or, for an open bound, the bound itself, refused),
+ * the value just outside, the highest value taken and the value just
+ * above it.
+ */
+static const struct {
+	const char *key;
+	size_t off;
+	const char *lo;		/* at the lower bound */
+	bool lo_open;		/* ... which is refused */
+	const char *below;	/* just below (closed) or just above (open) */
+	const char *hi;		/* the upper bound, taken */
+	const char *above;	/* just above it, refused */
+} number_keys[] = {
+#define K(k, f) k, offsetof(libra_params_t, f)
+	{ K("libra_alpha", alpha), "0", false, "-0", "1e6", "1000000.000001" },
+	{ K("libra_beta", beta), "0", false, "-0", "1e6", "1000000.000001" },
+	{ K("libra_price_base", price_base), "0", true, "1e-9", "1e12",
+	  "1000000000000.001" },
+	{ K("libra_gamma", gamma), "0", false, "-0", "1e6", "1000000.000001" },
+	{ K("libra_delta", delta), "0", false, "-0", "1e6", "1000000.000001" },
+	{ K("libra_peak_price", peak_price), "0", false, "-0", "1e12",
+	  "1000000000000.001" },
+	{ K("libra_capacity", capacity), "0", true, "1e-9", "1",
+	  "1.000000001" },
+	{ K("libra_share_min", share_min), "0", true, "1e-9", "0.5",
+	  "0.500000001" },
+	{ K("libra_risk_sigma", risk_sigma), "0", false, "-0", "1e6",
+	  "1000000.000001" },
+	{ K("libra_risk_mu", risk_mu), "1", false, "0.999999999", "1e6",
+	  "1000000.000001" },
+	{ K("libra_beta_min", beta_min), "0", true, "1e-9", "1e6",
+	  "1000000.000001" },
+	{ K("libra_beta_max", beta_max), "0", true, "1e-9", "1e6",
+	  "1000000.000001" },
+	{ K("libra_interval", interval), "0.1", false, "0.099999999", "3600",
+	  "3600.000001" },
+	{ K("libra_weight_interval", weight_interval), "0.1", false,
+	  "0.099999999", "3600", "3600.000001" },
+	{ K("libra_tolerance", tolerance), "0", false, "-0", "1e-3",
+	  "0.001000001" },
+#undef K
+};
+#define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))
+
+static double _field(const libra_params_t *p, size_t off)
+{
+	return *(const double *) ((const char *) p + off);
+}
+
+START_TEST(test_set_number_key_range_edges)
+{
+	for (size_t i = 0; i < NNUMBER; i++) {
+		const char *key = number_keys[i].key;
+		size_t off = number_keys[i].off;
+		libra_params_t p;
+
+		/* the upper bound is taken, just above it is not */
+		p = _set(key, number_keys[i].hi);
+		ck_assert_double_eq_tol(_field(&p, off),
+					strtod(number_keys[i].hi, NULL),
+					1e-15);
+		_set_refused(key, number_keys[i].above, key);
+		if (number_keys[i].lo_open) {
+			/* (lo, ...: the bound is refused, just above is
+			 * taken */
+			_set_refused(key, number_keys[i].lo, key);
+			p = _set(key, number_keys[i].below);
+			ck_assert_double_eq_tol(_field(&p, off),
+				strtod(number_keys[i].below, NULL), 1e-18);
+		} else {
+			/* [lo, ...: the bound is taken, just below is not */
+			p = _set(key, number_keys[i].lo);
+			ck_assert_double_eq_tol(_field(&p, off),
+				strtod(number_keys[i].lo, NULL), 1e-15);
+			_set_refused(key, number_keys[i].below, key);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_set_number_key_refuses_bad_numbers)
+{
+	/* the strict decimal grammar (libra_parse_money): no units, no
+	 * blanks, signs, hexadecimal, words or separators */
+	static const char *bad[] = {
+		"5x", "", "nan", "NaN", "inf", "infinity", "-1", "+1", " 1",
+		"1 ", "0x10", "1e", "1,5", ".", "e3", "1e400", "5s",
+	};
+
+	for (size_t i = 0; i < NNUMBER; i++)
+		for (size_t j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
+			_set_refused(number_keys[i].key, bad[j],
+				     number_keys[i].key);
+}
+END_TEST
+
+START_TEST(test_set_bad_number_message_names_key_and_value)
+{
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_set(&p, "libra_interval", "5x", err,
+					  sizeof(err)), -1);
+	ck_assert_str_eq(err, "libra_interval=5x: not a non-negative number");
+	ck_assert_int_eq(libra_params_set(&p, "libra_share_min", "0.7", err,
+					  sizeof(err)), -1);
+	ck_assert_str_eq(err, "libra_share_min=0.7: must be in (0, 0.5]");
+}
+END_TEST
+
+START_TEST(test_set_refuses_unknown_keys)
+{
+	_set_refused("libra_bogus", "1", "libra_bogus");
+	_set_refused("alpha", "1", "alpha");	/* no prefix */
+	_set_refused("LIBRA_ALPHA", "1", "LIBRA_ALPHA");
+	_set_refused("libra_alpha ", "1", "libra_alpha");
+	_set_refused("", "1", "unknown");
+	_set_refused(NULL, "1", "unknown");
+}
+END_TEST
+
+START_TEST(test_set_refuses_missing_value)
+{
+	_set_refused("libra_alpha", NULL, "libra_alpha");
+	_set_refused("libra_policy", NULL, "libra_policy");
+}
+END_TEST
+
+START_TEST(test_set_word_keys)
+{
+	libra_params_t p;
+
+	p = _set("libra_policy", "librasla");
+	ck_assert_int_eq(p.policy, LIBRA_POLICY_SLA);
+	p = _set("libra_resfree", "thesis");
+	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_THESIS);
+	p = _set("libra_charge", "thesis");
+	ck_assert_int_eq(p.charge, LIBRA_CHARGE_THESIS);
+	p = _set("libra_no_sla", "reject");
+	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_REJECT);
+	p = _set("libra_enforce", "off");
+	ck_assert(!p.enforce);
+	p = _set("libra_peak_hours", "12-24");
+	ck_assert_int_eq(p.peak_start, 12);
+	ck_assert_int_eq(p.peak_end, 0);
+	p = _set("libra_peak_hours", "22-6");
+	ck_assert_int_eq(p.peak_start, 22);
+	ck_assert_int_eq(p.peak_end, 6);
+}
+END_TEST
+
+START_TEST(test_set_word_keys_refuse_bad_values)
+{
+	static const char *keys[] = {
+		"libra_policy", "libra_resfree", "libra_charge",
+		"libra_no_sla", "libra_enforce", "libra_peak_hours",
+	};
+	static const char *bad[] = { "5x", "", "nan", "maybe" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		for (size_t j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
+			_set_refused(keys[i], bad[j], keys[i]);
+	/* peak hours: 0-23 then 0-24, and they differ */
+	_set_refused("libra_peak_hours", "24-3", "libra_peak_hours");
+	_set_refused("libra_peak_hours", "3-25", "libra_peak_hours");
+	_set_refused("libra_peak_hours", "0-0", "libra_peak_hours");
+	_set_refused("libra_peak_hours", "12", "libra_peak_hours");
+	_set_refused("libra_peak_hours", "0-24", "libra_peak_hours");
+	/* the message shows the whole value */
+	_set_refused("libra_peak_hours", "9-25", "libra_peak_hours=9-25");
+}
+END_TEST
+
+START_TEST(test_set_applies_on_top_of_current_values)
+{
+	/* A key set twice: the last counts; other keys keep their values. */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_set(&p, "libra_alpha", "3", err,
+					  sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_set(&p, "libra_beta", "0.4", err,
+					  sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_set(&p, "libra_alpha", "2", err,
+					  sizeof(err)), 0);
+	ck_assert_double_eq_tol(p.alpha, 2.0, TOL);
+	ck_assert_double_eq_tol(p.beta, 0.4, TOL);
+}
+END_TEST
+
+START_TEST(test_set_leaves_relations_to_check)
+{
+	/* beta_min above beta_max: each key is in range, the pair is not */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_check(&p, err, sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_set(&p, "libra_beta_min", "20", err,
+					  sizeof(err)), 0);
+	ck_assert_int_eq(libra_params_check(&p, err, sizeof(err)), -1);
+	ck_assert_names(err, "libra_beta_min");
+	ck_assert_names(err, "libra_beta_max");
+}
+END_TEST
+
+START_TEST(test_parse_and_set_agree)
+{
+	/* libra_params_parse() takes key=val exactly when libra_params_set()
+	 * and then libra_params_check() do, and to the same effect. */
+	static const char *vals[] = {
+		"0", "0.05", "0.5", "1", "2", "1e-4", "3600", "5x", "-1",
+		"nan", "libra", "thesis", "yes", "9-17",
+	};
+
+	for (size_t i = 0; i < NNUMBER; i++) {
+		for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			libra_params_t a = _defaults(), b = _defaults();
+			char s[128];
+			int ra, rb;
+
+			snprintf(s, sizeof(s), "%s=%s", number_keys[i].key,
+				 vals[j]);
+			ra = libra_params_parse(&a, s, err, sizeof(err));
+			rb = libra_params_set(&b, number_keys[i].key, vals[j],
+					      err, sizeof(err));
+			if (!rb)
+				rb = libra_params_check(&b, err, sizeof(err));
+			ck_assert_msg(ra == rb, "%s: parse %d, set %d", s, ra,
+				      rb);
+			ck_assert(ra || memcmp(&a, &b, sizeof(a)) == 0);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_every_formatted_key_can_be_set)
+{
+	/* the table's every key, as libra_params_format() lists them */
+	libra_params_t p = _defaults();
+	char buf[2048], *tok, *save = NULL;
+	int n = 0;
+
+	libra_params_format(&p, buf, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		ck_assert_ptr_nonnull(val);
+		*val++ = '\0';
+		ck_assert_msg(libra_params_set(&p, tok, val, err,
+					       sizeof(err)) == 0,
+			      "%s=%s: %s", tok, val, err);
+		n++;
+	}
+	ck_assert_int_eq(n, (int) NNUMBER + 6);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* libra_parse_number: the strict number parser for callers' own keys */
+
+START_TEST(test_parse_number_whole_range)
+{
+	/* the SPANK plugin's top_weight: a whole number in [1, 262144] */
+	static const libra_range_t r = { .min = 1, .max = 262144,
+					 .whole = true };
+	double v = -1;
+
+	ck_assert_int_eq(libra_parse_number("top_weight", "1", &r, &v, err,
+					    sizeof(err)), 0);
+	ck_assert_double_eq(v, 1);
+	ck_assert_int_eq(libra_parse_number("top_weight", "262144", &r, &v,
+					    err, sizeof(err)), 0);
+	ck_assert_double_eq(v, 262144);
+	ck_assert_int_eq(libra_parse_number("top_weight", "1e2", &r, &v,
+					    err, sizeof(err)), 0);
+	ck_assert_double_eq(v, 100);
+	v = -1;
+	ck_assert_int_eq(libra_parse_number("top_weight", "0", &r, &v, err,
+					    sizeof(err)), -1);
+	ck_assert_str_eq(err, "top_weight=0: must be a whole number in "
+			 "[1, 262144]");
+	ck_assert_int_eq(libra_parse_number("top_weight", "262145", &r, &v,
+					    err, sizeof(err)), -1);
+	ck_assert_int_eq(libra_parse_number("top_weight", "1.5", &r, &v,
+					    err, sizeof(err)), -1);
+	ck_assert_int_eq(libra_parse_number("top_weight", "5x", &r, &v, err,
+					    sizeof(err)), -1);
+	ck_assert_str_eq(err, "top_weight=5x: not a non-negative number");
+	ck_assert_int_eq(libra_parse_number("top_weight", NULL, &r, &v, err,
+					    sizeof(err)), -1);
+	ck_assert_double_eq(v, -1);	/* untouched on error */
+}
+END_TEST
+
+START_TEST(test_parse_number_open_lower_bound)
+{
+	static const libra_range_t r = { .min = 0, .max = 0.5,
+					 .min_open = true };
+	double v = -1;
+
+	ck_assert_int_eq(libra_parse_number("x", "0", &r, &v, err,
+					    sizeof(err)), -1);
+	ck_assert_str_eq(err, "x=0: must be in (0, 0.5]");
+	ck_assert_int_eq(libra_parse_number("x", "0.5", &r, &v, err,
+					    sizeof(err)), 0);
+	ck_assert_double_eq(v, 0.5);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
 
 START_TEST(test_policy_names_round_trip)
 {
@@ -500,6 +842,22 @@ static Suite *_suite(void)
 	T(tc, test_beta_bounds_must_be_ordered);
 	T(tc, test_error_after_good_keys_leaves_output_unchanged);
 	T(tc, test_parse_applies_on_top_of_current_values);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("set");
+	T(tc, test_set_number_key_range_edges);
+	T(tc, test_set_number_key_refuses_bad_numbers);
+	T(tc, test_set_bad_number_message_names_key_and_value);
+	T(tc, test_set_refuses_unknown_keys);
+	T(tc, test_set_refuses_missing_value);
+	T(tc, test_set_word_keys);
+	T(tc, test_set_word_keys_refuse_bad_values);
+	T(tc, test_set_applies_on_top_of_current_values);
+	T(tc, test_set_leaves_relations_to_check);
+	T(tc, test_parse_and_set_agree);
+	T(tc, test_every_formatted_key_can_be_set);
+	T(tc, test_parse_number_whole_range);
+	T(tc, test_parse_number_open_lower_bound);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("format");

@@ -60,6 +60,7 @@
 #include <slurm/spank.h>
 
 #include "libra_cgroup.h"
+#include "params.h"
 #include "record.h"
 #include "share.h"
 #include "sla.h"
@@ -469,36 +470,41 @@ static bool _yes(const char *v)
 }
 
 /*
- * A plugstack number, "key=value": the core's strict decimal parser (no
- * signs, units or trailing bytes: "interval=5x" is refused), then the
- * range.  Returns 0, or -1 with the argument named in the log.
+ * interval and share_min are the core's libra_weight_interval and
+ * libra_share_min: parsed and range-checked by its one parameter table
+ * (libra_params_set(), params.h), so plugstack.conf takes what slurm.conf
+ * takes and "interval=5x" is refused.  Returns 0, or -1 with the argument
+ * (its first len bytes name it) in the log.
  */
-static int _parse_number(const char *arg, const char *val, double lo,
-			 bool lo_open, double hi, const char *range,
-			 double *out)
+static int _set_param(const char *arg, size_t len, const char *key,
+		      const char *val, libra_params_t *p)
 {
 	char msg[160];
-	double v;
 
-	if (libra_parse_money(arg, val, &v, msg, sizeof(msg))) {
-		slurm_error("libra: plugstack argument %s", msg);
-		return -1;
-	}
-	if ((lo_open ? v <= lo : v < lo) || v > hi) {
-		slurm_error("libra: plugstack argument %s: must be %s", arg,
-			    range);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	if (!libra_params_set(p, key, val, msg, sizeof(msg)))
+		return 0;
+	slurm_error("libra: plugstack argument %.*s: %s", (int) len, arg, msg);
+	return -1;
 }
+
+/* top_weight: cpu.shares' own range (v2's cpu.weight is capped at 10000
+ * when written, _top_weight()). */
+static const libra_range_t top_weight_range = {
+	.min = 1, .max = 262144, .whole = true,
+};
 
 static int _parse_args(int ac, char **av)
 {
+	libra_params_t p;
+
+	libra_params_default(&p);
+	p.weight_interval = cg.interval;
+	p.share_min = cg.share_min;
 	for (int i = 0; i < ac; i++) {
 		char *eq = strchr(av[i], '=');
 		const char *val = eq ? eq + 1 : "";
 		size_t klen = eq ? (size_t) (eq - av[i]) : strlen(av[i]);
+		char msg[160];
 		double w;
 
 		if (!strncmp(av[i], "enforce", klen) && klen == 7) {
@@ -506,20 +512,20 @@ static int _parse_args(int ac, char **av)
 		} else if (!strncmp(av[i], "pin", klen) && klen == 3) {
 			cg.pin = _yes(val);
 		} else if (!strncmp(av[i], "interval", klen) && klen == 8) {
-			if (_parse_number(av[i], val, 0.1, false, 3600,
-					  "0.1 to 3600 seconds", &cg.interval))
+			if (_set_param(av[i], klen, "libra_weight_interval",
+				       val, &p))
 				return -1;
+			cg.interval = p.weight_interval;
 		} else if (!strncmp(av[i], "share_min", klen) && klen == 9) {
-			if (_parse_number(av[i], val, 0.0, true, 0.5,
-					  "in (0, 0.5]", &cg.share_min))
+			if (_set_param(av[i], klen, "libra_share_min", val,
+				       &p))
 				return -1;
+			cg.share_min = p.share_min;
 		} else if (!strncmp(av[i], "top_weight", klen) && klen == 10) {
-			if (_parse_number(av[i], val, 1, false, 262144,
-					  "a whole number, 1 to 262144", &w))
-				return -1;
-			if (w != floor(w)) {
-				slurm_error("libra: plugstack argument %s: must be a whole number, 1 to 262144",
-					    av[i]);
+			if (libra_parse_number("top_weight", val,
+					       &top_weight_range, &w, msg,
+					       sizeof(msg))) {
+				slurm_error("libra: plugstack argument %s", msg);
 				return -1;
 			}
 			cg.top_weight = (unsigned) w;

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  outcome.c - settle or reject a simulated job; see outcome.h.
+\*****************************************************************************/
+
+#include <string.h>
+
+#include "admit.h"
+#include "outcome.h"
+#include "settle.h"
+
+extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j)
+{
+	double c = j->estimate * libra_price_base_per_sec(&cfg->params);
+
+	return c * j->procs;
+}
+
+extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
+		       double start, double end, sim_outcome_t *o)
+{
+	libra_sla_t sla;
+	libra_settlement_t s;
+	double p = model == SIM_MODEL_BID ? j->budget : price;
+
+	sim_job_sla(j, &sla);
+	libra_settle(&sla, p, start, end, LIBRA_END_COMPLETED, &s);
+	o->accepted = true;
+	if (!o->verdict)
+		o->verdict = libra_verdict_name(LIBRA_ACCEPT);
+	o->start = start;
+	o->end = end;
+	o->price = p;
+	o->met = s.deadline_met;
+	if (model == SIM_MODEL_BID)
+		o->charge = s.charge;
+	else
+		o->charge = s.deadline_met ? p : 0.0;
+}
+
+extern void sim_reject(sim_outcome_t *o, const char *verdict)
+{
+	memset(o, 0, sizeof(*o));
+	o->verdict = verdict;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  outcome.h - what becomes of a job under a simulated policy: settled
+ *  after it ran, or rejected.
+ *
+ *  Every engine (timeshare.c, backfill.c, firstreward.c) ends each job
+ *  through these, so that the two economic models (thesis Table 6.5) are
+ *  applied in one place:
+ *
+ *  - commodity market: the provider earns the quoted price if the deadline
+ *    is met, nothing otherwise (thesis 3.5.2, 6.4.1);
+ *  - bid-based: the price is the user's bid B and the provider earns
+ *    U = B - DY * PR (Eq. 4.1), computed by the core's libra_settle()
+ *    (negative U is compensation).
+\*****************************************************************************/
+
+#ifndef LIBRA_SIM_OUTCOME_H
+#define LIBRA_SIM_OUTCOME_H
+
+#include "sim.h"
+
+/* Settle a job that ran from start to end at the quoted price (ignored
+ * under the bid model, which charges the budget): fills *o. */
+extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
+		       double start, double end, sim_outcome_t *o);
+
+/* A job that never ran: *o zeroed, with the verdict ("deadline", ...). */
+extern void sim_reject(sim_outcome_t *o, const char *verdict);
+
+/* The commodity-market charge of the space-shared baselines:
+ * C = RE * PBase per CPU, times procs. */
+extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j);
+
+#endif /* LIBRA_SIM_OUTCOME_H */
