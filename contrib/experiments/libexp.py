@@ -127,7 +127,7 @@ def mean_ci(xs):
     return (m, t_quantile(0.975, n - 1) * sd / math.sqrt(n), n)
 
 
-# The risk analysis of thesis section 6.3, as src/common/metrics.c computes it
+# The risk analysis of thesis section 6.3, as src/analysis/metrics.c computes it
 # (libra_normalise, libra_risk_separate, libra_risk_integrated).
 
 def normalise(x, lo, hi, inverted):

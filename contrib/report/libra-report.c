@@ -4,9 +4,9 @@
  *  penalties per account over a time window, from accounting (sacct) and
  *  job_submit/qos's refusal log, like sreport does for usage.
  *
- *  The per-job figures are the records the plugins wrote (src/common/
+ *  The per-job figures are the records the plugins wrote (src/core/
  *  record.h, decoded by the core's own decoder) and the ratios are folded
- *  by the core's metrics code (src/common/metrics.h), so that they mean
+ *  by the metrics code (src/analysis/metrics.h), so that they mean
  *  exactly what the simulator's mean.  Every column is defined in
  *  libra-report.1.
 \*****************************************************************************/

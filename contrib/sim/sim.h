@@ -2,7 +2,7 @@
 /*****************************************************************************\
  *  sim.h - libra-sim: the trace-driven simulator's shared types.
  *
- *  The simulator runs the policy core of src/common (the very code the
+ *  The simulator runs the policy core of src/core (the very code the
  *  Slurm plugins run) on a real workload trace, next to the classic
  *  space-shared baselines of the Yeo thesis, and reports the thesis'
  *  metrics.  Its pieces:

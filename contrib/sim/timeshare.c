@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  timeshare.c - the Libra family on a time-shared cluster, through the
- *  policy core (src/common): Libra, Libra+$, LibraSLA, LibraRiskD,
+ *  policy core (src/core): Libra, Libra+$, LibraSLA, LibraRiskD,
  *  Libra+$Auto.
  *
  *  The machine is P ledger nodes of one CPU each (an SP2 node is one

@@ -19,7 +19,7 @@
 #     Asserted: no invalid access, use of uninitialised memory or definite
 #     leak whose stack has a frame of our code (sched_libra, job_submit_qos,
 #     jobcomp_libra, libslurm_libra, libra_*, or any source file of
-#     src/common and src/plugins).  Slurm's own findings are counted and
+#     src/core and src/plugins).  Slurm's own findings are counted and
 #     listed, not failed; slurm-valgrind.supp holds the known ones (glibc's
 #     loader reading past an $ORIGIN rpath, Slurm's own leaks), made with
 #     LIBRA_VALGRIND_BASELINE=1: the same workload on stock Slurm (sched/
@@ -186,7 +186,7 @@ note "slurmctld stopped; valgrind's leak check took $((SECONDS - t0)) s"
 main_log=$V/valgrind.$VGPID.log
 [ -s "$main_log" ] || fail "no valgrind log $main_log"
 # our code: the plugins' objects and every source file of ours
-ours="sched_libra|job_submit_qos|jobcomp_libra|libslurm_libra|libra_spank|[^a-z_]libra_[a-z_]+ \\(|$(cd "$LIBRA_TOP" && ls src/common/*.c src/plugins/*/*.c src/plugins/*/*/*.c | xargs -n1 basename | sed 's/\./\\./' | paste -sd'|' -)"
+ours="sched_libra|job_submit_qos|jobcomp_libra|libslurm_libra|libra_spank|[^a-z_]libra_[a-z_]+ \\(|$(cd "$LIBRA_TOP" && ls src/core/*.c src/plugins/*/*.c src/plugins/*/*/*.c | xargs -n1 basename | sed 's/\./\\./' | paste -sd'|' -)"
 report=$("$LIBRA_PYTHON" - "$ours" "$V"/valgrind.*.log <<'EOF'
 import re, sys
 ours = re.compile(r"(at|by) 0x[0-9A-F]+: .*(" + sys.argv[1] + r")")

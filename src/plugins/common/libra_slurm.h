@@ -5,7 +5,7 @@
  *  ledger in step with slurmctld's node and job tables.
  *
  *  This file is compiled into each plugin (it holds no state of its own);
- *  the state they share lives in the hub (src/common/hub.h), in
+ *  the state they share lives in the hub (src/core/hub.h), in
  *  libslurm_libra.so.
 \*****************************************************************************/
 

@@ -2,7 +2,7 @@
 /*****************************************************************************\
  *  job_submit_qos.c - admit or refuse jobs at submission by their SLA.
  *
- *  A thin adapter over the policy core (src/common): it reads the SLA the
+ *  A thin adapter over the policy core (src/core): it reads the SLA the
  *  user wrote (--comment fields, the sbatch options of the libra SPANK
  *  plugin, Slurm's --deadline and --time), asks the configured policy for a
  *  quote over the shared ledger, and then either

@@ -6,7 +6,7 @@
  *  job write lock and just before the job's record goes to the accounting
  *  database, so what we write into AdminComment here is what sacct shows:
  *  the end, the delay past the deadline, whether it was met, the penalty
- *  and the final charge (rules in src/common/settle.h).  The job's share is
+ *  and the final charge (rules in src/core/settle.h).  The job's share is
  *  released from the ledger at the same moment and the scheduler woken.
  *
  *  A record already settled (a hard-deadline job ended by sched/libra) is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sched_libra_wrapper.c - plugin glue of sched/libra: load, unload,
- *  reconfigure.  The algorithm is in sched_libra.c and src/common.
+ *  reconfigure.  The algorithm is in sched_libra.c and src/core.
 \*****************************************************************************/
 
 #include "slurm/slurm.h"
