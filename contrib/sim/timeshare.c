@@ -389,16 +389,14 @@ static int _check_node(ts_t *s, int node, double now)
 	return 0;
 }
 
-static int _arrive(ts_t *s, int i, double now)
+/*
+ * Job Control: bring every node's parts up to now, report their progress
+ * to the ledger (libra_ledger_progress_node), and take the shares it
+ * recomputes.
+ */
+static int _progress_all(ts_t *s, double now)
 {
-	const sim_job_t *j = &s->w->jobs[i];
-	libra_quote_t *q = s->q;
-	libra_request_t req = { .cpus = j->procs };
-	libra_sla_t sla;
-	int n, k;
-
-	/* Job Control: bring every part and the ledger up to now. */
-	for (n = 0; n < s->nnodes; n++) {
+	for (int n = 0; n < s->nnodes; n++) {
 		tnode_t *nd = &s->nodes[n];
 
 		if (!nd->n) {
@@ -417,7 +415,7 @@ static int _arrive(ts_t *s, int i, double now)
 				return -1;
 			}
 		}
-		for (k = 0; k < nd->n; k++)
+		for (int k = 0; k < nd->n; k++)
 			s->done[k] = nd->p[k].done;
 		if (libra_ledger_progress_node(s->l, n, s->done, nd->n,
 					       now)) {
@@ -431,7 +429,72 @@ static int _arrive(ts_t *s, int i, double now)
 		if (s->cfg->self_check && _check_node(s, n, now))
 			return -1;
 	}
+	return 0;
+}
 
+/*
+ * An admitted job: commit the quote in the ledger and put one part of the
+ * job on each node of its placement (1-CPU nodes).
+ */
+static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
+{
+	const sim_job_t *j = &s->w->jobs[i];
+	const libra_quote_t *q = s->q;
+	int cpus = 0;
+
+	if (libra_ledger_commit(s->l, (uint32_t) i, sla, q->place, q->nplace,
+				now)) {
+		snprintf(s->err, s->errlen, "core: libra_ledger_commit"
+			 "(job %ld) refused an accepted quote", j->id);
+		return -1;
+	}
+	for (int k = 0; k < q->nplace; k++) {
+		int node = q->place[k].node;
+		tnode_t *nd = &s->nodes[node];
+
+		if (q->place[k].cpus != 1) {
+			snprintf(s->err, s->errlen, "core: quote puts "
+				 "%d CPUs of job %ld on a 1-CPU node",
+				 q->place[k].cpus, j->id);
+			return -1;
+		}
+		if (nd->n == nd->cap) {
+			nd->cap = nd->cap ? nd->cap * 2 : 8;
+			nd->p = sim_xrealloc(nd->p, nd->cap * sizeof(*nd->p));
+		}
+		nd->p[nd->n].job = i;
+		nd->p[nd->n].work = j->runtime;
+		nd->p[nd->n].done = 0.0;
+		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
+		nd->n++;
+		if (_sync_recompute(s, node))
+			return -1;
+		if (s->cfg->self_check && _check_node(s, node, now))
+			return -1;
+		cpus += q->place[k].cpus;
+	}
+	if (cpus != j->procs) {
+		snprintf(s->err, s->errlen, "core: quote for job %ld places "
+			 "%d of its %d CPUs", j->id, cpus, j->procs);
+		return -1;
+	}
+	s->left[i] = q->nplace;
+	s->price[i] = q->price;
+	s->out[i].accepted = true;
+	s->out[i].verdict = libra_verdict_name(LIBRA_ACCEPT);
+	s->out[i].start = now;
+	return 0;
+}
+
+/* Job i arrives: progress, then the core's admission, then placement. */
+static int _arrive(ts_t *s, int i, double now)
+{
+	const sim_job_t *j = &s->w->jobs[i];
+	libra_request_t req = { .cpus = j->procs };
+	libra_sla_t sla;
+
+	if (_progress_all(s, now))
+		return -1;
 	sim_job_sla(j, &sla);
 	/*
 	 * Bid-based model: the user pays the bid (the budget) whatever the
@@ -440,58 +503,15 @@ static int _arrive(ts_t *s, int i, double now)
 	 */
 	if (s->model == SIM_MODEL_BID && s->p.policy != LIBRA_POLICY_SLA)
 		sla.set &= ~LIBRA_SLA_BUDGET;
-	libra_admit(s->l, &s->p, &sla, &req, now, q);
-	if (q->verdict == LIBRA_ACCEPT) {
-		int cpus = 0;
-
-		if (libra_ledger_commit(s->l, (uint32_t) i, &sla, q->place,
-					q->nplace, now)) {
-			snprintf(s->err, s->errlen, "core: libra_ledger_commit"
-				 "(job %ld) refused an accepted quote", j->id);
+	libra_admit(s->l, &s->p, &sla, &req, now, s->q);
+	if (s->q->verdict == LIBRA_ACCEPT) {
+		if (_place(s, i, &sla, now))
 			return -1;
-		}
-		for (k = 0; k < q->nplace; k++) {
-			int node = q->place[k].node;
-			tnode_t *nd = &s->nodes[node];
-
-			if (q->place[k].cpus != 1) {
-				snprintf(s->err, s->errlen, "core: quote puts "
-					 "%d CPUs of job %ld on a 1-CPU node",
-					 q->place[k].cpus, j->id);
-				return -1;
-			}
-			if (nd->n == nd->cap) {
-				nd->cap = nd->cap ? nd->cap * 2 : 8;
-				nd->p = sim_xrealloc(nd->p,
-						     nd->cap * sizeof(*nd->p));
-			}
-			nd->p[nd->n].job = i;
-			nd->p[nd->n].work = j->runtime;
-			nd->p[nd->n].done = 0.0;
-			nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
-			nd->n++;
-			if (_sync_recompute(s, node))
-				return -1;
-			if (s->cfg->self_check && _check_node(s, node, now))
-				return -1;
-			cpus += q->place[k].cpus;
-		}
-		if (cpus != j->procs) {
-			snprintf(s->err, s->errlen, "core: quote for job %ld "
-				 "places %d of its %d CPUs", j->id, cpus,
-				 j->procs);
-			return -1;
-		}
-		s->left[i] = q->nplace;
-		s->price[i] = q->price;
-		s->out[i].accepted = true;
-		s->out[i].verdict = libra_verdict_name(LIBRA_ACCEPT);
-		s->out[i].start = now;
 	} else {
-		sim_reject(&s->out[i], libra_verdict_name(q->verdict));
+		sim_reject(&s->out[i], libra_verdict_name(s->q->verdict));
 	}
 	if (s->policy == SIM_LIBRA_AUTO)
-		libra_auto_feedback(s->l, &s->p, q, now);
+		libra_auto_feedback(s->l, &s->p, s->q, now);
 
 	_heapify(s);
 	return 0;
