@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # Malformed SLAs are refused at submission, each with one line that names
-# the key (or option) at fault, and no job is created (SPEC section 3: "Nothing
-# the user writes can crash slurmctld or be stored half-parsed").  After
+# the key (or option) at fault, and no job is created (job_submit_qos(8): nothing
+# the user writes can crash slurmctld or be stored half-parsed).  After
 # every one of them slurmctld still runs (same pid) and a good submission is
 # admitted and runs to COMPLETED.
 # shellcheck source=lib.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# A refusal carries a counter-offer (SPEC section 2; ISQoS advisory offers):
+# A refusal carries a counter-offer (job_submit_qos(8), counter-offers; ISQoS advisory offers):
 # "feasible with budget B", or "cheapest feasible: deadline X at P[, or
 # budget B]".  Resubmitting with exactly what was offered, copied from the
 # message as a user would, is admitted.  Checked on an idle cluster (budget

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# What an admitted job carries (SPEC sections 2 and 3): its record (JSON in
+# What an admitted job carries (job_submit_qos(8), doc/design.md): its record (JSON in
 # AdminComment) has the SLA as the user wrote it and the quoted price and
 # placement; the time limit reaches the deadline (hard), the penalty cap
 # (soft with a cap) or the partition's limit (soft); the job runs where it

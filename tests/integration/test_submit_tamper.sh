@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# A user cannot change an admitted job's SLA, price or record (SPEC section
-# 3): every "scontrol update" that would (comment, AdminComment, deadline,
+# A user cannot change an admitted job's SLA, price or record (job_submit_qos(8),
+# job_modify): every "scontrol update" that would (comment, AdminComment, deadline,
 # time limit, CPUs, tasks, nodes, partition, node lists, QOS) fails for the
 # job's owner, the job's AdminComment and its other settings stay as they
 # were, and slurmctld logs why ("job_submit/qos: refused update of admitted

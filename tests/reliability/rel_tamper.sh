@@ -9,7 +9,7 @@
 # provider's broken promise; a delay the owner caused (holding, requeueing,
 # making the job unable to start) must not turn into a payment to the
 # owner, and an admitted job that can no longer meet its hard deadline is
-# ended at that deadline (SPEC section 3) whatever state it waits in.
+# ended at that deadline (sched_libra(8)) whatever state it waits in.
 # shellcheck source=../integration/lib.sh
 . "$(dirname "$0")/../integration/lib.sh"
 libra_test_init
