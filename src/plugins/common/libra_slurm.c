@@ -299,7 +299,7 @@ extern int libra_slurm_sync(time_t now)
 {
 	libra_ledger_t *l;
 	double hold = LIBRA_TOKEN_HOLD;
-	ListIterator iter;
+	libra_list_itr_t iter;
 	job_record_t *job_ptr;
 	seen_t s;
 	int waiting = 0;
@@ -375,13 +375,13 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
-	if (req_nodes && node_name2bitmap((char *) req_nodes, false, &req)) {
+	if (req_nodes && libra_node_name2bitmap((char *) req_nodes, &req)) {
 		xstrfmtcat(*err_msg, "libra: invalid node list '%s'",
 			   req_nodes);
 		FREE_NULL_BITMAP(req);
 		return NULL;
 	}
-	if (exc_nodes && node_name2bitmap((char *) exc_nodes, false, &exc)) {
+	if (exc_nodes && libra_node_name2bitmap((char *) exc_nodes, &exc)) {
 		xstrfmtcat(*err_msg, "libra: invalid excluded node list '%s'",
 			   exc_nodes);
 		FREE_NULL_BITMAP(req);
@@ -419,7 +419,7 @@ extern char *libra_slurm_place_names(const libra_record_t *rec)
 extern char *libra_slurm_quote_nodes(const libra_quote_t *q)
 {
 	libra_ledger_t *l = libra_hub_ledger();
-	hostlist_t hl = hostlist_create(NULL);
+	libra_hostlist_t hl = hostlist_create(NULL);
 	char *out;
 
 	for (int i = 0; i < q->nplace; i++)
@@ -520,8 +520,8 @@ static int _journal_line(char *line)
 		     plugin_type, job_ptr, job_state_string((uint32_t) state),
 		     libra_end_name(end.final.how));
 		if (state == JOB_COMPLETE || state == JOB_FAILED)
-			job_complete(job_ptr->job_id, 0, false, false,
-				     (uint32_t) code);
+			libra_job_complete(job_ptr, 0, false, false,
+					   (uint32_t) code);
 		else
 			job_signal(job_ptr, SIGKILL, 0, 0, false);
 		done = 1;

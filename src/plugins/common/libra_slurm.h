@@ -19,6 +19,8 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "libra_compat.h"
+
 #include "admit.h"
 #include "hub.h"
 #include "record.h"

@@ -55,7 +55,6 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
 
 #include "admit.h"
 #include "libra_slurm.h"
@@ -186,14 +185,13 @@ static int _start_job(job_record_t *job_ptr, const char *nodes)
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);	/* select_nodes() */
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	if (nodes) {
-		if (node_name2bitmap((char *) nodes, false, &req)) {
+		if (libra_node_name2bitmap((char *) nodes, &req)) {
 			FREE_NULL_BITMAP(req);
 			return ESLURM_INVALID_NODE_NAME;
 		}
 		job_ptr->details->req_node_bitmap = req;
 	}
-	rc = select_nodes(job_ptr, false, NULL, NULL, false,
-			  SLURMDB_JOB_FLAG_SCHED);
+	rc = libra_select_nodes(job_ptr, SLURMDB_JOB_FLAG_SCHED);
 	/* select_nodes() may have replaced the bitmap: free what is there */
 	if (nodes && job_ptr->details) {
 		FREE_NULL_BITMAP(job_ptr->details->req_node_bitmap);
@@ -306,11 +304,11 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 	libra_slurm_store_record(job_ptr, rec);
 	if (owner)
 		info("sched/libra: %pJ was kept from starting by its owner (%s) until its hard deadline; cancelling it (no penalty, charge %.2f)",
-		     job_ptr, job_reason_string(job_ptr->state_reason),
+		     job_ptr, libra_job_reason_string(job_ptr->state_reason),
 		     rec->final.charge);
 	else	/* an outcome, not a fault of the plugin: not error() */
 		info("sched/libra: %pJ could not start before its hard deadline (%s); cancelling it (SLA violation, penalty %.2f)",
-		     job_ptr, job_reason_string(job_ptr->state_reason),
+		     job_ptr, libra_job_reason_string(job_ptr->state_reason),
 		     rec->final.penalty);
 	job_ptr->state_reason = FAIL_DEADLINE;
 	xfree(job_ptr->state_desc);
@@ -505,7 +503,7 @@ out:
 static job_record_t **_snapshot(int *njobs)
 {
 	job_record_t **jobs, *job_ptr;
-	ListIterator iter;
+	libra_list_itr_t iter;
 	int n = 0;
 
 	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
@@ -610,10 +608,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 
 	END_TIMER;
 	*nstarted = started;
-	_stats((uint32_t) DELTA_TIMER, started, examined, pending, now);
+	_stats((uint32_t) LIBRA_TIMER_USEC(), started, examined, pending, now);
 	if (started)
 		debug("sched/libra: pass started %u of %u pending jobs in %ld usec",
-		      started, pending, DELTA_TIMER);
+		      started, pending, LIBRA_TIMER_USEC());
 	return next;
 }
 
@@ -701,7 +699,7 @@ static void *_agent(void *arg)
 
 extern int libra_sched_start(void)
 {
-	slurm_thread_create(&agent_tid, _agent, NULL);
+	libra_thread_create(&agent_tid, "sched_libra", _agent, NULL);
 	return SLURM_SUCCESS;
 }
 
@@ -710,6 +708,5 @@ extern void libra_sched_stop(void)
 	if (!agent_tid)
 		return;
 	libra_hub_shutdown();
-	pthread_join(agent_tid, NULL);
-	agent_tid = 0;
+	libra_thread_join(agent_tid);
 }

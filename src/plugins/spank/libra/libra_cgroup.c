@@ -60,6 +60,7 @@
 #include <slurm/spank.h>
 
 #include "libra_cgroup.h"
+#include "libra_compat.h"
 #include "params.h"
 #include "record.h"
 #include "share.h"
@@ -350,10 +351,10 @@ static bool _load_sla(void)
 	char err[256];
 	bool ok = false;
 
-	if (slurm_load_job(&msg, cg.job_id, SHOW_DETAIL) || !msg ||
+	if (libra_load_job(&msg, cg.job_id, SHOW_DETAIL) || !msg ||
 	    msg->record_count < 1) {
 		slurm_error("libra: job %u: cannot load its record from slurmctld: %s",
-			    cg.job_id, slurm_strerror(slurm_get_errno()));
+			    cg.job_id, slurm_strerror(libra_errno()));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return false;

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  libra_compat.h - the one place where the slurmctld and SPANK plugins of
+ *  slurm-libra meet the differences between the Slurm releases they build
+ *  against: 22.05 (Debian 12), 24.11 (Debian 13) and 26.05.
+ *
+ *  The plugins' logic files contain no release checks: they use the names
+ *  below (libra_*, LIBRA_*), and this header maps each to what the release
+ *  in SLURM_VERSION_NUMBER (the configured Slurm tree's slurm_version.h)
+ *  provides.  A difference in name or argument types only is mapped
+ *  silently; one in meaning has a comment saying what differs and how the
+ *  shim keeps the plugins' behaviour the one they have on 22.05.
+ *  doc/design.md, "Slurm releases", lists them all.
+ *
+ *  Only the release lines named here are supported: Slurm changes its
+ *  private (slurmctld) interfaces between any two releases, and these
+ *  plugins use them, so another release fails here, at compile time, as
+ *  configure already does.  Every check compares with the first micro
+ *  release of a supported line (SLURM_VERSION_NUM(24, 11, 0) means "24.11
+ *  or later"), so the three lines are the only cases.
+ *
+ *  The slurmctld part is seen only by files that included
+ *  src/slurmctld/slurmctld.h first (libra_slurm.h does); the SPANK plugin
+ *  sees only the public part (slurm/slurm.h).
+\*****************************************************************************/
+
+#ifndef _LIBRA_COMPAT_H
+#define _LIBRA_COMPAT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_version.h>
+
+#if !defined(SLURM_VERSION_NUMBER) || !defined(SLURM_VERSION_NUM)
+#  error "libra_compat.h: slurm_version.h gives no SLURM_VERSION_NUMBER"
+#endif
+
+#define LIBRA_SLURM_LINE(major, minor)					\
+	((SLURM_VERSION_NUMBER & 0xffff00) ==				\
+	 SLURM_VERSION_NUM(major, minor, 0))
+#define LIBRA_SLURM_SINCE(major, minor)					\
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(major, minor, 0))
+
+#if !LIBRA_SLURM_LINE(22, 5) && !LIBRA_SLURM_LINE(24, 11) &&		\
+	!LIBRA_SLURM_LINE(26, 5)
+#  error "slurm-libra supports Slurm 22.05, 24.11 and 26.05 only (see SLURM_VERSION_NUMBER in slurm_version.h)"
+#endif
+
+/* ------------------------------------------------------------------------
+ * Public API (slurm/slurm.h): all plugins, the SPANK one included.
+ * ------------------------------------------------------------------------ */
+
+/*
+ * slurm_load_job(): 26.05 takes the job's slurm_step_id_t (job id and
+ * SLUID, the cluster-unique id 26.05 adds) instead of a uint32_t job id;
+ * its slurm.h maps a job id to it only under SLURM_BACKWARD_COMPAT.  The
+ * shim fills in the job id alone (SLURM_STEP_ID_INITIALIZER: SLUID 0,
+ * no step), which slurmctld looks up by job id as before: the same job.
+ * The symbol itself changed its arguments, so the SPANK plugin must be
+ * compiled against the headers of the release that loads it (see
+ * src/plugins/spank/libra/Makefile.am).
+ */
+static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
+				 uint16_t show_flags)
+{
+#if LIBRA_SLURM_SINCE(26, 5)
+	slurm_step_id_t step_id = SLURM_STEP_ID_INITIALIZER;
+
+	step_id.job_id = job_id;
+	return slurm_load_job(resp, step_id, show_flags);
+#else
+	return slurm_load_job(resp, job_id, show_flags);
+#endif
+}
+
+/*
+ * The error of the last failed libslurm call: 22.05 has slurm_get_errno()
+ * (which returns errno); 24.11 and 26.05 have no such function, errno is
+ * the way.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define libra_errno() (errno)
+#else
+#define libra_errno() slurm_get_errno()
+#endif
+
+/* ------------------------------------------------------------------------
+ * slurmctld's private interfaces: sched, job_submit and jobcomp plugins.
+ * ------------------------------------------------------------------------ */
+#ifdef _HAVE_SLURMCTLD_H
+
+#include "src/common/hostlist.h"
+#include "src/common/list.h"
+#include "src/common/node_conf.h"
+#include "src/slurmctld/node_scheduler.h"
+
+/*
+ * srun_allocate() (tell a waiting srun or salloc that its job has its
+ * nodes): 22.05 declares it in src/slurmctld/srun_comm.h; in 24.11 and
+ * 26.05 srun_comm.h is in src/stepmgr (the step manager, which slurmd can
+ * run too) and srun_allocate() is declared in src/slurmctld/proc_req.h.
+ * Same function.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#include "src/slurmctld/proc_req.h"
+#else
+#include "src/slurmctld/srun_comm.h"
+#endif
+
+/*
+ * Timing a scheduler pass (DEF_TIMERS, START_TIMER, END_TIMER from
+ * src/common/timers.h on all three): the microseconds between START_TIMER
+ * and END_TIMER are DELTA_TIMER in 22.05 and 24.11; 26.05 keeps timespecs
+ * and names it TIMER_DURATION_USEC().  Same value.
+ */
+#include "src/common/timers.h"
+#if LIBRA_SLURM_SINCE(26, 5)
+#define LIBRA_TIMER_USEC() TIMER_DURATION_USEC()
+#else
+#define LIBRA_TIMER_USEC() DELTA_TIMER
+#endif
+
+/*
+ * Threads.  22.05 and 24.11: slurm_thread_create(&id, func, arg) is
+ * pthread_create() with Slurm's attributes (src/common/macros.h), and the
+ * thread is joined with pthread_join().  26.05 runs threads from a pool
+ * (src/common/threadpool.h): slurm_thread_create(name, &id, func, arg),
+ * the name being the thread's name for ps/top (15 characters at most),
+ * and a joinable thread must be joined with slurm_thread_join(id)
+ * (threadpool_join(), which keeps the pool's books; pthread_join() on it
+ * would bypass them).  libra_thread_create(id, name, func, arg) and
+ * libra_thread_join(id) (sets id to 0) map to each.
+ */
+#if LIBRA_SLURM_SINCE(26, 5)
+#include "src/common/threadpool.h"
+#define libra_thread_create(id, name, func, arg)			\
+	slurm_thread_create((name), (id), (func), (arg))
+#define libra_thread_join(id) slurm_thread_join(id)
+#else
+#define libra_thread_create(id, name, func, arg)			\
+	slurm_thread_create((id), (func), (arg))
+#define libra_thread_join(id)						\
+	do {								\
+		pthread_join((id), NULL);				\
+		(id) = 0;						\
+	} while (0)
+#endif
+
+/*
+ * The text of a job's state reason (squeue's REASON): job_reason_string()
+ * in 22.05 (slurm_protocol_defs.h), job_state_reason_string() in
+ * src/common/job_state_reason.h in 24.11 and 26.05.  Same strings.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#include "src/common/job_state_reason.h"
+#define libra_job_reason_string(reason) job_state_reason_string(reason)
+#else
+#define libra_job_reason_string(reason) job_reason_string(reason)
+#endif
+
+/*
+ * Lists and hostlists.  22.05 has pointer typedefs (List, ListIterator,
+ * hostlist_t = struct hostlist *); 24.11 and 26.05 have no List or
+ * ListIterator but list_t and list_itr_t, and hostlist_t is the struct
+ * itself.  The
+ * structs are the same, so these names are plain pointers to them on
+ * every release.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+typedef list_t *libra_list_t;
+typedef list_itr_t *libra_list_itr_t;
+typedef hostlist_t *libra_hostlist_t;
+#else
+typedef List libra_list_t;
+typedef ListIterator libra_list_itr_t;
+typedef hostlist_t libra_hostlist_t;
+#endif
+
+/*
+ * node_name2bitmap(): a node list to a bitmap, every name required to be
+ * a node (EINVAL otherwise, with an error logged).
+ * 22.05: node_name2bitmap(names, best_effort, &bitmap); best_effort=false
+ * makes an unknown name an error and looks names up without aliases.
+ * 24.11 and 26.05: node_name2bitmap(names, test_alias, &bitmap,
+ * &invalid_hostlist): the second argument now only says whether to try a
+ * NodeHostname alias, and unknown names are an error only when
+ * invalid_hostlist is NULL (otherwise they are collected there and the
+ * call succeeds).  The shim passes false and NULL: the 22.05 meaning
+ * (strict, no aliases).  24.11 and later also accept hostlist functions
+ * ("{...}") in the list; a job's own node lists are checked by slurmctld
+ * with the same function, so nothing is accepted that Slurm refuses.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define libra_node_name2bitmap(names, bitmap)				\
+	node_name2bitmap((names), false, (bitmap), NULL)
+#else
+#define libra_node_name2bitmap(names, bitmap)				\
+	node_name2bitmap((names), false, (bitmap))
+#endif
+
+/*
+ * select_nodes(): allocate a pending job now, or fail.
+ * 22.05: select_nodes(job_ptr, test_only, &select_node_bitmap, &err_msg,
+ * submission, scheduler_type).  24.11 and 26.05: select_nodes(
+ * &job_node_select, test_only, submission, scheduler_type), where
+ * job_node_select_t carries the job, err_msg and the reasons select_nodes
+ * found (rc_*, outputs).  sched/libra passes no bitmap and no err_msg on
+ * 22.05 and a job_node_select_t holding only the job (as sched/backfill
+ * does) on the others: the same call.
+ */
+static inline int libra_select_nodes(job_record_t *job_ptr,
+				     uint32_t scheduler_type)
+{
+#if LIBRA_SLURM_SINCE(24, 11)
+	job_node_select_t job_node_select = { .job_ptr = job_ptr };
+
+	return select_nodes(&job_node_select, false, false, scheduler_type);
+#else
+	return select_nodes(job_ptr, false, NULL, NULL, false,
+			    scheduler_type);
+#endif
+}
+
+/*
+ * job_complete(): end a job as its batch script ended.  26.05 takes the
+ * job's slurm_step_id_t (job id and SLUID) instead of the job id and
+ * looks the job up by SLUID when it has one; STEP_ID_FROM_JOB_RECORD()
+ * gives the job's own, so the same job is ended.
+ */
+static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
+				     bool requeue, bool node_fail,
+				     uint32_t job_return_code)
+{
+#if LIBRA_SLURM_SINCE(26, 5)
+	slurm_step_id_t step_id = STEP_ID_FROM_JOB_RECORD(job_ptr);
+
+	return job_complete(&step_id, uid, requeue, node_fail,
+			    job_return_code);
+#else
+	return job_complete(job_ptr->job_id, uid, requeue, node_fail,
+			    job_return_code);
+#endif
+}
+
+#endif /* _HAVE_SLURMCTLD_H */
+
+#endif /* _LIBRA_COMPAT_H */
