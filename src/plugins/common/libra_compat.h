@@ -245,6 +245,33 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 #endif
 }
 
+/*
+ * job_submit plugins' job_modify().  24.11 and 26.05 give it a char
+ * **err_msg, returned to the user (scontrol update) as on submission;
+ * 22.05 has none, so a refusal there is only logged.
+ * LIBRA_JOB_MODIFY(fn) defines the job_modify() the release's loader
+ * (job_submit.c, syms[]) looks up, calling
+ *	int fn(job_desc_msg_t *, job_record_t *, uint32_t submit_uid,
+ *	       char **err_msg)
+ * with err_msg NULL on 22.05.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_JOB_MODIFY(fn)						\
+	extern int job_modify(job_desc_msg_t *job_desc,			\
+			      job_record_t *job_ptr, uint32_t submit_uid, \
+			      char **err_msg)				\
+	{								\
+		return fn(job_desc, job_ptr, submit_uid, err_msg);	\
+	}
+#else
+#define LIBRA_JOB_MODIFY(fn)						\
+	extern int job_modify(job_desc_msg_t *job_desc,			\
+			      job_record_t *job_ptr, uint32_t submit_uid) \
+	{								\
+		return fn(job_desc, job_ptr, submit_uid, NULL);		\
+	}
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

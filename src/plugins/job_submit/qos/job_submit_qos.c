@@ -22,8 +22,9 @@
  *  job_modify(): once admitted, a job's SLA, size, partition, time limit
  *  and whatever could keep it from starting in time (start time,
  *  dependencies, memory, features, GRES, licenses, reservation)
- *  can be changed by operators only; Slurm 22.05 gives this hook no way to
- *  return a message, so a refusal is logged with its reason.
+ *  can be changed by operators only.  A refusal is logged with its reason;
+ *  Slurm 24.11 and later also return it to the user (22.05 gives this
+ *  hook no message, see LIBRA_JOB_MODIFY in libra_compat.h).
 \*****************************************************************************/
 
 #include <fcntl.h>
@@ -658,8 +659,8 @@ static const char *_tampered_best_effort(job_desc_msg_t *d)
 	return NULL;
 }
 
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		       uint32_t submit_uid, char **err_msg)
 {
 	const char *what;
 
@@ -678,5 +679,12 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	}
 	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",
 	      plugin_type, job_ptr, submit_uid, what);
+	/* no err_msg on Slurm 22.05 (LIBRA_JOB_MODIFY) */
+	if (err_msg)
+		xstrfmtcat(*err_msg, "libra: refused: changing %s would alter the job's SLA or price; ask an operator",
+			   what);
 	return ESLURM_ACCESS_DENIED;
 }
+
+/* job_modify(), with or without err_msg as the release has it */
+LIBRA_JOB_MODIFY(_job_modify)
