@@ -110,6 +110,11 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #include "src/slurmctld/srun_comm.h"
 #endif
 
+/* JOBCOMP_EVENT_JOB_FINISH, for LIBRA_JOBCOMP_OPS() (26.05) */
+#if LIBRA_SLURM_SINCE(26, 5)
+#include "src/interfaces/jobcomp.h"
+#endif
+
 /*
  * Timing a scheduler pass (DEF_TIMERS, START_TIMER, END_TIMER from
  * src/common/timers.h on all three): the microseconds between START_TIMER
@@ -269,6 +274,82 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 			      job_record_t *job_ptr, uint32_t submit_uid) \
 	{								\
 		return fn(job_desc, job_ptr, submit_uid, NULL);		\
+	}
+#endif
+
+/*
+ * jobcomp plugins.  The loader (22.05: src/common/slurm_jobcomp.c; 24.11
+ * and 26.05: src/interfaces/jobcomp.c) requires every symbol of its
+ * syms[]:
+ *  22.05  jobcomp_p_set_location(char *location), jobcomp_p_log_record(
+ *         job_ptr), jobcomp_p_get_jobs(job_cond);
+ *  24.11  jobcomp_p_set_location(void) (the plugin reads JobCompLoc from
+ *         slurm_conf itself), jobcomp_p_log_record(job_ptr),
+ *         jobcomp_p_get_jobs(job_cond);
+ *  26.05  jobcomp_p_set_location(void), jobcomp_p_record_job_end(job_ptr,
+ *         event), jobcomp_p_get_jobs(job_cond), and a new
+ *         jobcomp_p_record_job_start(job_ptr, event), called when a job
+ *         starts (node_scheduler.c, after the accounting start record).
+ * The end entry point is called from job_completion_logger() in all
+ * three, job write lock held, before jobacct_storage_g_job_complete()
+ * sends the job's end to the accounting database (so what it writes into
+ * AdminComment is what sacct shows); 22.05 calls it just before the job's
+ * allocated-TRES string is set, 24.11 and 26.05 just after (no field
+ * jobcomp/libra reads).  26.05 passes event JOBCOMP_EVENT_JOB_FINISH.
+ * LIBRA_JOBCOMP_OPS(end_fn) defines them all: the location is ignored
+ * (jobcomp/libra writes no file of its own), end_fn(job_ptr) is called
+ * for a job's end only, a start is ignored, and no jobs are listed
+ * (sacct -c).
+ */
+#if LIBRA_SLURM_SINCE(26, 5)
+#define LIBRA_JOBCOMP_OPS(end_fn)					\
+	extern int jobcomp_p_set_location(void)				\
+	{								\
+		return SLURM_SUCCESS;					\
+	}								\
+	extern int jobcomp_p_record_job_end(job_record_t *job_ptr,	\
+					    uint32_t event)		\
+	{								\
+		if (event != JOBCOMP_EVENT_JOB_FINISH)			\
+			return SLURM_SUCCESS;				\
+		return end_fn(job_ptr);					\
+	}								\
+	extern int jobcomp_p_record_job_start(job_record_t *job_ptr,	\
+					      uint32_t event)		\
+	{								\
+		return SLURM_SUCCESS;					\
+	}								\
+	extern libra_list_t jobcomp_p_get_jobs(void *job_cond)		\
+	{								\
+		return NULL;						\
+	}
+#elif LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_JOBCOMP_OPS(end_fn)					\
+	extern int jobcomp_p_set_location(void)				\
+	{								\
+		return SLURM_SUCCESS;					\
+	}								\
+	extern int jobcomp_p_log_record(job_record_t *job_ptr)		\
+	{								\
+		return end_fn(job_ptr);					\
+	}								\
+	extern libra_list_t jobcomp_p_get_jobs(void *job_cond)		\
+	{								\
+		return NULL;						\
+	}
+#else
+#define LIBRA_JOBCOMP_OPS(end_fn)					\
+	extern int jobcomp_p_set_location(char *location)		\
+	{								\
+		return SLURM_SUCCESS;					\
+	}								\
+	extern int jobcomp_p_log_record(job_record_t *job_ptr)		\
+	{								\
+		return end_fn(job_ptr);					\
+	}								\
+	extern libra_list_t jobcomp_p_get_jobs(void *job_cond)		\
+	{								\
+		return NULL;						\
 	}
 #endif
 

@@ -2,7 +2,8 @@
 /*****************************************************************************\
  *  jobcomp_libra.c - settle a job's SLA when it ends.
  *
- *  slurmctld calls jobcomp_p_log_record() for every job that ends, under the
+ *  slurmctld calls the jobcomp plugin for every job that ends (_job_end(),
+ *  through the entry point of its release, libra_compat.h), under the
  *  job write lock and just before the job's record goes to the accounting
  *  database, so what we write into AdminComment here is what sacct shows:
  *  the end, the delay past the deadline, whether it was met, the penalty
@@ -39,11 +40,6 @@ extern int init(void)
 extern int fini(void)
 {
 	libra_hub_fini();
-	return SLURM_SUCCESS;
-}
-
-extern int jobcomp_p_set_location(char *location)
-{
 	return SLURM_SUCCESS;
 }
 
@@ -84,7 +80,8 @@ static bool _requeued(job_record_t *job_ptr)
 	       job_ptr->batch_flag;
 }
 
-extern int jobcomp_p_log_record(job_record_t *job_ptr)
+/* A job ended (the jobcomp entry points: LIBRA_JOBCOMP_OPS, below). */
+static int _job_end(job_record_t *job_ptr)
 {
 	libra_record_t rec;
 	double start, end;
@@ -152,7 +149,9 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	return SLURM_SUCCESS;
 }
 
-extern List jobcomp_p_get_jobs(void *job_cond)
-{
-	return NULL;
-}
+/*
+ * The entry points this release's jobcomp loader looks up: the job's end
+ * goes to _job_end(); JobCompLoc, job starts (26.05) and listing jobs
+ * (sacct -c) are not ours (libra_compat.h).
+ */
+LIBRA_JOBCOMP_OPS(_job_end)
