@@ -77,6 +77,11 @@ libra_test_init() {
 	export LIBRA_PLUGIN_DIR=${LIBRA_PLUGIN_DIR:-$LIBRA_BUILD/_plugins}
 	eval "$("$LIBRA_CLUSTER" env)"
 	LIBRA_WORK=$LIBRA_CLUSTER_DIR/work
+	# A failed run keeps its scratch directory; its job outputs, owned by
+	# the test users, would keep this run's jobs (other uids, the sticky
+	# work directory) from opening theirs: the work directory is this
+	# run's alone.
+	rm -rf "$LIBRA_WORK"
 	trap _libra_exit EXIT
 }
 
