@@ -465,9 +465,22 @@ static void *_updater(void *arg)
 
 /* ------------------------------------------------------------ hooks */
 
-static bool _yes(const char *v)
+/*
+ * A yes/no argument: yes, on, 1 or no, off, 0.  Anything else is refused
+ * (-1, logged): "enforce=maybe" must not quietly switch enforcement off.
+ */
+static int _yes_no(const char *key, const char *v, bool *out)
 {
-	return !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on");
+	if (!strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0")) {
+		*out = false;
+		return 0;
+	}
+	slurm_error("libra: plugstack argument %s=%s: say yes or no", key, v);
+	return -1;
 }
 
 /*
@@ -509,9 +522,11 @@ static int _parse_args(int ac, char **av)
 		double w;
 
 		if (!strncmp(av[i], "enforce", klen) && klen == 7) {
-			cg.enforce = _yes(val);
+			if (_yes_no("enforce", val, &cg.enforce))
+				return -1;
 		} else if (!strncmp(av[i], "pin", klen) && klen == 3) {
-			cg.pin = _yes(val);
+			if (_yes_no("pin", val, &cg.pin))
+				return -1;
 		} else if (!strncmp(av[i], "interval", klen) && klen == 8) {
 			if (_set_param(av[i], klen, "libra_weight_interval",
 				       val, &p))
