@@ -65,7 +65,7 @@ static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
 		    int node, int cpus, double now)
 {
 	libra_sla_t sla = _sla(re, now, td, NO_BUDGET);
-	libra_place_t pl = { node, cpus };
+	libra_place_t pl = PLACE(node, cpus);
 
 	ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl, 1, now), 0);
 }
@@ -74,7 +74,8 @@ static void _admit(const libra_ledger_t *l, const libra_params_t *p,
 		   const libra_sla_t *sla, int cpus, int min_nodes,
 		   int max_nodes, double now)
 {
-	libra_request_t req = { cpus, min_nodes, max_nodes, NULL };
+	libra_request_t req = { .cpus = cpus, .min_nodes = min_nodes,
+				.max_nodes = max_nodes };
 
 	memset(&q, 0x5a, sizeof(q));
 	libra_admit(l, p, sla, &req, now, &q);
@@ -512,7 +513,7 @@ START_TEST(test_full_job_slots_move_the_job_to_another_node)
 	libra_ledger_t *l = _nodes(2, 1);
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
-	libra_request_t req = { 1, 0, 0, NULL, 0, 0, 2 };
+	libra_request_t req = { .cpus = 1, .slots_per_cpu = 2 };
 
 	_commit(l, 1, 10, 100, 0, 1, 0);
 	_commit(l, 2, 10, 100, 0, 1, 0);
@@ -531,8 +532,8 @@ START_TEST(test_no_job_slot_anywhere_is_a_slots_refusal)
 	libra_ledger_t *l = _nodes(1, 1);
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
 	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
-	libra_request_t req = { 1, 0, 0, NULL, 0, 0, 1 };
-	libra_place_t pl = { 0, 1 };
+	libra_request_t req = { .cpus = 1, .slots_per_cpu = 1 };
+	libra_place_t pl = PLACE(0, 1);
 
 	ck_assert_int_eq(libra_ledger_commit(l, 7, NULL, &pl, 1, 0), 0);
 	libra_admit(l, &p, &sla, &req, 0, &q);
@@ -553,7 +554,7 @@ START_TEST(test_ineligible_node_is_never_chosen)
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
 	bool eligible[2] = { false, true };
-	libra_request_t req = { 1, 0, 0, eligible };
+	libra_request_t req = { .cpus = 1, .eligible = eligible };
 
 	_commit(l, 1, 50, 100, 0, 1, 0);
 	libra_admit(l, &p, &sla, &req, 0, &q);
@@ -571,7 +572,7 @@ START_TEST(test_too_few_eligible_cpus_is_resources)
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
 	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
 	bool eligible[2] = { true, false };
-	libra_request_t req = { 3, 0, 0, eligible };
+	libra_request_t req = { .cpus = 3, .eligible = eligible };
 
 	libra_admit(l, &p, &sla, &req, 0, &q);
 	ck_assert_verdict(LIBRA_REJECT_RESOURCES);
@@ -993,7 +994,7 @@ START_TEST(test_counter_offer_budget_at_requested_deadline)
 	ck_assert_double_eq_tol(q.least_price, 3.0, TOL);
 
 	memset(&o, 0, sizeof(o));
-	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
 			    86400, &o);
 	ck_assert(o.has_budget);
 	ck_assert(o.budget >= 3.0 - TOL);
@@ -1015,7 +1016,7 @@ START_TEST(test_counter_offer_budget_admits_a_parallel_job)
 	libra_ledger_t *l = _priced_nodes();
 	libra_params_t p = _market(LIBRA_CHARGE_CPU);
 	libra_sla_t sla = _sla(10, 0, 100, 50);
-	libra_request_t req = { 2, 0, 0, NULL };
+	libra_request_t req = { .cpus = 2 };
 	libra_offer_t o;
 
 	libra_counter_offer(l, &p, &sla, &req, 0, 1000, &o);
@@ -1039,7 +1040,7 @@ START_TEST(test_counter_offer_later_deadline_within_budget)
 
 	p.price_base = 1.0;
 	memset(&o, 0, sizeof(o));
-	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
 			    86400, &o);
 	ck_assert(o.has_deadline);
 	ck_assert(o.deadline >= 10800.0 - TOL);
@@ -1070,7 +1071,7 @@ START_TEST(test_counter_offer_no_deadline_below_least_possible_price)
 
 	p.price_base = 1.0;
 	memset(&o, 0, sizeof(o));
-	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
 			    86400, &o);
 	ck_assert(!o.has_deadline);
 	ck_assert(o.has_budget);
@@ -1093,7 +1094,7 @@ START_TEST(test_counter_offer_for_deadline_refusal)
 	_admit(l, &p, &sla, 1, 0, 0, 0);
 	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
 	memset(&o, 0, sizeof(o));
-	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
 			    1000, &o);
 	ck_assert(!o.has_budget);
 	ck_assert(o.has_deadline);
@@ -1116,7 +1117,7 @@ START_TEST(test_counter_offer_never_earlier_than_requested)
 	libra_offer_t o;
 
 	p.price_base = 1.0;
-	libra_counter_offer(l, &p, &sla, &(libra_request_t){ 1, 0, 0, NULL }, 0,
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
 			    86400, &o);
 	ck_assert(!o.has_deadline || o.deadline >= sla.deadline);
 	libra_ledger_destroy(l);
@@ -1290,7 +1291,7 @@ START_TEST(test_librasla_refuses_when_return_falls)
 	libra_params_t p = _params(LIBRA_POLICY_SLA);
 	libra_sla_t a = _sla(900, 0, 1000, 10);
 	libra_sla_t b = _sla(500, 0, 1000, 1e6);
-	libra_place_t pl = { 0, 1 };
+	libra_place_t pl = PLACE(0, 1);
 
 	a.set |= LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
 	a.penalty_rate = 1e12;
@@ -1312,7 +1313,7 @@ START_TEST(test_librasla_hard_job_that_would_be_late_is_refused)
 	libra_params_t p = _params(LIBRA_POLICY_SLA);
 	libra_sla_t a = _sla(900, 0, 1000, 10);
 	libra_sla_t b = _sla(500, 0, 1000, 10);
-	libra_place_t pl = { 0, 1 };
+	libra_place_t pl = PLACE(0, 1);
 
 	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
 	_admit(l, &p, &b, 1, 0, 0, 0);
@@ -1328,7 +1329,7 @@ START_TEST(test_librasla_spare_capacity_accepts)
 	libra_params_t p = _params(LIBRA_POLICY_SLA);
 	libra_sla_t a = _sla(300, 0, 1000, 10);
 	libra_sla_t b = _sla(500, 0, 1000, 20);
-	libra_place_t pl = { 0, 1 };
+	libra_place_t pl = PLACE(0, 1);
 
 	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
 	_admit(l, &p, &b, 1, 0, 0, 0);

@@ -39,7 +39,7 @@ static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
 		    int node, int cpus, double now)
 {
 	libra_sla_t sla;
-	libra_place_t pl = { node, cpus };
+	libra_place_t pl = PLACE(node, cpus);
 
 	memset(&sla, 0, sizeof(sla));
 	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;

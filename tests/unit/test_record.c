@@ -711,7 +711,7 @@ END_TEST
 START_TEST(test_set_place_names_the_quoted_nodes)
 {
 	libra_ledger_t *l = libra_ledger_create(0.01);
-	libra_place_t place[2] = { { 1, 2 }, { 0, 1 } };
+	libra_place_t place[2] = { PLACE(1, 2), PLACE(0, 1) };
 	libra_record_t r;
 
 	ck_assert_ptr_nonnull(l);
