@@ -77,7 +77,7 @@ typedef struct libra_demand {
 	bool mem_whole_node;	/* --mem=0: all the memory of each node used */
 	int gpus_per_node;	/* GPUs on each node the job uses */
 	int gpus;		/* GPUs of the job in all, spread over its
-				 * nodes (each node used gives at least one) */
+				 * nodes, each of which must have one free */
 } libra_demand_t;
 
 /* One job's commitment on one node (read-only view for policies). */
