@@ -358,7 +358,20 @@ static uint64_t _quote_digest(uint64_t h, const libra_quote_t *q)
 	h = _fnv(h, &q->price, sizeof(q->price));
 	h = _fnv(h, &q->least_price, sizeof(q->least_price));
 	h = _fnv(h, &q->nplace, sizeof(q->nplace));
-	return _fnv(h, q->place, sizeof(q->place[0]) * (size_t) q->nplace);
+	/* field by field: a place's padding is no decision, and the memory
+	 * and GPUs count only when held, so that digests of decisions without
+	 * them compare with those from before the ledger knew them */
+	for (int i = 0; i < q->nplace; i++) {
+		h = _fnv(h, &q->place[i].node, sizeof(q->place[i].node));
+		h = _fnv(h, &q->place[i].cpus, sizeof(q->place[i].cpus));
+		if (q->place[i].mem_mb || q->place[i].gpus) {
+			h = _fnv(h, &q->place[i].mem_mb,
+				 sizeof(q->place[i].mem_mb));
+			h = _fnv(h, &q->place[i].gpus,
+				 sizeof(q->place[i].gpus));
+		}
+	}
+	return h;
 }
 
 static uint64_t _offer_digest(uint64_t h, const libra_offer_t *o)

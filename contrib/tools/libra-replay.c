@@ -6,11 +6,16 @@
  *  usage: libra-replay --nodes n1:1,n2:1,... [--params SCHEDULER_PARAMETERS]
  *		       --sacct-file FILE [--refusals FILE] [-v]
  *
+ *  Each node is NAME:CPUS, NAME:CPUS:MEMORY_MB or NAME:CPUS:MEMORY_MB:GPUS
+ *  where the cluster tracks memory or has GPUs (memory 0: not tracked;
+ *  libra_ledger_set_node_resources()).
+ *
  *  FILE is sacct's parsable output with AdminComment as the last field
  *  (sacct -X -a -P -n -o JobID,...,AdminComment%65535); the refusal log is
  *  job_submit/qos's libra_refusals.jsonl.  From the records and refusals
  *  the arrival sequence is rebuilt: each admission or refusal at its time,
- *  with its SLA and CPU count, and each admitted job's release when it
+ *  with its SLA, CPU count and the memory and GPUs it asked, and each
+ *  admitted job's release when it
  *  ended.  The core then replays them on a fresh ledger of the given nodes,
  *  committing each admitted job where the cluster placed it, and the
  *  verdicts are compared.
@@ -87,13 +92,17 @@ static void _read_nodes(libra_ledger_t *l, const char *spec)
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
-		int cpus = 1;
+		unsigned long long mem = 0;
+		int cpus = 1, gpus = 0, node;
 
 		if (colon) {
 			*colon = '\0';
-			cpus = atoi(colon + 1);
+			cpus = 0;	/* a bad count is refused below */
+			sscanf(colon + 1, "%d:%llu:%d", &cpus, &mem, &gpus);
 		}
-		if (libra_ledger_add_node(l, tok, cpus) < 0)
+		node = libra_ledger_add_node(l, tok, cpus);
+		if (node < 0 ||
+		    libra_ledger_set_node_resources(l, node, mem, gpus))
 			_die("bad node '%s' in --nodes", tok);
 	}
 	free(copy);
@@ -132,6 +141,7 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 		e->job_id = (uint32_t) strtoul(line, NULL, 10);
 		e->accepted = true;
 		e->sla = rec.sla;
+		e->req.demand = rec.demand;
 		e->price = rec.price;
 		e->nplace = rec.nplace;
 		e->place = calloc((size_t) rec.nplace + 1, sizeof(*e->place));
@@ -139,6 +149,8 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 			e->place[i].node = libra_ledger_find_node(l,
 							rec.place[i].node);
 			e->place[i].cpus = rec.place[i].cpus;
+			e->place[i].mem_mb = rec.place[i].mem_mb;
+			e->place[i].gpus = rec.place[i].gpus;
 			e->req.cpus += rec.place[i].cpus;
 			if (e->place[i].node < 0)
 				_die("record names unknown node %s",
@@ -188,6 +200,7 @@ static void _read_refusals(const char *path)
 		e->req.cpus = ref.cpus;
 		e->req.min_nodes = ref.min_nodes;
 		e->req.max_nodes = ref.max_nodes;
+		e->req.demand = ref.demand;
 		snprintf(e->verdict, sizeof(e->verdict), "%s", ref.verdict);
 	}
 	free(line);

@@ -6,7 +6,13 @@
  *  the cluster could hold it at all (resources), build the list of
  *  candidate nodes with how many of the job's CPUs each can take and a sort
  *  key, sort, take CPUs in order (_fill), then price.  The policies differ
- *  in the candidate test, the sort key and the price.
+ *  in the candidate test, the sort key and the price.  Memory and GPUs
+ *  (decision 17) enter in two places common to all: the CPUs a node may
+ *  give before any policy test (_held_room, inside _takeable and _room),
+ *  and _fill, which records what each place holds and spreads a job's
+ *  GPUs; the price adds what they cost (_price_held).  A refusal for
+ *  capacity is then explained (_refusal_cause): slots, memory or GPUs
+ *  when the share alone would have fitted.
  *
  *  Cost: one pass over the nodes, each O(1) for the share test and O(jobs
  *  on the node) for the window work of Libra+$ and the projections of
@@ -28,6 +34,11 @@ typedef struct {
 	int room;	/* most CPUs of the job the node can take */
 	double key;	/* sort key, ascending */
 	double rate;	/* per-CPU-second rate for one CPU (priced policies) */
+	double held;	/* Libra+$: the job's memory and GPUs at this node's
+			 * rates, 0 when not priced */
+	uint64_t mem_free;	/* the node's free memory [MB], or
+				 * LIBRA_MEM_UNTRACKED */
+	int gpus_free;	/* the node's free GPUs */
 } cand_t;
 
 extern const char *libra_verdict_name(libra_verdict_t v)
@@ -41,6 +52,8 @@ extern const char *libra_verdict_name(libra_verdict_t v)
 	case LIBRA_REJECT_RISK:		return "risk";
 	case LIBRA_REJECT_INVALID:	return "invalid";
 	case LIBRA_REJECT_SLOTS:	return "slots";
+	case LIBRA_REJECT_MEMORY:	return "memory";
+	case LIBRA_REJECT_GPUS:		return "gpus";
 	}
 	return "unknown";
 }
@@ -51,7 +64,7 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 	case LIBRA_ACCEPT:
 		return "admitted";
 	case LIBRA_REJECT_RESOURCES:
-		return "the partition does not have the CPUs or nodes requested";
+		return "the partition does not have the CPUs, nodes, memory or GPUs requested";
 	case LIBRA_REJECT_DEADLINE:
 		return "not enough free CPU share to meet the deadline";
 	case LIBRA_REJECT_BUDGET:
@@ -64,6 +77,10 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 		return "the request is invalid";
 	case LIBRA_REJECT_SLOTS:
 		return "the nodes already run as many jobs as the partition lets share a CPU (OverSubscribe)";
+	case LIBRA_REJECT_MEMORY:
+		return "not enough free memory on the nodes where the CPU share fits";
+	case LIBRA_REJECT_GPUS:
+		return "not enough free GPUs on the nodes where the CPU share fits";
 	}
 	return "unknown";
 }
@@ -124,10 +141,47 @@ static void _sift(cand_t *h, int n, int i)
 	}
 }
 
+static bool _asks_mem(const libra_request_t *req)
+{
+	return req->demand.mem_per_cpu || req->demand.mem_per_node ||
+	       req->demand.mem_whole_node;
+}
+
+static bool _asks_gpus(const libra_request_t *req)
+{
+	return req->demand.gpus_per_node > 0 || req->demand.gpus > 0;
+}
+
+static bool _asks_held(const libra_request_t *req)
+{
+	return _asks_mem(req) || _asks_gpus(req);
+}
+
+/* The memory a place of "cpus" CPUs holds on candidate c's node (none
+ * where the node's memory is not tracked). */
+static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
+			   int cpus)
+{
+	const libra_demand_t *d = &req->demand;
+
+	if (c->mem_free == LIBRA_MEM_UNTRACKED)
+		return 0;
+	if (d->mem_whole_node)
+		return c->mem_free;	/* the whole node: nothing else held */
+	if (d->mem_per_node)
+		return d->mem_per_node;
+	return d->mem_per_cpu * (uint64_t) cpus;
+}
+
 /*
  * Take CPUs from the candidates in _cmp_cand order into q->place.  Spreads
  * over at least min_nodes nodes; with a node limit, skips nodes too small
  * to let the remaining nodes hold the rest.  Returns the CPUs placed.
+ * Each place holds the job's memory there and its GPUs: per node, or of
+ * GPUs spread over the job (demand.gpus) as many as the node has free and
+ * are still to place; a node short of the rest leaves at least a task to
+ * another node (or is skipped, like a node too small, when it cannot);
+ * GPUs left over fail the placement.
  *
  * "sorted": c is in order already.  Otherwise c is made a heap and popped
  * until the request is filled instead of being sorted whole: a 1-64 CPU
@@ -141,7 +195,7 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 	int need = req->cpus, min_nodes = _min_nodes(req);
 	int max_nodes = _max_nodes(req);
 	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
-	int next = 0, left = n;
+	int next = 0, left = n, gpus_left = req->demand.gpus;
 
 	if (!sorted)
 		for (int i = n / 2 - 1; i >= 0; i--)
@@ -151,7 +205,7 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 		int nodes_left = max_nodes - q->nplace;
 		int still = min_nodes - q->nplace - 1;	/* after this one */
 		cand_t top;
-		int take;
+		int take, gpus;
 
 		if (sorted) {
 			top = c[next++];
@@ -178,12 +232,29 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 		take -= take % unit;
 		if (take < 1)
 			continue;
+		gpus = req->demand.gpus_per_node;
+		if (gpus_left > 0) {
+			gpus = top.gpus_free < gpus_left ? top.gpus_free :
+							   gpus_left;
+			/* short of the job's GPUs: leave another node a task */
+			if (gpus < gpus_left && take > need - unit) {
+				if (q->nplace + 1 == max_nodes ||
+				    req->cpus_per_node > 0)
+					continue;
+				take = need - unit;
+				if (take < unit)
+					continue;
+			}
+		}
 		q->place[q->nplace].node = top.node;
 		q->place[q->nplace].cpus = take;
+		q->place[q->nplace].mem_mb = _place_mem(req, &top, take);
+		q->place[q->nplace].gpus = gpus;
 		q->nplace++;
 		need -= take;
+		gpus_left -= gpus;
 	}
-	if (q->nplace < min_nodes)
+	if (q->nplace < min_nodes || gpus_left > 0)
 		need = need > 0 ? need : 1;
 	return req->cpus - need;
 }
@@ -210,8 +281,41 @@ static bool _eligible(const libra_ledger_t *l, const libra_request_t *req,
 }
 
 /*
+ * The most CPUs of the job the node's memory and GPUs let it take (decision
+ * 17): none where its GPUs per node, a GPU of GPUs spread over the job, its
+ * memory per node or the whole node's memory (--mem=0: nothing else held)
+ * are not free; with memory per CPU, as many CPUs as the free memory
+ * holds; INT_MAX when nothing limits.  "idle": of the node's whole memory
+ * and GPUs, for the resources test.  A node whose memory is not tracked
+ * has no memory limit.
+ */
+static int _held_room(const libra_ledger_t *l, const libra_request_t *req,
+		      int node, bool idle)
+{
+	const libra_demand_t *d = &req->demand;
+	uint64_t total = libra_ledger_node_mem(l, node), mem;
+	int gpus;
+
+	if (!_asks_held(req))
+		return INT_MAX;
+	gpus = idle ? libra_ledger_node_gpus(l, node) :
+		      libra_ledger_node_gpus_free(l, node);
+	if (gpus < d->gpus_per_node || (d->gpus > 0 && gpus < 1))
+		return 0;
+	if (!total)
+		return INT_MAX;
+	mem = idle ? total : libra_ledger_node_mem_free(l, node);
+	if ((d->mem_whole_node && mem < total) || d->mem_per_node > mem)
+		return 0;
+	if (d->mem_per_cpu && mem / d->mem_per_cpu < (uint64_t) INT_MAX)
+		return (int) (mem / d->mem_per_cpu);
+	return INT_MAX;
+}
+
+/*
  * CPUs of the node a job may take before any policy test: none if it is not
- * eligible, else its CPUs up to the request's, within the free job slots.
+ * eligible, else its CPUs up to the request's, within the free job slots
+ * and what its free memory and GPUs allow.
  */
 static int _takeable(const libra_ledger_t *l, const libra_request_t *req,
 		     int node)
@@ -224,7 +328,22 @@ static int _takeable(const libra_ledger_t *l, const libra_request_t *req,
 		k = req->cpus;
 	if (k > _slots_free(l, req, node))
 		k = _slots_free(l, req, node);
+	if (k > _held_room(l, req, node, false))
+		k = _held_room(l, req, node, false);
 	return k;
+}
+
+/* A candidate: node, room, sort key, and its free memory and GPUs. */
+static void _cand_init(const libra_ledger_t *l, cand_t *c, int node,
+		       int room, double key)
+{
+	c->node = node;
+	c->room = room;
+	c->key = key;
+	c->rate = 0.0;
+	c->held = 0.0;
+	c->mem_free = libra_ledger_node_mem_free(l, node);
+	c->gpus_free = libra_ledger_node_gpus_free(l, node);
 }
 
 /* Most CPUs of share s the node can still take under the share test. */
@@ -245,6 +364,8 @@ static int _room(const libra_ledger_t *l, const libra_params_t *p,
 		k = cpus;
 	if (k > _slots_free(l, req, node))
 		k = _slots_free(l, req, node);
+	if (k > _held_room(l, req, node, false))
+		k = _held_room(l, req, node, false);
 	return (int) k;
 }
 
@@ -259,7 +380,11 @@ static int _res_take(const libra_ledger_t *l, const libra_request_t *req,
 {
 	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
 	int cpus = libra_ledger_node_cpus(l, node);
-	int k = cpus < req->cpus ? cpus : req->cpus;
+	int k;
+
+	if (cpus > _held_room(l, req, node, true))
+		cpus = _held_room(l, req, node, true);
+	k = cpus < req->cpus ? cpus : req->cpus;
 
 	k -= k % unit;		/* whole tasks only */
 	if (req->cpus_per_node > 0)
@@ -282,6 +407,17 @@ static bool _resources_ok(const libra_ledger_t *l,
 	long total = 0;
 	int *cpus;
 
+	if (req->demand.gpus > 0) {
+		/* GPUs spread over the job: the eligible nodes' GPUs in all
+		 * (whatever the node limit: a GPU refusal then says why) */
+		long gpus = 0;
+
+		for (int i = 0; i < n; i++)
+			if (_eligible(l, req, i))
+				gpus += libra_ledger_node_gpus(l, i);
+		if (gpus < req->demand.gpus)
+			return false;
+	}
 	for (int i = 0; i < n; i++) {
 		if (!_eligible(l, req, i))
 			continue;
@@ -308,10 +444,19 @@ static bool _resources_ok(const libra_ledger_t *l,
 	return up >= min_nodes && total >= req->cpus;
 }
 
+/*
+ * What the placement's memory and GPUs cost over [now, TD] (decision 17,
+ * price.h): at each node's Libra+$ rates ("market"), else at the base
+ * prices.  Nothing unless libra_price_mem or libra_price_gpu is set.
+ */
+static void _price_held(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, double now, bool market,
+			libra_quote_t *q);
+
 /* Price of a static-price policy; q->rate_max is the CPU-second rate. */
-static void _static_price(const libra_params_t *p, const libra_sla_t *sla,
-			  const libra_request_t *req, double now,
-			  libra_quote_t *q)
+static void _static_price(const libra_ledger_t *l, const libra_params_t *p,
+			  const libra_sla_t *sla, const libra_request_t *req,
+			  double now, libra_quote_t *q)
 {
 	double per_cpu, rate;
 
@@ -325,6 +470,8 @@ static void _static_price(const libra_params_t *p, const libra_sla_t *sla,
 	}
 	q->rate_max = rate;
 	q->price = per_cpu * req->cpus;	/* every CPU pays (decision 3) */
+	_price_held(l, p, sla, now, false, q);
+	q->price += q->price_mem + q->price_gpus;
 }
 
 static bool _over_budget(const libra_params_t *p, const libra_sla_t *sla,
@@ -340,17 +487,17 @@ static bool _over_budget(const libra_params_t *p, const libra_sla_t *sla,
  * cannot take it all; price it, and test the price against the budget
  * (refused with least_price when over).
  */
-static void _place_static(const libra_params_t *p, const libra_sla_t *sla,
-			  const libra_request_t *req, double now, cand_t *c,
-			  int n, bool sorted, libra_verdict_t refusal,
-			  libra_quote_t *q)
+static void _place_static(const libra_ledger_t *l, const libra_params_t *p,
+			  const libra_sla_t *sla, const libra_request_t *req,
+			  double now, cand_t *c, int n, bool sorted,
+			  libra_verdict_t refusal, libra_quote_t *q)
 {
 	if (_fill(c, n, req, q, sorted) < req->cpus) {
 		q->verdict = refusal;
 		q->nplace = 0;
 		return;
 	}
-	_static_price(p, sla, req, now, q);
+	_static_price(l, p, sla, req, now, q);
 	if (_over_budget(p, sla, q->price)) {
 		q->verdict = LIBRA_REJECT_BUDGET;
 		q->least_price = q->price;
@@ -373,14 +520,14 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 
 		if (room < 1)
 			continue;
-		c[n].node = j;
-		c[n].room = room;
 		/* best fit: least free share first */
-		c[n].key = p->capacity * libra_ledger_node_cpus(l, j) -
-			   libra_ledger_node_share(l, j);
+		_cand_init(l, &c[n], j, room,
+			   p->capacity * libra_ledger_node_cpus(l, j) -
+			   libra_ledger_node_share(l, j));
 		n++;
 	}
-	_place_static(p, sla, req, now, c, n, false, LIBRA_REJECT_DEADLINE, q);
+	_place_static(l, p, sla, req, now, c, n, false, LIBRA_REJECT_DEADLINE,
+		      q);
 }
 
 /* ------------------------------------------------ Libra+$, Libra+$Auto */
@@ -422,6 +569,37 @@ static void _price_placement(const libra_ledger_t *l, const libra_params_t *p,
 		q->price = req->cpus * sla->runtime * max;
 	else
 		q->price = sum;
+	_price_held(l, p, sla, now, true, q);
+	q->price += q->price_mem + q->price_gpus;
+}
+
+static void _price_held(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, double now, bool market,
+			libra_quote_t *q)
+{
+	double window = sla->deadline - now;
+
+	q->price_mem = 0.0;
+	q->price_gpus = 0.0;
+	if (libra_price_mem_per_sec(p) == 0.0 &&
+	    libra_price_gpu_per_sec(p) == 0.0)
+		return;
+	for (int i = 0; i < q->nplace; i++) {
+		const libra_place_t *pl = &q->place[i];
+		double mem_rate = libra_price_mem_per_sec(p);
+		double gpu_rate = libra_price_gpu_per_sec(p);
+
+		if (!pl->mem_mb && !pl->gpus)
+			continue;
+		if (market)
+			libra_held_rates(l, p, _node_beta(l, p, pl->node),
+					 pl->node, now, sla->deadline,
+					 &mem_rate, &gpu_rate);
+		if (pl->mem_mb)
+			q->price_mem += (double) pl->mem_mb * window * mem_rate;
+		if (pl->gpus)
+			q->price_gpus += pl->gpus * window * gpu_rate;
+	}
 }
 
 /*
@@ -429,12 +607,15 @@ static void _price_placement(const libra_ledger_t *l, const libra_params_t *p,
  * RE * P_ij <= B / c?  That is the thesis' test of a node (Fig. 3.2 line
  * 20, RE * P_ij <= B) with the budget of one CPU; for a 1-CPU job it is
  * the budget test itself.  Under the thesis charge it is the budget test.
+ * Memory and GPUs add what they cost (decision 17): the budget pays for
+ * the summed price, so c * RE * max P_ij + memory + GPUs <= B.
  */
 static double _cpu_budget_needed(const libra_sla_t *sla,
 				 const libra_request_t *req,
 				 const libra_quote_t *q)
 {
-	return req->cpus * sla->runtime * q->rate_max;
+	return req->cpus * sla->runtime * q->rate_max + q->price_mem +
+	       q->price_gpus;
 }
 
 static bool _within_cpu_budget(const libra_params_t *p,
@@ -443,6 +624,51 @@ static bool _within_cpu_budget(const libra_params_t *p,
 			       const libra_quote_t *q)
 {
 	return !_over_budget(p, sla, _cpu_budget_needed(sla, req, q));
+}
+
+/*
+ * The memory and GPUs a job holds in all at the least (its fewest nodes:
+ * --ntasks-per-node's count, else min_nodes), node's memory for --mem=0.
+ */
+static void _job_held(const libra_ledger_t *l, const libra_request_t *req,
+		      int node, double *mem_mb, double *gpus)
+{
+	const libra_demand_t *d = &req->demand;
+	int nodes = req->cpus_per_node > 0 ? req->cpus / req->cpus_per_node :
+					     _min_nodes(req);
+
+	if (!libra_ledger_node_mem(l, node))
+		*mem_mb = 0.0;	/* not tracked there: not priced */
+	else if (d->mem_whole_node)
+		*mem_mb = (double) libra_ledger_node_mem(l, node) * nodes;
+	else if (d->mem_per_node)
+		*mem_mb = (double) d->mem_per_node * nodes;
+	else
+		*mem_mb = (double) d->mem_per_cpu * req->cpus;
+	*gpus = d->gpus ? d->gpus : (double) d->gpus_per_node * nodes;
+}
+
+/*
+ * Libra+$: the job's memory and GPUs as if all were at the node's rates
+ * (its part of the budget test of a node, like c * RE * P_ij for CPUs).
+ */
+static double _held_at(const libra_ledger_t *l, const libra_params_t *p,
+		       const libra_sla_t *sla, const libra_request_t *req,
+		       double now, int node)
+{
+	double mem_rate, gpu_rate, mem, gpus, held = 0.0;
+
+	if (!_asks_held(req) || (libra_price_mem_per_sec(p) == 0.0 &&
+				 libra_price_gpu_per_sec(p) == 0.0))
+		return 0.0;
+	libra_held_rates(l, p, _node_beta(l, p, node), node, now,
+			 sla->deadline, &mem_rate, &gpu_rate);
+	_job_held(l, req, node, &mem, &gpus);
+	if (mem > 0.0)
+		held += mem * mem_rate;
+	if (gpus > 0.0)
+		held += gpus * gpu_rate;
+	return held * (sla->deadline - now);
 }
 
 /*
@@ -468,15 +694,15 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 					  sla->deadline);
 		if (!(res_free > 0.0))
 			continue;
-		c[n].node = j;
-		c[n].room = room;
-		c[n].key = res_free;	/* line 17: RESFree ascending */
+		/* line 17: RESFree ascending */
+		_cand_init(l, &c[n], j, room, res_free);
 		/* P_ij from this RESFree (libra_rate would walk the node's
 		 * entries again for the same number) */
 		putil = libra_putil(libra_res_max(l, j, now, sla->deadline),
 				    res_free, base);
 		c[n].rate = isfinite(putil) ? p->alpha * base +
 			    _node_beta(l, p, j) * putil : INFINITY;
+		c[n].held = _held_at(l, p, sla, req, now, j);
 		n++;
 	}
 	return n;
@@ -537,7 +763,8 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 	/* 2. lines 18-29 with the budget of one CPU */
 	for (int i = 0; i < n; i++)
 		if (!_over_budget(p, sla,
-				  req->cpus * sla->runtime * c[i].rate))
+				  req->cpus * sla->runtime * c[i].rate +
+				  c[i].held))
 			h[m++] = c[i];
 	if (_fill(h, m, req, q, false) == req->cpus) {
 		_price_placement(l, p, sla, req, now, q);
@@ -551,7 +778,7 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 
 	/* 3. the cheapest nodes: the least budget that could pass by TD */
 	for (int i = 0; i < n; i++)
-		c[i].key = c[i].rate;
+		c[i].key = c[i].rate + c[i].held / (req->cpus * sla->runtime);
 	_fill(c, n, req, q, false);
 	_price_placement(l, p, sla, req, now, q);
 	if (_within_cpu_budget(p, sla, req, q)) {
@@ -754,9 +981,8 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 				blocked_by_delay++;
 			}
 			if (ok) {
-				c[n].node = j;
-				c[n].room = k;
-				c[n].key = -new_ret;	/* highest first */
+				/* highest return first */
+				_cand_init(l, &c[n], j, k, -new_ret);
 				n++;
 				break;
 			}
@@ -777,7 +1003,7 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 		q->rate_max = sla->budget / (sla->runtime * req->cpus);
 		q->verdict = LIBRA_ACCEPT;
 	} else {
-		_static_price(p, sla, req, now, q);
+		_static_price(l, p, sla, req, now, q);
 		q->verdict = LIBRA_ACCEPT;
 	}
 }
@@ -943,20 +1169,72 @@ static void _admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
 			if (!_risk_ok(l, p, j, sla, q->share, k, now))
 				continue;
 		}
-		c[n].node = j;
-		c[n].room = k;
-		c[n].key = (double) j;	/* no best fit: node order */
+		/* no best fit: node order */
+		_cand_init(l, &c[n], j, k, (double) j);
 		n++;
 	}
-	_place_static(p, sla, req, now, c, n, true, LIBRA_REJECT_RISK, q);
+	_place_static(l, p, sla, req, now, c, n, true, LIBRA_REJECT_RISK, q);
 }
 
 /* ------------------------------------------------------------- driver */
+
+/* No more than this [MB] per CPU or node (an exbibyte): beyond it a request
+ * is a mistake, and products of it with CPU counts stay in a uint64_t. */
+#define LIBRA_MEM_MAX ((uint64_t) 1 << 40)
+
+static bool _demand_ok(const libra_request_t *req)
+{
+	const libra_demand_t *d = &req->demand;
+	int mem_forms = (d->mem_per_cpu > 0) + (d->mem_per_node > 0) +
+			d->mem_whole_node;
+
+	return d->gpus >= 0 && d->gpus_per_node >= 0 &&
+	       !(d->gpus > 0 && d->gpus_per_node > 0) && mem_forms <= 1 &&
+	       d->mem_per_cpu <= LIBRA_MEM_MAX &&
+	       d->mem_per_node <= LIBRA_MEM_MAX;
+}
+
+/* The figures of a memory or GPU refusal (admit.h, libra_quote_t). */
+static void _held_figures(const libra_ledger_t *l,
+			  const libra_request_t *req, libra_quote_t *q)
+{
+	const libra_demand_t *d = &req->demand;
+	int nodes = libra_ledger_node_count(l);
+
+	for (int j = 0; j < nodes; j++) {
+		uint64_t mem = libra_ledger_node_mem(l, j);
+		uint64_t mem_free = libra_ledger_node_mem_free(l, j);
+		int gpus = libra_ledger_node_gpus(l, j);
+		int gpus_free = libra_ledger_node_gpus_free(l, j);
+
+		if (!_eligible(l, req, j))
+			continue;
+		if (mem && mem > q->largest.mem_mb)
+			q->largest.mem_mb = mem;
+		if (mem && mem_free > q->most_free.mem_mb)
+			q->most_free.mem_mb = mem_free;
+		if (gpus > q->largest.gpus)
+			q->largest.gpus = gpus;
+		if (gpus_free > q->most_free.gpus)
+			q->most_free.gpus = gpus_free;
+	}
+	if (d->mem_whole_node)
+		q->asked.mem_mb = q->largest.mem_mb;
+	else if (d->mem_per_node)
+		q->asked.mem_mb = d->mem_per_node;
+	else	/* at most 2^40 MB x 2^31 CPUs: no overflow */
+		q->asked.mem_mb = d->mem_per_cpu * (uint64_t)
+			(req->cpus_per_node > 0 ? req->cpus_per_node :
+						  req->cpus);
+	q->asked.gpus = d->gpus_per_node ? d->gpus_per_node : d->gpus;
+}
 
 static void _dispatch(const libra_ledger_t *l, const libra_params_t *p,
 		      const libra_sla_t *sla, const libra_request_t *req,
 		      double now, cand_t *c, libra_quote_t *q)
 {
+	q->price_mem = 0.0;
+	q->price_gpus = 0.0;
 	switch (p->policy) {
 	case LIBRA_POLICY_LIBRA_PRICE:
 	case LIBRA_POLICY_AUTO:
@@ -974,6 +1252,63 @@ static void _dispatch(const libra_ledger_t *l, const libra_params_t *p,
 	}
 }
 
+/* Is the request admitted, or refused for its budget alone? */
+static bool _fits(const libra_ledger_t *l, const libra_params_t *p,
+		  const libra_sla_t *sla, const libra_request_t *req,
+		  double now, cand_t *c, libra_quote_t *q)
+{
+	_dispatch(l, p, sla, req, now, c, q);
+	return q->verdict == LIBRA_ACCEPT || q->verdict == LIBRA_REJECT_BUDGET;
+}
+
+/*
+ * A request refused for capacity (not budget): if the share would fit
+ * without the job slots, memory and GPUs the nodes' jobs hold, name the
+ * one that stands in the way: the one whose limit alone, lifted, admits
+ * it (memory, then GPUs, then slots); when only together, memory if asked,
+ * else GPUs.  Otherwise the share itself: the verdict stays.  Without
+ * memory or GPUs asked this is the slots test as before (decision 15).
+ * Quotes again into q: only its verdict is meaningful afterwards.
+ */
+static libra_verdict_t _refusal_cause(const libra_ledger_t *l,
+				      const libra_params_t *p,
+				      const libra_sla_t *sla,
+				      const libra_request_t *req, double now,
+				      cand_t *c, libra_quote_t *q)
+{
+	libra_verdict_t v = q->verdict;
+	libra_request_t r = *req;
+
+	r.slots_per_cpu = 0;
+	memset(&r.demand, 0, sizeof(r.demand));
+	if (!_fits(l, p, sla, &r, now, c, q))
+		return v;
+	if (!_asks_held(req))
+		return LIBRA_REJECT_SLOTS;
+	if (_asks_mem(req)) {
+		r = *req;
+		r.demand.mem_per_cpu = 0;
+		r.demand.mem_per_node = 0;
+		r.demand.mem_whole_node = false;
+		if (_fits(l, p, sla, &r, now, c, q))
+			return LIBRA_REJECT_MEMORY;
+	}
+	if (_asks_gpus(req)) {
+		r = *req;
+		r.demand.gpus_per_node = 0;
+		r.demand.gpus = 0;
+		if (_fits(l, p, sla, &r, now, c, q))
+			return LIBRA_REJECT_GPUS;
+	}
+	if (req->slots_per_cpu > 0) {
+		r = *req;
+		r.slots_per_cpu = 0;
+		if (_fits(l, p, sla, &r, now, c, q))
+			return LIBRA_REJECT_SLOTS;
+	}
+	return _asks_mem(req) ? LIBRA_REJECT_MEMORY : LIBRA_REJECT_GPUS;
+}
+
 extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
 			double now, libra_quote_t *q)
@@ -984,8 +1319,13 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 	q->verdict = LIBRA_REJECT_INVALID;
 	q->share = 0.0;
 	q->price = 0.0;
+	q->price_mem = 0.0;
+	q->price_gpus = 0.0;
 	q->rate_max = 0.0;
 	q->least_price = 0.0;
+	memset(&q->asked, 0, sizeof(q->asked));
+	memset(&q->most_free, 0, sizeof(q->most_free));
+	memset(&q->largest, 0, sizeof(q->largest));
 	q->nplace = 0;
 
 	if (req->cpus < 1 || _min_nodes(req) > req->cpus ||
@@ -993,9 +1333,12 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 	    req->cpus_per_task < 0 || req->cpus_per_node < 0 ||
 	    (req->cpus_per_task > 1 && req->cpus % req->cpus_per_task) ||
 	    (req->cpus_per_node > 0 && req->cpus % req->cpus_per_node) ||
+	    !_demand_ok(req) ||
 	    !(sla->runtime > 0.0) || !(sla->deadline > now))
 		return;
 	q->share = sla->runtime / (sla->deadline - now);
+	if (_asks_held(req))
+		_held_figures(l, req, q);
 
 	if (!_resources_ok(l, req)) {
 		q->verdict = LIBRA_REJECT_RESOURCES;
@@ -1012,18 +1355,9 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 		return;
 	}
 	_dispatch(l, p, sla, req, now, c, q);
-	/* refused for capacity while the share would fit: say it was slots */
-	if (req->slots_per_cpu > 0 && q->verdict != LIBRA_ACCEPT &&
-	    q->verdict != LIBRA_REJECT_BUDGET) {
-		libra_request_t unlimited = *req;
-		libra_verdict_t v = q->verdict;
-
-		unlimited.slots_per_cpu = 0;
-		_dispatch(l, p, sla, &unlimited, now, c, q);
-		if (q->verdict == LIBRA_ACCEPT ||
-		    q->verdict == LIBRA_REJECT_BUDGET)
-			v = LIBRA_REJECT_SLOTS;
-		q->verdict = v;
+	if ((req->slots_per_cpu > 0 || _asks_held(req)) &&
+	    q->verdict != LIBRA_ACCEPT && q->verdict != LIBRA_REJECT_BUDGET) {
+		q->verdict = _refusal_cause(l, p, sla, req, now, c, q);
 		q->nplace = 0;
 	}
 	free(c);
@@ -1094,6 +1428,75 @@ static bool _admits_at(const libra_ledger_t *l, const libra_params_t *p,
 	return q->verdict == LIBRA_ACCEPT;
 }
 
+/*
+ * Could the eligible nodes hold the request now, its share aside: CPUs
+ * within the free job slots, memory and GPUs beside what is held?  The
+ * nodes that can take the most first.  Admission at any deadline needs
+ * this.
+ */
+static bool _holds_now(const libra_ledger_t *l, const libra_request_t *req,
+		       cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l);
+
+	for (int j = 0; j < nodes; j++) {
+		int k = _takeable(l, req, j);
+
+		if (k > 0)
+			_cand_init(l, &c[n++], j, k, -(double) k);
+	}
+	return _fill(c, n, req, q, false) == req->cpus;
+}
+
+/*
+ * What the nodes hold that keeps the request out whatever its deadline
+ * (libra_offer_t.blocked_by): memory, GPUs or slots, named as
+ * _refusal_cause() names them; LIBRA_ACCEPT when they could hold it.
+ */
+static libra_verdict_t _blocked_by(const libra_ledger_t *l,
+				   const libra_request_t *req,
+				   libra_quote_t *q)
+{
+	int nodes = libra_ledger_node_count(l);
+	libra_verdict_t v = LIBRA_ACCEPT;
+	libra_request_t r = *req;
+	cand_t *c;
+
+	if ((req->slots_per_cpu <= 0 && !_asks_held(req)) || req->cpus < 1 ||
+	    !_demand_ok(req) || !_resources_ok(l, req))
+		return LIBRA_ACCEPT;	/* libra_admit() says why */
+	c = malloc((size_t) (nodes ? nodes : 1) * sizeof(*c));
+	if (!c || _holds_now(l, req, c, q))
+		goto out;
+	v = _asks_mem(req) ? LIBRA_REJECT_MEMORY :
+	    _asks_gpus(req) ? LIBRA_REJECT_GPUS : LIBRA_REJECT_SLOTS;
+	if (_asks_mem(req)) {
+		r.demand.mem_per_cpu = 0;
+		r.demand.mem_per_node = 0;
+		r.demand.mem_whole_node = false;
+		if (_holds_now(l, &r, c, q))
+			goto out;
+		r = *req;
+	}
+	if (_asks_gpus(req)) {
+		r.demand.gpus_per_node = 0;
+		r.demand.gpus = 0;
+		if (_holds_now(l, &r, c, q)) {
+			v = LIBRA_REJECT_GPUS;
+			goto out;
+		}
+		r = *req;
+	}
+	if (req->slots_per_cpu > 0) {
+		r.slots_per_cpu = 0;
+		if (_holds_now(l, &r, c, q))
+			v = LIBRA_REJECT_SLOTS;
+	}
+out:
+	free(c);
+	return v;
+}
+
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,
 				const libra_sla_t *sla,
@@ -1106,6 +1509,13 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 	memset(o, 0, sizeof(*o));
 	if (!q)
 		return;
+	/* memory and GPUs are held until jobs end: no deadline frees them */
+	o->blocked_by = _blocked_by(l, req, q);
+	if (o->blocked_by == LIBRA_REJECT_MEMORY ||
+	    o->blocked_by == LIBRA_REJECT_GPUS) {
+		free(q);
+		return;
+	}
 	/* (b) the least budget at the user's deadline: what a budget refusal
 	 * names, offered only once a quote with it is accepted */
 	if (libra_sla_has_budget(sla)) {

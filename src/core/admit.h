@@ -50,6 +50,16 @@
  *
  *  Requests name a CPU count and optionally a node count range; a job puts
  *  at most N_j CPUs on a node (its tasks need distinct CPUs).
+ *
+ *  Memory and GPUs (doc/design.md decision 17) are space-shared: under
+ *  every policy a node is a candidate only where the job's memory and GPUs
+ *  fit beside what the jobs in the ledger hold now (admitted and running
+ *  ones, best effort included), and with memory per CPU it takes no more
+ *  CPUs than its free memory holds.  The job starts at once and holds
+ *  them until it ends, so the test is of now, at any deadline.  Each place
+ *  of the quote says what it holds there (libra_place_t), and the price
+ *  adds what memory and GPUs cost (price.h).  A request that asks none
+ *  (libra_demand_t all 0) is decided exactly as before memory was known.
 \*****************************************************************************/
 
 #ifndef LIBRA_ADMIT_H
@@ -75,6 +85,7 @@ typedef struct libra_request {
 	int slots_per_cpu;	/* 0: any; else at most this many jobs may
 				 * share a CPU (OverSubscribe=FORCE:N), so a
 				 * node takes at most N * CPUs - CPUs in use */
+	libra_demand_t demand;	/* memory and GPUs (ledger.h); all 0: none */
 } libra_request_t;
 
 typedef enum {
@@ -87,22 +98,48 @@ typedef enum {
 	LIBRA_REJECT_INVALID,	/* bad request (no CPUs, deadline passed) */
 	LIBRA_REJECT_SLOTS,	/* the share fits, but the nodes already run
 				 * as many jobs as OverSubscribe allows */
+	LIBRA_REJECT_MEMORY,	/* the share fits, but not beside the memory
+				 * the nodes' jobs hold */
+	LIBRA_REJECT_GPUS,	/* the share fits, but not beside the GPUs
+				 * the nodes' jobs hold */
 } libra_verdict_t;
 
 #define LIBRA_QUOTE_MAX_PLACES 4096
 
+/* Memory [MB] and GPUs: a figure of each for refusal messages. */
+typedef struct libra_amounts {
+	uint64_t mem_mb;
+	int gpus;
+} libra_amounts_t;
+
 typedef struct libra_quote {
 	libra_verdict_t verdict;
 	double share;		/* the job's share per CPU, RE / (TD - now) */
-	double price;		/* the charge if the SLA is kept */
+	double price;		/* the charge if the SLA is kept: CPUs, memory
+				 * and GPUs together */
+	double price_mem;	/* of which for memory */
+	double price_gpus;	/* of which for GPUs */
 	double rate_max;	/* highest per-CPU-second rate of the placement */
 	double least_price;	/* budget refusals: the least budget with which
 				 * the request is admitted now */
+	/*
+	 * When the request asks memory or GPUs, over the eligible nodes that
+	 * are up and track them (0 elsewhere), for messages such as "memory:
+	 * 64G asked, at most 48G free on any eligible node":
+	 *   asked:     what the job asks of one node: --mem; --mem-per-cpu
+	 *		times the job's CPUs (times cpus_per_node when that is
+	 *		set); --mem=0: the largest node's memory; GPUs per
+	 *		node, or the job's GPUs in all when spread;
+	 *   most_free: the most any one node has free now;
+	 *   largest:   the most any one node has at all (a "resources"
+	 *		refusal: the job asks more than that).
+	 */
+	libra_amounts_t asked, most_free, largest;
 	int nplace;
 	libra_place_t place[LIBRA_QUOTE_MAX_PLACES];
 } libra_quote_t;
 
-/* "resources", "deadline", "budget", ... */
+/* "resources", "deadline", "budget", ..., "memory", "gpus" */
 extern const char *libra_verdict_name(libra_verdict_t v);
 
 /* A sentence for users, e.g. "not enough free CPU share to meet the
@@ -142,6 +179,15 @@ typedef struct libra_offer {
 	double deadline_price;
 	bool has_budget;	/* the least budget at the user's deadline */
 	double budget;
+	libra_verdict_t blocked_by;	/* LIBRA_REJECT_MEMORY or _GPUS: the
+				 * memory or GPUs free now cannot hold the job
+				 * on any of its nodes, whatever its deadline
+				 * and share: no later deadline nor budget
+				 * helps until jobs end, and none is offered;
+				 * LIBRA_REJECT_SLOTS likewise for job slots
+				 * (informative: the search still runs, as
+				 * before memory was known); else
+				 * LIBRA_ACCEPT */
 } libra_offer_t;
 
 /*
@@ -149,7 +195,9 @@ typedef struct libra_offer {
  * within max_period of submission, at which the request is admitted within
  * its budget (resolution: 1% of the period, at least one minute), and (b)
  * when the request is refused on budget, the least budget with which it is
- * admitted at the requested deadline (checked by a second quote).
+ * admitted at the requested deadline (checked by a second quote).  Neither
+ * when memory or GPUs stand in the way (o->blocked_by): a later deadline
+ * lowers the share, never what a job holds.
  */
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,

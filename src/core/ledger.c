@@ -34,6 +34,10 @@ typedef struct ledger_node {
 	double share_sum;	/* sum of cpus * share */
 	int job_cpus;		/* sum of cpus, best effort included */
 	double thesis_work;	/* sum of cpus * RE */
+	uint64_t mem_mb;	/* the node's memory; 0: not tracked */
+	int gpus;		/* the node's GPUs */
+	uint64_t mem_used;	/* sum of the entries' memory */
+	int gpus_used;		/* sum of the entries' GPUs */
 	int nentries, capacity;
 	libra_entry_t *entries;
 } ledger_node_t;
@@ -115,6 +119,8 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 		l->nodes[i].job_cpus = 0;
 		l->nodes[i].share_sum = 0.0;
 		l->nodes[i].thesis_work = 0.0;
+		l->nodes[i].mem_used = 0;
+		l->nodes[i].gpus_used = 0;
 	}
 }
 
@@ -253,6 +259,88 @@ extern bool libra_ledger_node_up(const libra_ledger_t *l, int node)
 	return n && n->up;
 }
 
+extern int libra_ledger_set_node_resources(libra_ledger_t *l, int node,
+					   uint64_t mem_mb, int gpus)
+{
+	if (!_node(l, node) || gpus < 0)
+		return -1;
+	l->nodes[node].mem_mb = mem_mb;
+	l->nodes[node].gpus = gpus;
+	return 0;
+}
+
+extern uint64_t libra_ledger_node_mem(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->mem_mb : 0;
+}
+
+extern int libra_ledger_node_gpus(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->gpus : 0;
+}
+
+extern uint64_t libra_ledger_node_mem_used(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->mem_used : 0;
+}
+
+extern int libra_ledger_node_gpus_used(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->gpus_used : 0;
+}
+
+extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	if (!n)
+		return 0;
+	if (!n->mem_mb)
+		return LIBRA_MEM_UNTRACKED;
+	return n->mem_used < n->mem_mb ? n->mem_mb - n->mem_used : 0;
+}
+
+extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	if (!n)
+		return 0;
+	return n->gpus_used < n->gpus ? n->gpus - n->gpus_used : 0;
+}
+
+extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
+					  double now, double t_end,
+					  double *mem_mb_s, double *gpu_s)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	*mem_mb_s = 0.0;
+	*gpu_s = 0.0;
+	if (!n || t_end <= now)
+		return;
+	for (int i = 0; i < n->nentries; i++) {
+		const libra_entry_t *e = &n->entries[i];
+		double until = t_end;
+
+		if (!e->mem_mb && !e->gpus)
+			continue;
+		/* an SLA job runs at its share until its deadline */
+		if (!e->best_effort && e->deadline > now && e->deadline < t_end)
+			until = e->deadline;
+		*mem_mb_s += (double) e->mem_mb * (until - now);
+		*gpu_s += (double) e->gpus * (until - now);
+	}
+}
+
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n = _node(l, node);
@@ -344,8 +432,13 @@ static void _node_resum(ledger_node_t *n)
 	n->share_sum = share;
 	n->thesis_work = work;
 	n->job_cpus = 0;
-	for (int i = 0; i < n->nentries; i++)
+	n->mem_used = 0;
+	n->gpus_used = 0;
+	for (int i = 0; i < n->nentries; i++) {
 		n->job_cpus += n->entries[i].cpus;
+		n->mem_used += n->entries[i].mem_mb;
+		n->gpus_used += n->entries[i].gpus;
+	}
 }
 
 /* ----------------------------------------------------------------- jobs */
@@ -425,6 +518,8 @@ static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
 	n->entries[n->nentries++] = *e;
 	n->share_sum += e->cpus * e->share;
 	n->job_cpus += e->cpus;
+	n->mem_used += e->mem_mb;
+	n->gpus_used += e->gpus;
 	if (!e->best_effort)
 		n->thesis_work += e->cpus * e->runtime;
 	return 0;
@@ -462,7 +557,8 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 	for (int i = 0; i < nplace; i++) {
 		const ledger_node_t *n = _node(l, place[i].node);
 
-		if (!n || place[i].cpus < 1 || place[i].cpus > n->cpus)
+		if (!n || place[i].cpus < 1 || place[i].cpus > n->cpus ||
+		    place[i].gpus < 0)
 			return -1;
 		for (int k = 0; k < i; k++)
 			if (place[k].node == place[i].node)
@@ -505,6 +601,8 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 	}
 	for (int i = 0; i < nplace; i++) {
 		e.cpus = place[i].cpus;
+		e.mem_mb = place[i].mem_mb;
+		e.gpus = place[i].gpus;
 		if (_entry_add(&l->nodes[place[i].node], &e))
 			break;
 		added++;

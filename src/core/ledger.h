@@ -31,6 +31,14 @@
  *  - node share = sum over entries of cpus * share, maintained on every
  *    change; it is recomputed from the entries after every release so that
  *    rounding errors cannot accumulate.
+ *  - Memory and GPUs are space-shared, never time-shared (decision 17): a
+ *    job holds the memory (MB) and GPUs of each of its places from its
+ *    commit to its release, best-effort jobs included, and the node totals
+ *    of what is held are kept like the share.  A node's memory of 0 means
+ *    the ledger does not track it (no memory limit, as before memory was
+ *    known); its GPUs are GRES gpu, 0 when it has none.  The ledger records
+ *    what it is given, even beyond a node's size (a record restored after
+ *    a node shrank): the fit is admission's test, not the ledger's.
  *
  *  The ledger is a cache: the plugins rebuild it from the job records.
  *  It has no locking; the owner serialises access.
@@ -46,11 +54,31 @@
 
 typedef struct libra_ledger libra_ledger_t;
 
-/* Where a job runs: some CPUs on one node. */
+/* Memory is counted in MB (Slurm's RealMemory and --mem unit), GPUs whole. */
+#define LIBRA_MEM_UNTRACKED UINT64_MAX	/* free memory of a node whose
+					 * memory the ledger does not track */
+
+/* Where a job runs: some CPUs on one node, and what it holds there. */
 typedef struct libra_place {
 	int node;		/* ledger node index */
 	int cpus;		/* CPUs of the job on that node */
+	uint64_t mem_mb;	/* memory it holds there [MB], 0: none */
+	int gpus;		/* GPUs it holds there, 0: none */
 } libra_place_t;
+
+/*
+ * What a job asks besides CPUs (Slurm's --mem, --mem-per-cpu or the
+ * partition's DefMemPerCPU, --gres=gpu:N or --gpus-per-node, --gpus).
+ * At most one memory form and one GPU form; all 0: nothing asked.
+ */
+typedef struct libra_demand {
+	uint64_t mem_per_cpu;	/* MB per CPU of the job */
+	uint64_t mem_per_node;	/* MB on each node the job uses */
+	bool mem_whole_node;	/* --mem=0: all the memory of each node used */
+	int gpus_per_node;	/* GPUs on each node the job uses */
+	int gpus;		/* GPUs of the job in all, spread over its
+				 * nodes, each of which must have one free */
+} libra_demand_t;
 
 /* One job's commitment on one node (read-only view for policies). */
 typedef struct libra_entry {
@@ -66,6 +94,8 @@ typedef struct libra_entry {
 	double penalty_rate;	/* PR per hour */
 	libra_deadline_type_t type;
 	bool best_effort;	/* no SLA: share 0 committed */
+	uint64_t mem_mb;	/* memory held on this node [MB] */
+	int gpus;		/* GPUs held on this node */
 } libra_entry_t;
 
 extern libra_ledger_t *libra_ledger_create(double share_min);
@@ -84,6 +114,36 @@ extern const char *libra_ledger_node_name(const libra_ledger_t *l, int node);
 extern int libra_ledger_node_cpus(const libra_ledger_t *l, int node);
 extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up);
 extern bool libra_ledger_node_up(const libra_ledger_t *l, int node);
+
+/*
+ * A node's memory [MB] (0: not tracked, the default) and GPUs (GRES gpu;
+ * 0: none, the default).  May be called again (a reconfigured node); what
+ * jobs hold is kept.  Returns 0, or -1 for a bad node or GPU count.
+ */
+extern int libra_ledger_set_node_resources(libra_ledger_t *l, int node,
+					   uint64_t mem_mb, int gpus);
+extern uint64_t libra_ledger_node_mem(const libra_ledger_t *l, int node);
+extern int libra_ledger_node_gpus(const libra_ledger_t *l, int node);
+
+/* What the node's jobs hold, best-effort ones included. */
+extern uint64_t libra_ledger_node_mem_used(const libra_ledger_t *l, int node);
+extern int libra_ledger_node_gpus_used(const libra_ledger_t *l, int node);
+
+/* What is left: memory [MB] (LIBRA_MEM_UNTRACKED when the node's memory is
+ * not tracked) and GPUs; never below 0, even when more is held. */
+extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node);
+extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node);
+
+/*
+ * Memory [MB-seconds] and GPU-seconds the node's jobs hold inside [now,
+ * t_end] (decision 2's window, for a space-shared resource): a job with
+ * an SLA holds until its deadline (it runs at its share until then); a
+ * best-effort job, or one past its deadline, until an end the ledger does
+ * not know, so through the whole window.
+ */
+extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
+					  double now, double t_end,
+					  double *mem_mb_s, double *gpu_s);
 
 /* Libra+$Auto keeps one beta per node (NaN until first set). */
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node);
@@ -112,15 +172,17 @@ extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
 /*
  * Commit a job on its placement at time now.  sla NULL commits a
  * best-effort job (no share).  The initial share is RE / (TD - now),
- * clamped.  Returns 0, or -1 if the job is already in the ledger or the
- * placement names a bad node or CPU count.
+ * clamped.  Each place's memory and GPUs are held until the job (or that
+ * part of it) is released.  Returns 0, or -1 if the job is already in the
+ * ledger or the placement names a bad node, CPU count or GPU count.
  */
 extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 			       const libra_sla_t *sla,
 			       const libra_place_t *place, int nplace,
 			       double now);
 
-/* Remove a job (finished, failed, cancelled).  Returns 0 or -1 if absent. */
+/* Remove a job (finished, failed, cancelled), freeing its shares, memory
+ * and GPUs.  Returns 0 or -1 if absent. */
 extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id);
 
 /* Remove a job from one node only (its part there finished); the job goes

@@ -15,8 +15,9 @@
  *  values with a message that names the key.  On error the output is left
  *  untouched, so a bad "scontrol reconfigure" keeps the running values.
  *
- *  Prices are configured per CPU-hour (doc/design.md, decision 3); the core
- *  works per CPU-second internally (libra_price_base_per_sec()).
+ *  Prices are configured per CPU-hour (doc/design.md, decision 3), memory
+ *  per GB-hour and GPUs per GPU-hour (decision 17); the core works per
+ *  second internally (libra_price_base_per_sec(), ..._mem_..., ..._gpu_...).
 \*****************************************************************************/
 
 #ifndef LIBRA_PARAMS_H
@@ -59,6 +60,8 @@ typedef struct libra_params {
 	double alpha;		/* weight of the static price component */
 	double beta;		/* weight of the utilisation component */
 	double price_base;	/* PBase per CPU-hour */
+	double price_mem;	/* PBase of memory per GB-hour (decision 17) */
+	double price_gpu;	/* PBase of a GPU per GPU-hour (decision 17) */
 	double gamma;		/* Libra static price: per CPU-second of RE */
 	double delta;		/* Libra static price: per unit of RE/D */
 	double peak_price;	/* per CPU-hour, during peak hours */
@@ -143,6 +146,18 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 static inline double libra_price_base_per_sec(const libra_params_t *p)
 {
 	return p->price_base / 3600.0;
+}
+
+/* Memory's PBase per MB-second (a GB is 1024 MB, as in Slurm). */
+static inline double libra_price_mem_per_sec(const libra_params_t *p)
+{
+	return p->price_mem / (1024.0 * 3600.0);
+}
+
+/* A GPU's PBase per GPU-second. */
+static inline double libra_price_gpu_per_sec(const libra_params_t *p)
+{
+	return p->price_gpu / 3600.0;
 }
 
 #endif /* LIBRA_PARAMS_H */

@@ -56,6 +56,39 @@ extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 	return p->alpha * base + beta * putil;
 }
 
+/* Eq. 3.3/3.4 for a space-shared resource of "total" units (price.h). */
+static double _held_rate(const libra_params_t *p, double beta, double base,
+			 double total, double held, double window)
+{
+	double res_max = total * window;
+
+	if (base == 0.0)
+		return 0.0;
+	if (!(res_max > 0.0))
+		return p->alpha * base;	/* not tracked: no utilisation */
+	return p->alpha * base + beta * libra_putil(res_max, res_max - held,
+						    base);
+}
+
+extern void libra_held_rates(const libra_ledger_t *l, const libra_params_t *p,
+			     double beta, int node, double now,
+			     double deadline, double *mem_rate,
+			     double *gpu_rate)
+{
+	double window = deadline - now, mem_held = 0.0, gpu_held = 0.0;
+
+	if (libra_price_mem_per_sec(p) != 0.0 ||
+	    libra_price_gpu_per_sec(p) != 0.0)
+		libra_ledger_node_held_window(l, node, now, deadline,
+					      &mem_held, &gpu_held);
+	*mem_rate = _held_rate(p, beta, libra_price_mem_per_sec(p),
+			       (double) libra_ledger_node_mem(l, node),
+			       mem_held, window);
+	*gpu_rate = _held_rate(p, beta, libra_price_gpu_per_sec(p),
+			       (double) libra_ledger_node_gpus(l, node),
+			       gpu_held, window);
+}
+
 extern double libra_static_price(const libra_params_t *p, double runtime,
 				 double period)
 {

@@ -32,7 +32,30 @@
  *  in the same currency as the other policies: C = PBase_s (gamma RE +
  *  delta RE/D); with PBase = $3600 per CPU-hour it is the thesis' formula.
  *
- *  All rates here are per CPU-second.
+ *  Memory and GPUs (doc/design.md decision 17; thesis section 3.4.1:
+ *  "the overall pricing rate ... can be computed as the sum of each P_ij")
+ *  are space-shared: a job holds r units (MB, GPUs) of node j from its
+ *  admission until it ends, at the latest TD_i at its share.  Eq. 3.3-3.5
+ *  are read for such a resource over the same window [now, TD_i]:
+ *
+ *	RESMax_j    = R_j * (TD_i - now)	R_j: the node's memory or GPUs
+ *	committed_j = what the node's jobs hold inside the window
+ *	PUtil_j     = RESMax_j / (RESMax_j - committed_j) * PBase
+ *	P_j         = alpha * PBase + beta * PUtil_j
+ *
+ *  and the job pays r * (TD_i - now) * P_j for it.  Unlike Eq. 3.5 the
+ *  job's own r is not subtracted from RESFree: a space-shared resource may
+ *  rightly be taken whole (--mem=0, a node's last GPU), which Eq. 3.5
+ *  would price at infinity; the fit test, not the price, decides what
+ *  fits.  So the rate per unit is the node's utilisation before the job,
+ *  the same for every job on the node, and a job asking more pays more
+ *  in proportion.  Example: a node of 4 GPUs, 2 held through the whole
+ *  window, alpha = 1, beta = 0.1, PBase = 2 per GPU-hour: PUtil = 4/2 * 2
+ *  = 4, P = 2 + 0.4 = 2.4 per GPU-hour; 1 GPU for a 3 h window pays 7.2.
+ *  Static policies (libra, fixed, peak, librariskd, librasla without a
+ *  budget) charge the base price, r * (TD_i - now) * PBase.
+ *
+ *  Rates are per CPU-second, per MB-second and per GPU-second.
 \*****************************************************************************/
 
 #ifndef LIBRA_PRICE_H
@@ -63,6 +86,18 @@ extern double libra_res_max(const libra_ledger_t *l, int node, double now,
 extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 			 double beta, int node, int cpus, double runtime,
 			 double now, double deadline);
+
+/*
+ * Libra+$ rates of memory (per MB-second) and GPUs (per GPU-second) on the
+ * node for a job with deadline TD admitted at now (see above; beta as for
+ * libra_rate()).  0 where that price is 0 (the defaults); +inf when the
+ * node's resource is all held through the window (nothing left to take).
+ * A node whose memory is not tracked has no utilisation: alpha * PBase.
+ */
+extern void libra_held_rates(const libra_ledger_t *l, const libra_params_t *p,
+			     double beta, int node, double now,
+			     double deadline, double *mem_rate,
+			     double *gpu_rate);
 
 /* Libra's static price for one CPU: PBase_s (gamma RE + delta RE / D). */
 extern double libra_static_price(const libra_params_t *p, double runtime,

@@ -87,6 +87,32 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 	return o;
 }
 
+/* The memory and GPUs a job asked; NULL when it asked none. */
+static json_object *_demand_object(const libra_demand_t *d)
+{
+	json_object *o;
+
+	if (!d->mem_per_cpu && !d->mem_per_node && !d->mem_whole_node &&
+	    !d->gpus_per_node && !d->gpus)
+		return NULL;
+	o = json_object_new_object();
+	if (d->mem_per_cpu)
+		json_object_object_add(o, "mem_per_cpu", json_object_new_int64(
+					       (int64_t) d->mem_per_cpu));
+	if (d->mem_per_node)
+		json_object_object_add(o, "mem_per_node", json_object_new_int64(
+					       (int64_t) d->mem_per_node));
+	if (d->mem_whole_node)
+		json_object_object_add(o, "mem_whole_node",
+				       json_object_new_boolean(1));
+	if (d->gpus_per_node)
+		json_object_object_add(o, "gpus_per_node",
+				       json_object_new_int(d->gpus_per_node));
+	if (d->gpus)
+		json_object_object_add(o, "gpus", json_object_new_int(d->gpus));
+	return o;
+}
+
 static char *_to_string(json_object *o, bool ok)
 {
 	char *s = NULL;
@@ -109,7 +135,7 @@ extern char *libra_sla_to_json(const libra_sla_t *sla)
 
 extern char *libra_record_to_json(const libra_record_t *r)
 {
-	json_object *o = json_object_new_object(), *admit, *place;
+	json_object *o = json_object_new_object(), *admit, *place, *demand;
 	bool ok = true;
 
 	json_object_object_add(o, "libra",
@@ -129,6 +155,12 @@ extern char *libra_record_to_json(const libra_record_t *r)
 	_add_num(admit, "time", r->admitted, &ok);
 	_add_num(admit, "price", r->price, &ok);
 	_add_num(admit, "rate", r->rate, &ok);
+	if ((demand = _demand_object(&r->demand)))
+		json_object_object_add(admit, "demand", demand);
+	if (r->price_mem != 0.0)
+		_add_num(admit, "price_mem", r->price_mem, &ok);
+	if (r->price_gpus != 0.0)
+		_add_num(admit, "price_gpus", r->price_gpus, &ok);
 	place = json_object_new_array();
 	for (int i = 0; i < r->nplace; i++) {
 		json_object *p = json_object_new_object();
@@ -137,6 +169,12 @@ extern char *libra_record_to_json(const libra_record_t *r)
 					       r->place[i].node));
 		json_object_object_add(p, "cpus",
 				       json_object_new_int(r->place[i].cpus));
+		if (r->place[i].mem_mb)
+			json_object_object_add(p, "mem", json_object_new_int64(
+				(int64_t) r->place[i].mem_mb));
+		if (r->place[i].gpus)
+			json_object_object_add(p, "gpus", json_object_new_int(
+						       r->place[i].gpus));
 		json_object_array_add(place, p);
 	}
 	json_object_object_add(admit, "place", place);
@@ -259,6 +297,61 @@ static const char *_get_str(dec_t *d, json_object *o, const char *where,
 
 #define TIME_MAX 253402300799.0		/* 9999-12-31 */
 #define MONEY_MAX 1e15
+#define MEM_MAX 1099511627776.0		/* MB per CPU or node: 2^40 */
+#define PLACE_MEM_MAX 9007199254740992.0	/* MB on one node: 2^53 */
+#define GPUS_MAX 1e6
+
+/* An optional whole number in [min, max]; absent leaves *out alone. */
+static int _get_whole(dec_t *d, json_object *o, const char *where,
+		      const char *key, double min, double max, double *out)
+{
+	double v = *out;
+
+	if (_get_num(d, o, where, key, false, min, max, &v))
+		return -1;
+	if (v != floor(v))
+		return _dfail(d, "%s.%s: not whole", where, key);
+	*out = v;
+	return 0;
+}
+
+/* A "demand" object (_demand_object()): at most one memory and one GPU
+ * form, each present only when set, as libra_admit() takes them. */
+static int _dec_demand(dec_t *d, json_object *o, const char *where,
+		       libra_demand_t *dm)
+{
+	static const char *const allowed[] = {
+		"mem_per_cpu", "mem_per_node", "mem_whole_node",
+		"gpus_per_node", "gpus", NULL
+	};
+	double mem_cpu = 0, mem_node = 0, gpus_node = 0, gpus = 0;
+	json_object *whole;
+
+	if (!json_object_is_type(o, json_type_object))
+		return _dfail(d, "%s: not an object", where);
+	if (_only_keys(d, o, where, allowed) ||
+	    _get_whole(d, o, where, "mem_per_cpu", 1, MEM_MAX, &mem_cpu) ||
+	    _get_whole(d, o, where, "mem_per_node", 1, MEM_MAX, &mem_node) ||
+	    _get_whole(d, o, where, "gpus_per_node", 1, GPUS_MAX,
+		       &gpus_node) ||
+	    _get_whole(d, o, where, "gpus", 1, GPUS_MAX, &gpus))
+		return -1;
+	if ((whole = _get(o, "mem_whole_node")) &&
+	    (!json_object_is_type(whole, json_type_boolean) ||
+	     !json_object_get_boolean(whole)))
+		return _dfail(d, "%s.mem_whole_node: not true", where);
+	if ((mem_cpu > 0) + (mem_node > 0) + (whole != NULL) > 1)
+		return _dfail(d, "%s: more than one of mem_per_cpu, mem_per_node, mem_whole_node",
+			      where);
+	if (gpus_node > 0 && gpus > 0)
+		return _dfail(d, "%s: both gpus_per_node and gpus", where);
+	dm->mem_per_cpu = (uint64_t) mem_cpu;
+	dm->mem_per_node = (uint64_t) mem_node;
+	dm->mem_whole_node = whole != NULL;
+	dm->gpus_per_node = (int) gpus_node;
+	dm->gpus = (int) gpus;
+	return 0;
+}
 
 static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 {
@@ -347,7 +440,9 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 
 static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 {
-	static const char *const allowed[] = { "node", "cpus", NULL };
+	static const char *const allowed[] = {
+		"node", "cpus", "mem", "gpus", NULL
+	};
 	size_t n;
 
 	if (!json_object_is_type(arr, json_type_array))
@@ -363,7 +458,7 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 	for (size_t i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(arr, i);
 		const char *node;
-		double cpus;
+		double cpus, mem = 0, gpus = 0;
 
 		if (!json_object_is_type(p, json_type_object))
 			return _dfail(d, "admit.place[%zu]: not an object", i);
@@ -383,9 +478,15 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 			return -1;
 		if (cpus != floor(cpus))
 			return _dfail(d, "admit.place[%zu].cpus: not whole", i);
+		if (_get_whole(d, p, "admit.place", "mem", 1, PLACE_MEM_MAX,
+			       &mem) ||
+		    _get_whole(d, p, "admit.place", "gpus", 1, GPUS_MAX, &gpus))
+			return -1;
 		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
 			 node);
 		r->place[i].cpus = (int) cpus;
+		r->place[i].mem_mb = (uint64_t) mem;
+		r->place[i].gpus = (int) gpus;
 		r->nplace = (int) i + 1;
 	}
 	return 0;
@@ -431,7 +532,8 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 		"start", "requeues", "final", NULL
 	};
 	static const char *const admit_allowed[] = {
-		"time", "price", "rate", "place", NULL
+		"time", "price", "rate", "demand", "price_mem", "price_gpus",
+		"place", NULL
 	};
 	json_object *v, *admit;
 	const char *policy;
@@ -484,7 +586,14 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	    _get_num(d, admit, "admit", "price", true, 0, MONEY_MAX,
 		     &r->price) ||
 	    _get_num(d, admit, "admit", "rate", true, 0, MONEY_MAX,
-		     &r->rate))
+		     &r->rate) ||
+	    _get_num(d, admit, "admit", "price_mem", false, 0, MONEY_MAX,
+		     &r->price_mem) ||
+	    _get_num(d, admit, "admit", "price_gpus", false, 0, MONEY_MAX,
+		     &r->price_gpus))
+		return -1;
+	if ((v = _get(admit, "demand")) &&
+	    _dec_demand(d, v, "admit.demand", &r->demand))
 		return -1;
 	if (!(v = _get(admit, "place")))
 		return _dfail(d, "admit.place: missing");
@@ -573,7 +682,7 @@ extern int libra_sla_from_json(const char *text, libra_sla_t *sla,
 
 extern char *libra_refusal_to_json(const libra_refusal_t *r)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *demand;
 	bool ok = true;
 
 	_add_num(o, "time", r->time, &ok);
@@ -595,6 +704,8 @@ extern char *libra_refusal_to_json(const libra_refusal_t *r)
 		_add_num(o, "budget", r->budget, &ok);
 	if (r->has_sla)
 		json_object_object_add(o, "sla", _sla_object(&r->sla, &ok));
+	if ((demand = _demand_object(&r->demand)))
+		json_object_object_add(o, "demand", demand);
 	json_object_object_add(o, "reason", json_object_new_string(r->reason));
 	return _to_string(o, ok);
 }
@@ -616,11 +727,12 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 {
 	static const char *const allowed[] = {
 		"time", "uid", "account", "partition", "verdict", "cpus",
-		"min_nodes", "max_nodes", "budget", "sla", "reason", NULL
+		"min_nodes", "max_nodes", "budget", "sla", "demand", "reason",
+		NULL
 	};
 	dec_t d = { err, errlen, 0 };
 	double uid = 0, cpus = 0, min_nodes = 0, max_nodes = 0;
-	json_object *sla;
+	json_object *sla, *demand;
 	json_object *o;
 
 	memset(r, 0, sizeof(*r));
@@ -655,6 +767,8 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 		    !_get_num(&d, o, "refusal", "budget", true, 0, MONEY_MAX,
 			      &r->budget))
 			r->has_budget = true;
+		if ((demand = _get(o, "demand")))
+			_dec_demand(&d, demand, "refusal.demand", &r->demand);
 	}
 	json_object_put(o);
 	if (d.failed)
@@ -698,6 +812,8 @@ extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
 		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
 			 libra_ledger_node_name(l, place[i].node));
 		r->place[i].cpus = place[i].cpus;
+		r->place[i].mem_mb = place[i].mem_mb;
+		r->place[i].gpus = place[i].gpus;
 	}
 	r->nplace = nplace;
 	return 0;

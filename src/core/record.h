@@ -17,6 +17,20 @@
  *   "final":{"how":"COMPLETED","end":1795006000,"delay":0,"met":true,
  *	      "penalty":0,"charge":96.1}}
  *
+ *  A job that asks memory or GPUs (decision 17) has them in "admit": what
+ *  it asked ("demand", the keys of libra_demand_t that are set), what each
+ *  place holds ("mem" in MB, "gpus") and what they cost ("price_mem",
+ *  "price_gpus", parts of "price"), e.g.
+ *
+ *   "admit":{"time":1795000000,"price":120.5,"rate":0.0267,
+ *	      "demand":{"mem_per_node":4096,"gpus_per_node":1},
+ *	      "price_mem":16.4,"price_gpus":8,
+ *	      "place":[{"node":"g1","cpus":2,"mem":4096,"gpus":1}]}
+ *
+ *  Each is written only when not 0, so the record of a job asking neither
+ *  is the one written before memory was known, and such records still
+ *  parse.
+ *
  *  "given" lists the fields the user wrote (the others were derived, e.g.
  *  the runtime from --time); without it, every field present counts as
  *  given.  Numbers are written with the fewest digits
@@ -43,6 +57,8 @@
 typedef struct libra_record_place {
 	char node[LIBRA_NODE_NAME_MAX];
 	int cpus;
+	uint64_t mem_mb;	/* memory held there [MB] ("mem") */
+	int gpus;		/* GPUs held there */
 } libra_record_place_t;
 
 typedef struct libra_record {
@@ -53,7 +69,10 @@ typedef struct libra_record {
 	libra_sla_t sla;
 	double admitted;	/* admission time */
 	double price;		/* quoted price */
+	double price_mem;	/* of which for memory */
+	double price_gpus;	/* of which for GPUs */
 	double rate;		/* highest per-CPU-second rate */
+	libra_demand_t demand;	/* the memory and GPUs the job asked */
 	int nplace;
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */
@@ -83,8 +102,8 @@ extern bool libra_record_text_is_best_effort(const char *text);
 
 /*
  * Set the record's placement to a quote's (ledger node indices turned into
- * names), replacing the one it had.  Returns 0, or -1 when out of memory,
- * leaving no placement.
+ * names, with the memory and GPUs of each place), replacing the one it
+ * had.  Returns 0, or -1 when out of memory, leaving no placement.
  */
 extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
 				  const libra_place_t *place, int nplace);
@@ -95,7 +114,10 @@ extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
  *
  *  {"time":1795000000,"uid":1001,"account":"phys","partition":"batch",
  *   "verdict":"budget","cpus":4,"budget":100,"sla":{...},
+ *   "demand":{"mem_per_cpu":2048,"gpus":2},
  *   "reason":"libra: rejected: ..."}
+ *
+ *  ("demand" only when the job asked memory or GPUs, as in the record).
  */
 typedef struct libra_refusal {
 	double time;
@@ -110,6 +132,7 @@ typedef struct libra_refusal {
 				 * decision can be replayed (libra-replay) */
 	libra_sla_t sla;
 	int min_nodes, max_nodes;
+	libra_demand_t demand;	/* the memory and GPUs it asked */
 	char reason[512];
 } libra_refusal_t;
 

@@ -38,14 +38,24 @@ static void _same(const libra_record_t *a, const libra_record_t *b,
 	_same_sla(&a->sla, &b->sla, text);
 	FUZZ_ASSERT(fuzz_same(a->admitted, b->admitted) &&
 		    fuzz_same(a->price, b->price) &&
+		    fuzz_same(a->price_mem, b->price_mem) &&
+		    fuzz_same(a->price_gpus, b->price_gpus) &&
 		    fuzz_same(a->rate, b->rate) &&
 		    fuzz_same(a->started, b->started),
 		    "admission differs: %s", text);
+	FUZZ_ASSERT(a->demand.mem_per_cpu == b->demand.mem_per_cpu &&
+		    a->demand.mem_per_node == b->demand.mem_per_node &&
+		    a->demand.mem_whole_node == b->demand.mem_whole_node &&
+		    a->demand.gpus_per_node == b->demand.gpus_per_node &&
+		    a->demand.gpus == b->demand.gpus,
+		    "demand differs: %s", text);
 	FUZZ_ASSERT(a->nplace == b->nplace, "nplace %d != %d: %s", a->nplace,
 		    b->nplace, text);
 	for (int i = 0; i < a->nplace; i++)
 		FUZZ_ASSERT(!strcmp(a->place[i].node, b->place[i].node) &&
-			    a->place[i].cpus == b->place[i].cpus,
+			    a->place[i].cpus == b->place[i].cpus &&
+			    a->place[i].mem_mb == b->place[i].mem_mb &&
+			    a->place[i].gpus == b->place[i].gpus,
 			    "place %d differs: %s", i, text);
 	FUZZ_ASSERT(a->settled == b->settled, "settled differs: %s", text);
 	if (a->settled)

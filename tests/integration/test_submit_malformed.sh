@@ -117,8 +117,8 @@ refused "$R|deadline" -n 1 --begin=now+2hours --comment="runtime=1m,deadline=30m
 refused "$R|deadline: --deadline and deadline= give different times" -n 1 --deadline=now+2hours --comment="$ok"
 refused "$R|deadline: |in the past" -n 1 --deadline=2001-01-01 --comment="runtime=1m"
 # --- sizes, partitions, nodes, arrays
-refused "$R|the partition does not have the CPUs or nodes requested|100000 CPUs" -n 100000 --comment="$ok"
-refused "$R|the partition does not have the CPUs or nodes requested|5 CPUs" -n 5 -N 1 --comment="$ok"
+refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|100000 CPUs" -n 100000 --comment="$ok"
+refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|5 CPUs" -n 5 -N 1 --comment="$ok"
 refused "$R|job arrays and heterogeneous jobs cannot carry an SLA" --array=1-2 --comment="$ok"
 refused "$R|no such partition 'nosuch'" -n 1 -p nosuch --comment="$ok"
 refused "libra: |invalid node list 'n9'" -n 1 -w n9 --comment="$ok"

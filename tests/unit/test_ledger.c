@@ -74,7 +74,7 @@ static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
 		    int node, int cpus, double now)
 {
 	libra_sla_t sla = _sla(re, now, td);
-	libra_place_t pl = { node, cpus };
+	libra_place_t pl = PLACE(node, cpus);
 
 	ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl, 1, now), 0);
 }
@@ -160,7 +160,7 @@ START_TEST(test_commit_later_than_submit_uses_time_left_from_now)
 	/* TSU 0, TD 400, committed at now 200: 100 / (400-200) = 0.5 */
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 0, 400);
-	libra_place_t pl = { 1, 1 };
+	libra_place_t pl = PLACE(1, 1);
 
 	ck_assert_int_eq(libra_ledger_commit(l, 7, &sla, &pl, 1, 200), 0);
 	ck_assert_double_eq_tol(_entry(l, 1, 7)->share, 0.5, TOL);
@@ -172,7 +172,7 @@ START_TEST(test_commit_keeps_the_sla_in_the_entry)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 10, 410);
-	libra_place_t pl = { 0, 1 };
+	libra_place_t pl = PLACE(0, 1);
 	const libra_entry_t *e;
 
 	sla.set |= LIBRA_SLA_BUDGET | LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
@@ -209,7 +209,7 @@ START_TEST(test_commit_with_zero_budget_records_zero)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 0, 400);
-	libra_place_t pl = { 0, 1 };
+	libra_place_t pl = PLACE(0, 1);
 
 	sla.set |= LIBRA_SLA_BUDGET;
 	sla.budget = 0.0;
@@ -224,7 +224,7 @@ START_TEST(test_commit_on_several_nodes)
 	/* 4 CPUs on a, 2 on b; share 0.5: a 2.0, b 1.0 */
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(200, 0, 400);
-	libra_place_t pl[2] = { { 0, 4 }, { 1, 2 } };
+	libra_place_t pl[2] = { PLACE(0, 4), PLACE(1, 2) };
 	const libra_place_t *got;
 
 	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
@@ -266,7 +266,7 @@ START_TEST(test_duplicate_commit_is_refused)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 0, 400);
-	libra_place_t pl = { 1, 1 };
+	libra_place_t pl = PLACE(1, 1);
 
 	_commit(l, 1, 100, 400, 0, 2, 0);
 	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, &pl, 1, 0), -1);
@@ -282,8 +282,8 @@ START_TEST(test_commit_on_bad_node_is_refused)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 0, 400);
-	libra_place_t bad[] = { { 2, 1 }, { -1, 1 }, { 0, 0 }, { 0, -1 },
-				{ 1, 3 } };
+	libra_place_t bad[] = { PLACE(2, 1), PLACE(-1, 1), PLACE(0, 0),
+				PLACE(0, -1), PLACE(1, 3) };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_msg(libra_ledger_commit(l, 5, &sla, &bad[i], 1, 0)
@@ -301,7 +301,7 @@ START_TEST(test_commit_with_one_bad_place_commits_nothing)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(100, 0, 400);
-	libra_place_t pl[2] = { { 0, 2 }, { 5, 1 } };
+	libra_place_t pl[2] = { PLACE(0, 2), PLACE(5, 1) };
 
 	ck_assert_int_eq(libra_ledger_commit(l, 5, &sla, pl, 2, 0), -1);
 	ck_assert(!libra_ledger_has_job(l, 5));
@@ -314,7 +314,7 @@ END_TEST
 START_TEST(test_best_effort_commit_adds_no_share)
 {
 	libra_ledger_t *l = _two_nodes();
-	libra_place_t pl = { 0, 2 };
+	libra_place_t pl = PLACE(0, 2);
 	const libra_entry_t *e;
 
 	ck_assert_int_eq(libra_ledger_commit(l, 4, NULL, &pl, 1, 0), 0);
@@ -383,7 +383,7 @@ START_TEST(test_release_node_keeps_job_until_last_node)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(200, 0, 400);
-	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	libra_place_t pl[2] = { PLACE(0, 2), PLACE(1, 1) };
 	const libra_place_t *got;
 
 	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
@@ -425,7 +425,7 @@ START_TEST(test_progress_on_all_nodes)
 	/* node < 0: every node of the job; (200-50)/(400-100) = 0.5 */
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(200, 0, 400);
-	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	libra_place_t pl[2] = { PLACE(0, 2), PLACE(1, 1) };
 
 	ck_assert_int_eq(libra_ledger_commit(l, 9, &sla, pl, 2, 0), 0);
 	ck_assert_int_eq(libra_ledger_progress(l, 9, -1, 50, 100), 0);
@@ -513,7 +513,7 @@ END_TEST
 START_TEST(test_expire_leaves_best_effort_jobs_alone)
 {
 	libra_ledger_t *l = _two_nodes();
-	libra_place_t pl = { 1, 1 };
+	libra_place_t pl = PLACE(1, 1);
 
 	ck_assert_int_eq(libra_ledger_commit(l, 4, NULL, &pl, 1, 0), 0);
 	libra_ledger_expire(l, 1e9);
@@ -684,7 +684,7 @@ START_TEST(test_rekey_moves_job_to_new_id)
 	/* a provisional token becomes the real job id: same places, share */
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(200, 0, 400);
-	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	libra_place_t pl[2] = { PLACE(0, 2), PLACE(1, 1) };
 	const libra_place_t *got;
 
 	ck_assert_int_eq(libra_ledger_commit(l, 0xF0000001u, &sla, pl, 2, 0),
@@ -725,7 +725,7 @@ START_TEST(test_jobs_lists_every_job_once)
 {
 	libra_ledger_t *l = _two_nodes();
 	libra_sla_t sla = _sla(200, 0, 400);
-	libra_place_t pl[2] = { { 0, 2 }, { 1, 1 } };
+	libra_place_t pl[2] = { PLACE(0, 2), PLACE(1, 1) };
 	uint32_t ids[8], sum = 0;
 	int n;
 
@@ -766,7 +766,7 @@ START_TEST(test_many_jobs_and_nodes_keep_the_invariant)
 			int node = (seed >> 12) % 8;
 			libra_sla_t sla = _sla(1 + (seed >> 4) % 500, now,
 					       now + 100 + (seed >> 6) % 900);
-			libra_place_t pl = { node, 1 };
+			libra_place_t pl = PLACE(node, 1);
 
 			ck_assert_int_eq(libra_ledger_commit(l, job, &sla, &pl,
 							     1, now), 0);
@@ -778,6 +778,191 @@ START_TEST(test_many_jobs_and_nodes_keep_the_invariant)
 		}
 		_check_invariant(l);
 	}
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ------------------------------------------------ memory and GPUs */
+
+/* Two nodes: n0 with 4 CPUs, 8000 MB and 2 GPUs; n1 with 4 CPUs and
+ * neither memory tracked nor GPUs. */
+static libra_ledger_t *_held_nodes(void)
+{
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "n0", 4), 0);
+	ck_assert_int_eq(libra_ledger_add_node(l, "n1", 4), 1);
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 0, 8000, 2), 0);
+	return l;
+}
+
+static void _commit_held(libra_ledger_t *l, uint32_t job, int node,
+			 int cpus, uint64_t mem_mb, int gpus, bool best_effort)
+{
+	libra_sla_t sla = _sla(100, 0, 1000);
+	libra_place_t pl = { .node = node, .cpus = cpus, .mem_mb = mem_mb,
+			     .gpus = gpus };
+
+	ck_assert_int_eq(libra_ledger_commit(l, job, best_effort ? NULL : &sla,
+					     &pl, 1, 0), 0);
+}
+
+START_TEST(test_new_node_tracks_no_memory_and_has_no_gpus)
+{
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "n0", 4), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem(l, 0), 0);
+	ck_assert_int_eq(libra_ledger_node_gpus(l, 0), 0);
+	ck_assert(libra_ledger_node_mem_free(l, 0) == LIBRA_MEM_UNTRACKED);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_set_node_resources_refuses_bad_node_and_gpus)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 2, 1, 1), -1);
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, -1, 1, 1), -1);
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 0, 1, -1), -1);
+	/* unchanged by the refusals */
+	ck_assert_uint_eq(libra_ledger_node_mem(l, 0), 8000);
+	ck_assert_int_eq(libra_ledger_node_gpus(l, 0), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_holds_memory_and_gpus_of_each_place)
+{
+	libra_ledger_t *l = _held_nodes();
+	libra_sla_t sla = _sla(100, 0, 1000);
+	libra_place_t pl[2] = {
+		{ .node = 0, .cpus = 2, .mem_mb = 3000, .gpus = 1 },
+		{ .node = 1, .cpus = 1, .mem_mb = 500 },
+	};
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, pl, 2, 0), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 3000);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 5000);
+	ck_assert_int_eq(libra_ledger_node_gpus_used(l, 0), 1);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 1);
+	ck_assert_uint_eq(_entry(l, 0, 1)->mem_mb, 3000);
+	ck_assert_int_eq(_entry(l, 0, 1)->gpus, 1);
+	/* the ledger keeps what it is given, tracked or not: n1's memory is
+	 * not tracked, so nothing limits it */
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 1), 500);
+	ck_assert(libra_ledger_node_mem_free(l, 1) == LIBRA_MEM_UNTRACKED);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_frees_memory_and_gpus)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	_commit_held(l, 1, 0, 1, 3000, 1, false);
+	_commit_held(l, 2, 0, 1, 2000, 1, false);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 3000);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 6000);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 1);
+	ck_assert_int_eq(libra_ledger_release_node(l, 2, 0), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 0);
+	ck_assert_int_eq(libra_ledger_node_gpus_used(l, 0), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_best_effort_job_holds_memory_and_gpus)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	_commit_held(l, 1, 0, 2, 6000, 2, true);
+	ck_assert_double_eq(libra_ledger_node_share(l, 0), 0.0);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 2000);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_free_is_never_below_zero)
+{
+	/* a record restored after the node shrank holds more than it has */
+	libra_ledger_t *l = _held_nodes();
+
+	_commit_held(l, 1, 0, 1, 6000, 2, false);
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 0, 4000, 1), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 6000);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 0);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_commit_refuses_negative_gpus)
+{
+	libra_ledger_t *l = _held_nodes();
+	libra_sla_t sla = _sla(100, 0, 1000);
+	libra_place_t pl = { .node = 0, .cpus = 1, .gpus = -1 };
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, &pl, 1, 0), -1);
+	ck_assert(!libra_ledger_has_job(l, 1));
+	ck_assert_int_eq(libra_ledger_node_gpus_used(l, 0), 0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_clear_jobs_frees_memory_and_gpus_keeps_sizes)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	_commit_held(l, 1, 0, 1, 3000, 2, false);
+	libra_ledger_clear_jobs(l);
+	ck_assert_uint_eq(libra_ledger_node_mem_free(l, 0), 8000);
+	ck_assert_int_eq(libra_ledger_node_gpus_free(l, 0), 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_window_until_deadline_or_whole_window)
+{
+	/* job 1 (SLA, TD 1000) holds 1000 MB and 1 GPU until 1000; job 2
+	 * (best effort) 500 MB through the whole window [0, 3000] */
+	libra_ledger_t *l = _held_nodes();
+	double mem, gpu;
+
+	_commit_held(l, 1, 0, 1, 1000, 1, false);
+	_commit_held(l, 2, 0, 1, 500, 0, true);
+	libra_ledger_node_held_window(l, 0, 0, 3000, &mem, &gpu);
+	ck_assert_double_eq_tol(mem, 1000.0 * 1000 + 500.0 * 3000, TOL);
+	ck_assert_double_eq_tol(gpu, 1000.0, TOL);
+	/* a window ending before the deadline: all of it */
+	libra_ledger_node_held_window(l, 0, 0, 400, &mem, &gpu);
+	ck_assert_double_eq_tol(mem, 1500.0 * 400, TOL);
+	ck_assert_double_eq_tol(gpu, 400.0, TOL);
+	/* past job 1's deadline it holds on, until it ends */
+	libra_ledger_node_held_window(l, 0, 2000, 3000, &mem, &gpu);
+	ck_assert_double_eq_tol(mem, 1500.0 * 1000, TOL);
+	libra_ledger_node_held_window(l, 0, 10, 10, &mem, &gpu);
+	ck_assert_double_eq(mem, 0.0);
+	ck_assert_double_eq(gpu, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_rekey_keeps_what_is_held)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	_commit_held(l, 1, 0, 1, 3000, 1, false);
+	ck_assert_int_eq(libra_ledger_rekey(l, 1, 7), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 3000);
+	ck_assert_int_eq(libra_ledger_release(l, 7), 0);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 0);
+	ck_assert_int_eq(libra_ledger_node_gpus_used(l, 0), 0);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -844,6 +1029,19 @@ static Suite *_suite(void)
 	T(tc, test_rekey_moves_job_to_new_id);
 	T(tc, test_rekey_refuses_absent_or_taken_ids);
 	T(tc, test_jobs_lists_every_job_once);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("held");
+	T(tc, test_new_node_tracks_no_memory_and_has_no_gpus);
+	T(tc, test_set_node_resources_refuses_bad_node_and_gpus);
+	T(tc, test_commit_holds_memory_and_gpus_of_each_place);
+	T(tc, test_release_frees_memory_and_gpus);
+	T(tc, test_best_effort_job_holds_memory_and_gpus);
+	T(tc, test_free_is_never_below_zero);
+	T(tc, test_commit_refuses_negative_gpus);
+	T(tc, test_clear_jobs_frees_memory_and_gpus_keeps_sizes);
+	T(tc, test_held_window_until_deadline_or_whole_window);
+	T(tc, test_rekey_keeps_what_is_held);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("invariant");

@@ -50,6 +50,31 @@ static void _refused(const char *s, const char *key)
 		      "\"%s\" changed the parameters", s);
 }
 
+START_TEST(test_default_memory_and_gpu_prices_are_zero)
+{
+	/* decision 17: a job asking no GPU pays today's CPU-only price */
+	libra_params_t p = _defaults();
+
+	ck_assert_double_eq(p.price_mem, 0.0);
+	ck_assert_double_eq(p.price_gpu, 0.0);
+}
+END_TEST
+
+START_TEST(test_memory_and_gpu_prices_per_second)
+{
+	/* 3.6 per GB-hour = 1e-3 per GB-second = 1e-3 / 1024 per MB-second;
+	 * 7.2 per GPU-hour = 0.002 per GPU-second */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_parse(&p,
+		"libra_price_mem=3.6,libra_price_gpu=7.2", err, sizeof(err)),
+		0);
+	ck_assert_double_eq_tol(libra_price_mem_per_sec(&p), 1e-3 / 1024.0,
+				1e-18);
+	ck_assert_double_eq_tol(libra_price_gpu_per_sec(&p), 0.002, 1e-15);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 START_TEST(test_default_alpha_is_one)
@@ -472,6 +497,10 @@ static const struct {
 	{ K("libra_beta", beta), "0", false, "-0", "1e6", "1000000.000001" },
 	{ K("libra_price_base", price_base), "0", true, "1e-9", "1e12",
 	  "1000000000000.001" },
+	{ K("libra_price_mem", price_mem), "0", false, "-0", "1e12",
+	  "1000000000000.001" },
+	{ K("libra_price_gpu", price_gpu), "0", false, "-0", "1e12",
+	  "1000000000000.001" },
 	{ K("libra_gamma", gamma), "0", false, "-0", "1e6", "1000000.000001" },
 	{ K("libra_delta", delta), "0", false, "-0", "1e6", "1000000.000001" },
 	{ K("libra_peak_price", peak_price), "0", false, "-0", "1e12",
@@ -824,6 +853,8 @@ static Suite *_suite(void)
 	T(tc, test_default_beta_within_auto_bounds);
 	T(tc, test_default_risk_mu_is_no_delay);
 	T(tc, test_price_base_per_sec_divides_by_3600);
+	T(tc, test_default_memory_and_gpu_prices_are_zero);
+	T(tc, test_memory_and_gpu_prices_per_second);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parse");

@@ -39,7 +39,7 @@ static void _commit(libra_ledger_t *l, uint32_t job, double re, double td,
 		    int node, int cpus, double now)
 {
 	libra_sla_t sla;
-	libra_place_t pl = { node, cpus };
+	libra_place_t pl = PLACE(node, cpus);
 
 	memset(&sla, 0, sizeof(sla));
 	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
@@ -519,6 +519,123 @@ START_TEST(test_time_rate_follows_local_time)
 }
 END_TEST
 
+/* ------------------------------------------------ memory and GPUs */
+
+/* A node of 4 GPUs and 8192 MB; job 1 holds 2 GPUs and 4096 MB until its
+ * deadline 10800 (3 h), committed at 0. */
+static libra_ledger_t *_held_ledger(void)
+{
+	libra_ledger_t *l = _ledger(4);
+	libra_sla_t sla;
+	libra_place_t pl = { .node = 0, .cpus = 1, .mem_mb = 4096,
+			     .gpus = 2 };
+
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 0, 8192, 4), 0);
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = 100;
+	sla.deadline = 10800;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, &pl, 1, 0), 0);
+	return l;
+}
+
+START_TEST(test_held_rates_are_zero_without_their_prices)
+{
+	/* the defaults: memory and GPUs cost nothing, CPU prices as before */
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	double mem, gpu;
+
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	ck_assert_double_eq(mem, 0.0);
+	ck_assert_double_eq(gpu, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rates_price_h_example)
+{
+	/* price.h: 2 of 4 GPUs held through the window, alpha 1, beta 0.1,
+	 * PBase 2 per GPU-hour: PUtil = 4/2 * 2 = 4, P = 2 + 0.4 = 2.4 per
+	 * GPU-hour.  Memory alike: 8192 MB, 4096 held, 1 per GB-hour: P =
+	 * 1 + 0.1 * 2 = 1.2 per GB-hour. */
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	double mem, gpu;
+
+	p.price_gpu = 2.0;
+	p.price_mem = 1.0;
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	ck_assert_double_eq_tol(gpu * 3600.0, 2.4, 1e-12);
+	ck_assert_double_eq_tol(mem * 3600.0 * 1024.0, 1.2, 1e-12);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rates_count_only_the_window_held)
+{
+	/* a window twice as long as job 1's hold: it holds half of it, so
+	 * PUtil = 4 / (4 - 2 * 1/2) * 2 = 8/3 per GPU-hour */
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	double mem, gpu;
+
+	p.price_gpu = 2.0;
+	libra_held_rates(l, &p, p.beta, 0, 0, 21600, &mem, &gpu);
+	ck_assert_double_eq_tol(gpu * 3600.0, 2.0 + 0.1 * 8.0 / 3.0, 1e-12);
+	ck_assert_double_eq(mem, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rates_rise_with_what_is_held)
+{
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	libra_place_t pl = { .node = 0, .cpus = 1, .gpus = 1 };
+	double mem, gpu1, gpu2;
+
+	p.price_gpu = 2.0;
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu1);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, NULL, &pl, 1, 0), 0);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu2);
+	ck_assert(gpu2 > gpu1);
+	/* 3 of 4 held: PUtil = 4 * 2 = 8, P = 2.8 per GPU-hour */
+	ck_assert_double_eq_tol(gpu2 * 3600.0, 2.8, 1e-12);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rates_infinite_on_a_node_all_held)
+{
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	libra_place_t pl = { .node = 0, .cpus = 1, .gpus = 2 };
+	double mem, gpu;
+
+	p.price_gpu = 2.0;
+	ck_assert_int_eq(libra_ledger_commit(l, 2, NULL, &pl, 1, 0), 0);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	ck_assert(isinf(gpu));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rate_of_untracked_memory_is_static_part)
+{
+	/* no memory known: no utilisation, alpha * PBase */
+	libra_ledger_t *l = _ledger(4);
+	libra_params_t p = _params(1.5, 0.1, LIBRA_RESFREE_WINDOW);
+	double mem, gpu;
+
+	p.price_mem = 3.6 * 1024.0;	/* 1e-3 per MB-second */
+	libra_held_rates(l, &p, p.beta, 0, 0, 3600, &mem, &gpu);
+	ck_assert_double_eq_tol(mem, 1.5e-3, 1e-15);
+	ck_assert_double_eq(gpu, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("price");
@@ -552,6 +669,15 @@ static Suite *_suite(void)
 	T(tc, test_idle_node_cost_closed_form_d_over_re_two);
 	T(tc, test_idle_node_cost_closed_form_d_over_re_eight);
 	T(tc, test_idle_node_cost_closed_form_multi_cpu);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("held");
+	T(tc, test_held_rates_are_zero_without_their_prices);
+	T(tc, test_held_rates_price_h_example);
+	T(tc, test_held_rates_count_only_the_window_held);
+	T(tc, test_held_rates_rise_with_what_is_held);
+	T(tc, test_held_rates_infinite_on_a_node_all_held);
+	T(tc, test_held_rate_of_untracked_memory_is_static_part);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("static");

@@ -79,11 +79,16 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 		_assert_same_sla(&a->sla, &b->sla);
 	ck_assert_same_bits(a->admitted, b->admitted);
 	ck_assert_same_bits(a->price, b->price);
+	ck_assert_same_bits(a->price_mem, b->price_mem);
+	ck_assert_same_bits(a->price_gpus, b->price_gpus);
 	ck_assert_same_bits(a->rate, b->rate);
+	ck_assert(!memcmp(&a->demand, &b->demand, sizeof(a->demand)));
 	ck_assert_int_eq(a->nplace, b->nplace);
 	for (int i = 0; i < a->nplace; i++) {
 		ck_assert_str_eq(a->place[i].node, b->place[i].node);
 		ck_assert_int_eq(a->place[i].cpus, b->place[i].cpus);
+		ck_assert_uint_eq(a->place[i].mem_mb, b->place[i].mem_mb);
+		ck_assert_int_eq(a->place[i].gpus, b->place[i].gpus);
 	}
 	ck_assert_same_bits(a->started, b->started);
 	ck_assert_int_eq(a->settled, b->settled);
@@ -103,6 +108,7 @@ static libra_record_t _awkward(libra_record_place_t *place)
 	libra_record_t r;
 
 	memset(&r, 0, sizeof(r));
+	memset(place, 0, 2 * sizeof(*place));
 	r.policy = LIBRA_POLICY_LIBRA_PRICE;
 	r.token = 0xF0000005u;
 	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
@@ -708,10 +714,163 @@ START_TEST(test_text_is_best_effort_of_encoded_records)
 }
 END_TEST
 
+/* A record of a job that asked memory and GPUs (record.h's example). */
+static const char held[] =
+	"{\"libra\":1,\"policy\":\"libra+$\","
+	"\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+	"\"deadline\":1795007200,\"budget\":200,\"type\":\"hard\","
+	"\"given\":[\"runtime\",\"deadline\",\"budget\"]},"
+	"\"admit\":{\"time\":1795000000,\"price\":120.5,\"rate\":0.0267,"
+	"\"demand\":{\"mem_per_node\":4096,\"gpus_per_node\":1},"
+	"\"price_mem\":16.4,\"price_gpus\":8,"
+	"\"place\":[{\"node\":\"g1\",\"cpus\":2,\"mem\":4096,\"gpus\":1}]}}";
+
+/* held with "from" replaced by "to", refused naming why */
+static void _refused_held_edit(const char *from, const char *to,
+			       const char *why)
+{
+	const char *at = strstr(held, from);
+	char buf[1024];
+
+	ck_assert_ptr_nonnull(at);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int) (at - held), held, to,
+		 at + strlen(from));
+	_refused_why(buf, why);
+}
+
+START_TEST(test_memory_and_gpus_round_trip)
+{
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(held, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(r.demand.mem_per_node, 4096);
+	ck_assert_int_eq(r.demand.gpus_per_node, 1);
+	ck_assert_uint_eq(r.demand.mem_per_cpu, 0);
+	ck_assert(!r.demand.mem_whole_node);
+	ck_assert_double_eq_tol(r.price_mem, 16.4, TOL);
+	ck_assert_double_eq_tol(r.price_gpus, 8, TOL);
+	ck_assert_uint_eq(r.place[0].mem_mb, 4096);
+	ck_assert_int_eq(r.place[0].gpus, 1);
+	_round_trip(&r);
+	/* the encoder writes what the decoder read, in the same order */
+	{
+		char *text = libra_record_to_json(&r);
+
+		ck_assert_str_eq(text, held);
+		free(text);
+	}
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_every_memory_and_gpu_form_round_trips)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+	libra_demand_t forms[] = {
+		{ .mem_per_cpu = 1 },
+		{ .mem_per_node = (uint64_t) 1 << 40 },
+		{ .mem_whole_node = true, .gpus = 1000000 },
+		{ .gpus_per_node = 8 },
+	};
+
+	r.nplace = 1;
+	place[0].mem_mb = (uint64_t) 1 << 53;
+	place[0].gpus = 1000000;
+	r.price_gpus = 1e-300;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		r.demand = forms[i];
+		_round_trip(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_record_without_memory_or_gpus_is_as_before)
+{
+	/* nothing asked: no new field is written, and a record written
+	 * before memory was known reads as asking none */
+	libra_record_t r;
+	char *text;
+
+	ck_assert_int_eq(libra_record_from_json(valid, &r, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(r.demand.mem_per_cpu + r.demand.mem_per_node, 0);
+	ck_assert_int_eq(r.demand.gpus + r.demand.gpus_per_node, 0);
+	ck_assert_uint_eq(r.place[0].mem_mb, 0);
+	ck_assert_int_eq(r.place[0].gpus, 0);
+	ck_assert_double_eq(r.price_mem, 0.0);
+	text = libra_record_to_json(&r);
+	ck_assert_ptr_null(strstr(text, "demand"));
+	ck_assert_ptr_null(strstr(text, "mem"));
+	ck_assert_ptr_null(strstr(text, "gpus"));
+	ck_assert_ptr_null(strstr(text, "price_"));
+	free(text);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_memory_and_gpu_fields_are_refused)
+{
+	_refused_held_edit("\"mem\":4096", "\"mem\":0", "mem");
+	_refused_held_edit("\"mem\":4096", "\"mem\":1.5", "mem");
+	_refused_held_edit("\"gpus\":1}", "\"gpus\":-1}", "gpus");
+	_refused_held_edit("\"gpus\":1}", "\"gpus\":\"1\"}", "gpus");
+	_refused_held_edit("\"mem_per_node\":4096",
+			   "\"mem_per_node\":1099511627777", "mem_per_node");
+	_refused_held_edit("\"mem_per_node\":4096",
+			   "\"mem_per_node\":4096,\"mem_per_cpu\":1",
+			   "more than one");
+	_refused_held_edit("\"mem_per_node\":4096",
+			   "\"mem_whole_node\":false", "mem_whole_node");
+	_refused_held_edit("\"gpus_per_node\":1",
+			   "\"gpus_per_node\":1,\"gpus\":2", "both");
+	_refused_held_edit("\"gpus_per_node\":1", "\"colour\":1",
+			   "unknown field");
+	_refused_held_edit("\"demand\":{\"mem_per_node\":4096,"
+			   "\"gpus_per_node\":1}", "\"demand\":1", "demand");
+	_refused_held_edit("\"price_mem\":16.4", "\"price_mem\":-1",
+			   "price_mem");
+}
+END_TEST
+
+START_TEST(test_refusal_carries_the_memory_and_gpus_asked)
+{
+	libra_refusal_t r, back;
+	char *text;
+
+	memset(&r, 0, sizeof(r));
+	r.time = 1795000000;
+	snprintf(r.verdict, sizeof(r.verdict), "memory");
+	r.cpus = 4;
+	r.demand.mem_per_cpu = 2048;
+	r.demand.gpus = 2;
+	snprintf(r.reason, sizeof(r.reason), "libra: rejected: memory");
+	text = libra_refusal_to_json(&r);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\"demand\":{\"mem_per_cpu\":2048,\"gpus\":2}"));
+	ck_assert_msg(libra_refusal_from_json(text, &back, err,
+					      sizeof(err)) == 0, "%s", err);
+	ck_assert(!memcmp(&back.demand, &r.demand, sizeof(r.demand)));
+	ck_assert_str_eq(back.verdict, "memory");
+	free(text);
+	/* none asked: no "demand", as before */
+	memset(&r.demand, 0, sizeof(r.demand));
+	text = libra_refusal_to_json(&r);
+	ck_assert_ptr_null(strstr(text, "demand"));
+	free(text);
+	/* a bad one is refused */
+	ck_assert_int_eq(libra_refusal_from_json(
+		"{\"time\":1,\"demand\":{\"gpus\":0}}", &back, err,
+		sizeof(err)), -1);
+	ck_assert_names(err, "gpus");
+}
+END_TEST
+
 START_TEST(test_set_place_names_the_quoted_nodes)
 {
 	libra_ledger_t *l = libra_ledger_create(0.01);
-	libra_place_t place[2] = { { 1, 2 }, { 0, 1 } };
+	libra_place_t place[2] = { PLACE(1, 2), PLACE(0, 1) };
 	libra_record_t r;
 
 	ck_assert_ptr_nonnull(l);
@@ -726,6 +885,24 @@ START_TEST(test_set_place_names_the_quoted_nodes)
 	ck_assert_int_eq(r.place[0].cpus, 2);
 	ck_assert_str_eq(r.place[1].node, "a");
 	ck_assert_int_eq(r.place[1].cpus, 1);
+	ck_assert_uint_eq(r.place[1].mem_mb, 0);
+	libra_record_free(&r);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_set_place_keeps_memory_and_gpus)
+{
+	libra_ledger_t *l = libra_ledger_create(0.01);
+	libra_place_t place = { .node = 0, .cpus = 2, .mem_mb = 4096,
+				.gpus = 1 };
+	libra_record_t r;
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "g1", 4), 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(libra_record_set_place(&r, l, &place, 1), 0);
+	ck_assert_uint_eq(r.place[0].mem_mb, 4096);
+	ck_assert_int_eq(r.place[0].gpus, 1);
 	libra_record_free(&r);
 	libra_ledger_destroy(l);
 }
@@ -756,6 +933,11 @@ static Suite *_suite(void)
 	T(tc, test_text_is_record_reads_the_version_prefix);
 	T(tc, test_text_is_best_effort_of_encoded_records);
 	T(tc, test_set_place_names_the_quoted_nodes);
+	T(tc, test_set_place_keeps_memory_and_gpus);
+	T(tc, test_memory_and_gpus_round_trip);
+	T(tc, test_every_memory_and_gpu_form_round_trips);
+	T(tc, test_record_without_memory_or_gpus_is_as_before);
+	T(tc, test_refusal_carries_the_memory_and_gpus_asked);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("strict");
@@ -778,6 +960,7 @@ static Suite *_suite(void)
 	T(tc, test_deeply_nested_junk_is_refused);
 	T(tc, test_small_err_buffer_is_terminated);
 	T(tc, test_sla_json_garbage_is_refused);
+	T(tc, test_bad_memory_and_gpu_fields_are_refused);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -37,6 +37,9 @@ static inline int libra_run_suite(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A libra_place_t of CPUs alone: libra_place_t pl = PLACE(0, 2); */
+#define PLACE(n, c) { .node = (n), .cpus = (c) }
+
 /* Add a test to a case: T(tc, test_name). */
 #define T(tc, fn) tcase_add_test((tc), (fn))
 
