@@ -323,23 +323,15 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 	{								\
 		return NULL;						\
 	}
-#elif LIBRA_SLURM_SINCE(24, 11)
-#define LIBRA_JOBCOMP_OPS(end_fn)					\
-	extern int jobcomp_p_set_location(void)				\
-	{								\
-		return SLURM_SUCCESS;					\
-	}								\
-	extern int jobcomp_p_log_record(job_record_t *job_ptr)		\
-	{								\
-		return end_fn(job_ptr);					\
-	}								\
-	extern libra_list_t jobcomp_p_get_jobs(void *job_cond)		\
-	{								\
-		return NULL;						\
-	}
 #else
+/* 24.11 dropped set_location()'s argument; nothing else differs */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_JOBCOMP_LOCATION void
+#else
+#define LIBRA_JOBCOMP_LOCATION char *location
+#endif
 #define LIBRA_JOBCOMP_OPS(end_fn)					\
-	extern int jobcomp_p_set_location(char *location)		\
+	extern int jobcomp_p_set_location(LIBRA_JOBCOMP_LOCATION)	\
 	{								\
 		return SLURM_SUCCESS;					\
 	}								\
