@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  demand.h - a job's memory and GPUs, from the terms of Slurm's request.
+ *
+ *  Admission weighs what a job holds besides CPUs (libra_demand_t,
+ *  ledger.h; doc/design.md decision 17).  Slurm's job description says it
+ *  in its own terms: a memory figure that is per node or per CPU (--mem,
+ *  --mem-per-cpu; --mem=0 for all of each node), the partition's and the
+ *  cluster's defaults when the user gave none, and TRES strings for GPUs:
+ *  "gres:gpu:2" (Slurm 22.05), "gres/gpu:2" (23.02 and later), with or
+ *  without a type ("gres/gpu:a100:2"), several comma-separated.  This file
+ *  turns those into a libra_demand_t, with no Slurm header: the plugins
+ *  read the job description and the configuration, and pass plain values
+ *  here, so that job_submit/qos and sched/libra make one translation and
+ *  the unit tests check it without slurmctld.
+ *
+ *  What is translated (design.md decision 17, "the plugin part"):
+ *   - memory, only when the cluster tracks it (SelectTypeParameters with
+ *     memory): the user's --mem / --mem-per-cpu, else the partition's
+ *     DefMemPerNode / DefMemPerCPU, else the cluster's, else all of each
+ *     node (Slurm's own default when memory is tracked and no default is
+ *     set: the job gets the node's whole memory);
+ *   - --mem-per-gpu with GPUs per node: that many MB per GPU per node;
+ *   - GPUs per node (--gres=gpu:N, --gpus-per-node) and of the job in all
+ *     (--gpus), counted whole, their types ignored (the ledger knows a
+ *     node's GPUs, not their models).
+ *  What is refused, with the option named: a malformed count; GPUs per
+ *  socket or per task; --mem-per-gpu without GPUs per node; --gpus with
+ *  --gpus-per-node; a GRES other than gpu (the ledger does not track it,
+ *  so an admitted job could wait for it).  TRES that are not GRES (cpu=,
+ *  license/..., which Slurm 24.11 puts beside GPUs in tres_per_task) are
+ *  not GPUs and pass.
+\*****************************************************************************/
+
+#ifndef LIBRA_DEMAND_H
+#define LIBRA_DEMAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ledger.h"
+
+/* One memory figure as Slurm states it. */
+typedef struct libra_mem_spec {
+	bool set;		/* given (the user's) or configured (defaults) */
+	bool per_cpu;		/* MB per CPU, else per node */
+	uint64_t mb;		/* 0 per node: all of each node (--mem=0) */
+} libra_mem_spec_t;
+
+/* A job's request in Slurm's terms; NULL strings: not given. */
+typedef struct libra_job_ask {
+	bool mem_tracked;	/* the cluster tracks memory (CR_*_Memory) */
+	libra_mem_spec_t mem;	/* --mem, --mem-per-cpu */
+	libra_mem_spec_t part_default;	/* DefMemPerNode, DefMemPerCPU */
+	libra_mem_spec_t cluster_default;
+	const char *mem_per_tres;	/* --mem-per-gpu ("gres:gpu:4096") */
+	const char *tres_per_node;	/* --gres, --gpus-per-node */
+	const char *tres_per_job;	/* --gpus */
+	const char *tres_per_socket;	/* --gpus-per-socket */
+	const char *tres_per_task;	/* --gpus-per-task (24.11: and cpu=) */
+} libra_job_ask_t;
+
+/*
+ * Translate; returns 0, or -1 with a message for the user that names the
+ * option ("--gpus-per-task: ..."), d then zeroed.  A job asking nothing,
+ * or memory on a cluster that does not track it, gets a zero demand.
+ */
+extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
+				 char *err, size_t errlen);
+
+/*
+ * The GPUs (GRES gpu) a TRES string asks, summed over its elements:
+ * "gres:gpu:2", "gres/gpu:a100:2", "gres/gpu=2", "gres:gpu" (one), a zero
+ * count ignored, non-GRES elements ignored.  Returns 0 and *gpus, or -1
+ * with a message naming "option" (a bad element, or a GRES other than
+ * gpu).  NULL or "" asks none.
+ */
+extern int libra_tres_gpus(const char *tres, const char *option, int *gpus,
+			   char *err, size_t errlen);
+
+/*
+ * One count in a TRES string, for a GRES of the given name ("gpu"): like
+ * libra_tres_gpus(), for --mem-per-gpu's MB per GPU.  Returns 0 and *value
+ * (0 when the name is absent), or -1 with a message.
+ */
+extern int libra_tres_count(const char *tres, const char *name,
+			    const char *option, uint64_t *value,
+			    char *err, size_t errlen);
+
+/* Largest GPU count read; more is a mistake (the record's own bound). */
+#define LIBRA_TRES_GPUS_MAX 1000000
+
+#endif /* LIBRA_DEMAND_H */
