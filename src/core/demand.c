@@ -104,7 +104,7 @@ static int _walk(const char *tres, const char *name, bool others,
 
 	*sum = 0;
 	while (p && *p) {
-		size_t len = strcspn(p, ",");
+		size_t len = strcspn(p, ",;");
 		char e[ELEMENT_MAX + 1], whole[ELEMENT_MAX + 1], *gname;
 		uint64_t n;
 
@@ -115,7 +115,7 @@ static int _walk(const char *tres, const char *name, bool others,
 		}
 		memcpy(e, p, len);
 		e[len] = '\0';
-		p += len + (p[len] == ',');
+		p += len + (p[len] != '\0');
 		if (!len)
 			continue;
 		/* not a GRES (cpu=2, license/x=1, ...): not ours to count */
@@ -194,14 +194,15 @@ static int _no_gpus(const char *tres, const char *option, const char *per,
 	return -1;
 }
 
-static int _fail(libra_demand_t *d)
+static libra_demand_err_t _fail(libra_demand_t *d, libra_demand_err_t e)
 {
 	memset(d, 0, sizeof(*d));
-	return -1;
+	return e;
 }
 
-extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
-				 char *err, size_t errlen)
+extern libra_demand_err_t libra_demand_from_job(const libra_job_ask_t *a,
+						libra_demand_t *d, char *err,
+						size_t errlen)
 {
 	int per_node, total;
 	uint64_t per_gpu = 0;
@@ -211,41 +212,41 @@ extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
 	if (libra_tres_gpus(a->tres_per_node, "--gres/--gpus-per-node",
 			    &per_node, err, errlen) ||
 	    libra_tres_gpus(a->tres_per_job, "--gpus", &total, err, errlen))
-		return _fail(d);
+		return _fail(d, LIBRA_DEMAND_EGPUS);
 	if (_no_gpus(a->tres_per_socket, "--gpus-per-socket", "socket", err,
 		     errlen) ||
 	    _no_gpus(a->tres_per_task, "--gpus-per-task", "task", err, errlen))
-		return _fail(d);
+		return _fail(d, LIBRA_DEMAND_EGPUS);
 	if (per_node && total) {
 		snprintf(err, errlen, "--gpus with --gpus-per-node or --gres=gpu: give one of them");
-		return _fail(d);
+		return _fail(d, LIBRA_DEMAND_EGPUS);
 	}
 	d->gpus_per_node = per_node;
 	d->gpus = total;
 
 	if (libra_tres_count(a->mem_per_tres, "gpu", "--mem-per-gpu",
 			     &per_gpu, err, errlen))
-		return _fail(d);
+		return _fail(d, LIBRA_DEMAND_EMEM);
 	if (per_gpu) {
 		if (a->mem.set) {
 			snprintf(err, errlen, "--mem-per-gpu with --mem or --mem-per-cpu: give one of them");
-			return _fail(d);
+			return _fail(d, LIBRA_DEMAND_EMEM);
 		}
 		if (!per_node) {
 			snprintf(err, errlen, "--mem-per-gpu: admitted only with GPUs per node (--gres=gpu:N or --gpus-per-node), which fix the memory of each node");
-			return _fail(d);
+			return _fail(d, LIBRA_DEMAND_EMEM);
 		}
 	}
 	if (!a->mem_tracked)
-		return 0;	/* memory asked of nodes that do not track it */
+		return LIBRA_DEMAND_OK;	/* memory of untracked nodes: none */
 	if (per_gpu) {
 		if (per_gpu > MEM_MB_MAX / (uint64_t) per_node) {
 			snprintf(err, errlen, "--mem-per-gpu: %llu MB x %d GPUs is more memory than any node has",
 				 (unsigned long long) per_gpu, per_node);
-			return _fail(d);
+			return _fail(d, LIBRA_DEMAND_EMEM);
 		}
 		d->mem_per_node = per_gpu * (uint64_t) per_node;
-		return 0;
+		return LIBRA_DEMAND_OK;
 	}
 	m = _mem_spec(a);
 	if (m.mb > MEM_MB_MAX) {
@@ -253,7 +254,7 @@ extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
 			 a->mem.set ? (m.per_cpu ? "--mem-per-cpu" : "--mem") :
 			 "the default memory (DefMemPerCPU/DefMemPerNode)",
 			 (unsigned long long) m.mb);
-		return _fail(d);
+		return _fail(d, LIBRA_DEMAND_EMEM);
 	}
 	if (!m.mb)		/* --mem=0, --mem-per-cpu=0: all of each node */
 		d->mem_whole_node = true;
@@ -261,5 +262,5 @@ extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
 		d->mem_per_cpu = m.mb;
 	else
 		d->mem_per_node = m.mb;
-	return 0;
+	return LIBRA_DEMAND_OK;
 }

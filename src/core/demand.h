@@ -61,12 +61,20 @@ typedef struct libra_job_ask {
 	const char *tres_per_task;	/* --gpus-per-task (24.11: and cpu=) */
 } libra_job_ask_t;
 
+/* What a refused translation was about (the plugins' errno follows it). */
+typedef enum {
+	LIBRA_DEMAND_OK = 0,
+	LIBRA_DEMAND_EGPUS,	/* the GPUs or another GRES */
+	LIBRA_DEMAND_EMEM,	/* the memory */
+} libra_demand_err_t;
+
 /*
- * Translate; returns 0, or -1 with a message for the user that names the
- * option ("--gpus-per-task: ..."), d then zeroed.  A job asking nothing,
- * or memory on a cluster that does not track it, gets a zero demand.
+ * Translate; returns LIBRA_DEMAND_OK, or what was wrong with a message for
+ * the user that names the option ("--gpus-per-task: ..."), d then zeroed.
+ * A job asking nothing, or memory on a cluster that does not track it,
+ * gets a zero demand.
  */
-extern int libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
+extern libra_demand_err_t libra_demand_from_job(const libra_job_ask_t *a, libra_demand_t *d,
 				 char *err, size_t errlen);
 
 /*

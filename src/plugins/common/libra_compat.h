@@ -110,6 +110,33 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #include "src/slurmctld/srun_comm.h"
 #endif
 
+/*
+ * GRES (a node's GPUs, a running job's): the interface's header is
+ * src/common/gres.h in 22.05 and src/interfaces/gres.h in 24.11 and 26.05.
+ * What the plugins use of it is the same in all three:
+ * gres_node_config_cnt(gres_list, "gpu") (the node's configured count),
+ * gres_build_id(), and gres_state_t {plugin_id, gres_data} holding a
+ * gres_job_state_t {node_cnt, gres_cnt_node_alloc[]} in a job's
+ * gres_list_alloc.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#include "src/interfaces/gres.h"
+#else
+#include "src/common/gres.h"
+#endif
+
+/*
+ * Memory as a consumable resource (SelectTypeParameters=CR_*_Memory): the
+ * bit CR_MEMORY of slurm_conf.select_type_param in 22.05 and 24.11,
+ * SELECT_MEMORY (an enum of SELECT_* replacing the CR_* macros) in 26.05.
+ * Same bit, same meaning.
+ */
+#if LIBRA_SLURM_SINCE(26, 5)
+#define LIBRA_SELECT_MEMORY SELECT_MEMORY
+#else
+#define LIBRA_SELECT_MEMORY CR_MEMORY
+#endif
+
 /* JOBCOMP_EVENT_JOB_FINISH, for LIBRA_JOBCOMP_OPS() (26.05) */
 #if LIBRA_SLURM_SINCE(26, 5)
 #include "src/interfaces/jobcomp.h"

@@ -156,6 +156,130 @@ static libra_ledger_t *_rebuild_nodes(void)
 	return l;
 }
 
+extern bool libra_slurm_mem_tracked(void)
+{
+	return (slurm_conf.select_type_param & LIBRA_SELECT_MEMORY) != 0;
+}
+
+/* The GRES plugin id of "gpu" (a hash of the name, the same in every
+ * process: gres_build_id()). */
+static uint32_t _gpu_id(void)
+{
+	static uint32_t id;
+
+	if (!id)
+		id = gres_build_id("gpu");
+	return id;
+}
+
+/*
+ * A node's memory for jobs [MB], as select/cons_tres counts it (RealMemory
+ * minus MemSpecLimit), or 0 (not tracked) when the cluster does not track
+ * memory; and its GPUs, the GRES gpu count slurm.conf gives it.
+ */
+static void _node_resources(node_record_t *node_ptr, uint64_t *mem,
+			    int *gpus)
+{
+	uint64_t n;
+
+	*mem = 0;
+	if (libra_slurm_mem_tracked()) {
+		*mem = node_ptr->real_memory > node_ptr->mem_spec_limit ?
+		       node_ptr->real_memory - node_ptr->mem_spec_limit : 0;
+		if (!*mem)
+			*mem = 1;	/* tracked, and none to give: not 0 */
+	}
+	n = node_ptr->gres_list ?
+	    gres_node_config_cnt(node_ptr->gres_list, "gpu") : 0;
+	*gpus = n > LIBRA_TRES_GPUS_MAX ? LIBRA_TRES_GPUS_MAX : (int) n;
+}
+
+/*
+ * What a running job holds on its k-th node (job_resrcs order, which the
+ * GRES allocation follows too): the memory Slurm allocated it there when
+ * memory is tracked, and its GPUs.
+ */
+static void _job_held(job_record_t *job_ptr, int k, uint64_t *mem,
+		      int *gpus)
+{
+	job_resources_t *res = job_ptr->job_resrcs;
+	libra_list_itr_t iter;
+	gres_state_t *gs;
+
+	*mem = 0;
+	*gpus = 0;
+	if (libra_slurm_mem_tracked() && res && res->memory_allocated &&
+	    k < (int) res->nhosts)
+		*mem = res->memory_allocated[k];
+	if (!job_ptr->gres_list_alloc)
+		return;
+	iter = list_iterator_create(job_ptr->gres_list_alloc);
+	while ((gs = list_next(iter))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (gs->plugin_id != _gpu_id() || !js ||
+		    !js->gres_cnt_node_alloc || k >= (int) js->node_cnt)
+			continue;
+		*gpus += (int) MIN(js->gres_cnt_node_alloc[k],
+				   (uint64_t) LIBRA_TRES_GPUS_MAX);
+	}
+	list_iterator_destroy(iter);
+}
+
+/* The offset of node "inx" among a running job's nodes, or -1. */
+static int _job_node_offset(job_record_t *job_ptr, int inx)
+{
+	job_resources_t *res = job_ptr->job_resrcs;
+
+	if (!res || !res->node_bitmap || inx >= bit_size(res->node_bitmap) ||
+	    !bit_test(res->node_bitmap, inx))
+		return -1;
+	return bit_set_count_range(res->node_bitmap, 0, inx);
+}
+
+extern int libra_slurm_demand(job_desc_msg_t *job_desc,
+			      part_record_t *part_ptr, libra_demand_t *d,
+			      char **err_msg)
+{
+	libra_job_ask_t a = {
+		.mem_tracked = libra_slurm_mem_tracked(),
+		.mem_per_tres = job_desc->mem_per_tres,
+		.tres_per_node = job_desc->tres_per_node,
+		.tres_per_job = job_desc->tres_per_job,
+		.tres_per_socket = job_desc->tres_per_socket,
+		.tres_per_task = job_desc->tres_per_task,
+	};
+	uint64_t part_def = part_ptr ? part_ptr->def_mem_per_cpu : 0;
+	char err[256];
+	libra_demand_err_t rc;
+
+	/* Slurm's encoding: MB, with MEM_PER_CPU set for a figure per CPU */
+	if (job_desc->pn_min_memory != NO_VAL64) {
+		a.mem.set = true;
+		a.mem.per_cpu = job_desc->pn_min_memory & MEM_PER_CPU;
+		a.mem.mb = job_desc->pn_min_memory & ~MEM_PER_CPU;
+	}
+	/* a partition's 0 is "not set"; the cluster's 0 is "no default" */
+	if (part_def && part_def != NO_VAL64) {
+		a.part_default.set = true;
+		a.part_default.per_cpu = part_def & MEM_PER_CPU;
+		a.part_default.mb = part_def & ~MEM_PER_CPU;
+	}
+	if (slurm_conf.def_mem_per_cpu & ~MEM_PER_CPU) {
+		a.cluster_default.set = true;
+		a.cluster_default.per_cpu = slurm_conf.def_mem_per_cpu &
+					    MEM_PER_CPU;
+		a.cluster_default.mb = slurm_conf.def_mem_per_cpu &
+				       ~MEM_PER_CPU;
+	}
+	rc = libra_demand_from_job(&a, d, err, sizeof(err));
+	if (rc == LIBRA_DEMAND_OK)
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+	return rc == LIBRA_DEMAND_EMEM ? ESLURM_INVALID_TASK_MEMORY :
+					 ESLURM_INVALID_GRES;
+}
+
 static bool _node_usable(node_record_t *node_ptr)
 {
 	return node_ptr && !IS_NODE_DOWN(node_ptr) &&
@@ -206,6 +330,21 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		place[n].node = node;
 		place[n].cpus = MIN(rec->place[i].cpus,
 				    libra_ledger_node_cpus(l, node));
+		place[n].mem_mb = rec->place[i].mem_mb;
+		place[n].gpus = rec->place[i].gpus;
+		/* running: what Slurm gave it there (a record written before
+		 * memory was tracked says none) */
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+			int k = _job_node_offset(job_ptr, node);
+			uint64_t mem;
+			int gpus;
+
+			if (k >= 0) {
+				_job_held(job_ptr, k, &mem, &gpus);
+				place[n].mem_mb = MAX(place[n].mem_mb, mem);
+				place[n].gpus = MAX(place[n].gpus, gpus);
+			}
+		}
 		n++;
 	}
 	if (n && libra_ledger_commit(l, job_ptr->job_id, &rec->sla, place, n,
@@ -239,6 +378,8 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
 			place[n].node = i;
 			place[n].cpus = MIN(res->cpus[k],
 					    libra_ledger_node_cpus(l, i));
+			_job_held(job_ptr, k, &place[n].mem_mb,
+				  &place[n].gpus);
 			n++;
 		}
 		k++;
@@ -287,9 +428,17 @@ extern bool libra_slurm_sync_nodes(void)
 		l = fresh;
 		rebuilt = true;
 	}
-	for (int i = 0; i < node_record_count; i++)
-		libra_ledger_set_node_up(l, i,
-					 _node_usable(node_record_table_ptr[i]));
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		uint64_t mem;
+		int gpus;
+
+		libra_ledger_set_node_up(l, i, _node_usable(node_ptr));
+		if (!node_ptr)
+			continue;
+		_node_resources(node_ptr, &mem, &gpus);
+		libra_ledger_set_node_resources(l, i, mem, gpus);
+	}
 	seen_ledger = l;
 	seen_update = last_node_update;
 	return rebuilt;

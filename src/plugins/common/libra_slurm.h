@@ -22,6 +22,7 @@
 #include "libra_compat.h"
 
 #include "admit.h"
+#include "demand.h"
 #include "hub.h"
 #include "record.h"
 
@@ -92,9 +93,27 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
 				  const char *exc_nodes, char **err_msg);
 
+/* Does the cluster track memory (SelectTypeParameters=CR_*_Memory)? */
+extern bool libra_slurm_mem_tracked(void);
+
+/*
+ * What a job asks besides CPUs (decision 17): its memory (--mem,
+ * --mem-per-cpu, --mem-per-gpu; else part_ptr's DefMemPerCPU or
+ * DefMemPerNode, else the cluster's, else all of each node; none when the
+ * cluster does not track memory) and GPUs (--gres=gpu:N, --gpus-per-node,
+ * --gpus), translated by the policy core (demand.h).  Returns
+ * SLURM_SUCCESS, or ESLURM_INVALID_TASK_MEMORY / ESLURM_INVALID_GRES with
+ * "libra: rejected: <option>: why" in err_msg.  Needs no lock of its own
+ * (the job description, part_ptr and slurm_conf are the caller's).
+ */
+extern int libra_slurm_demand(job_desc_msg_t *job_desc,
+			      part_record_t *part_ptr, libra_demand_t *d,
+			      char **err_msg);
+
 /*
  * Put a running job that has no admission (best effort) into the ledger
- * with its CPUs and no share: it holds job slots.  Hub lock held.
+ * with its CPUs and no share: it holds job slots, and the memory and GPUs
+ * Slurm allocated it.  Hub lock held.
  */
 extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr);
 

@@ -28,6 +28,7 @@
 \*****************************************************************************/
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,12 @@ static int _refusal_errno(libra_verdict_t v)
 		return ESLURM_ACCOUNTING_POLICY;
 	case LIBRA_REJECT_INVALID:
 		return ESLURM_INVALID_QOS;
+	case LIBRA_REJECT_MEMORY:	/* "Memory required by task is not
+					 * available" */
+		return ESLURM_INVALID_TASK_MEMORY;
+	case LIBRA_REJECT_GPUS:		/* "Invalid generic resource (gres)
+					 * specification" */
+		return ESLURM_INVALID_GRES;
 	default:
 		/*
 		 * Not ESLURM_NODES_BUSY: sbatch retries that one, and a
@@ -303,22 +310,83 @@ static const char *_money_up(double v, char *buf, size_t len)
 	return _money_fmt(v, true, buf, len);
 }
 
+/* "64000 MB asked per node": what a job asks of a node's memory. */
+static void _mem_asked(const libra_request_t *req, const libra_quote_t *q,
+		       char *buf, size_t len)
+{
+	const libra_demand_t *d = &req->demand;
+
+	if (d->mem_whole_node)
+		snprintf(buf, len, "all of a node's memory asked (--mem=0, or no default memory set)");
+	else if (d->mem_per_cpu)
+		snprintf(buf, len, "%" PRIu64 " MB asked per CPU, %" PRIu64 " MB on one node",
+			 d->mem_per_cpu, q->asked.mem_mb);
+	else
+		snprintf(buf, len, "%" PRIu64 " MB asked per node",
+			 q->asked.mem_mb);
+}
+
+/*
+ * The resource that stands in the way, with the quote's figures (admit.h):
+ * "memory: 64000 MB asked per node, at most 48000 MB free on any node
+ * now".  A "resources" refusal names a memory or GPU request larger than
+ * any node ("..., the largest node has 48000 MB"); other refusals nothing.
+ */
+static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
+			 char *buf, size_t len)
+{
+	const libra_demand_t *d = &req->demand;
+	bool resources = q->verdict == LIBRA_REJECT_RESOURCES;
+	const char *per = d->gpus ? "in all" : "per node";
+	char asked[128];
+
+	buf[0] = '\0';
+	if (q->verdict == LIBRA_REJECT_MEMORY) {
+		_mem_asked(req, q, asked, sizeof(asked));
+		snprintf(buf, len, "memory: %s, at most %" PRIu64 " MB free on any node now",
+			 asked, q->most_free.mem_mb);
+	} else if (q->verdict == LIBRA_REJECT_GPUS) {
+		snprintf(buf, len, "gpus: %d GPU%s asked %s, at most %d free on any node now",
+			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s", per,
+			 q->most_free.gpus);
+	} else if (resources && q->largest.mem_mb && !d->mem_whole_node &&
+		   q->asked.mem_mb > q->largest.mem_mb) {
+		_mem_asked(req, q, asked, sizeof(asked));
+		snprintf(buf, len, "memory: %s, the largest node has %" PRIu64 " MB",
+			 asked, q->largest.mem_mb);
+	} else if (resources && d->gpus_per_node &&
+		   q->asked.gpus > q->largest.gpus) {
+		snprintf(buf, len, "gpus: %d GPU%s asked per node, %s",
+			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
+			 q->largest.gpus ? "more than any node has" :
+			 "no node of the partition has GPUs");
+	} else if (resources && d->gpus && !q->largest.gpus) {
+		snprintf(buf, len, "gpus: %d GPU%s asked, no node of the partition has GPUs",
+			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s");
+	}
+}
+
 /* One line: why, and what would be admitted instead. */
 static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
 			const libra_quote_t *q, double now, char **err_msg)
 {
 	libra_offer_t offer;
-	char what[128], d[32], m1[32], m2[32];
+	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
+	_held_reason(req, q, held, sizeof(held));
 	if (q->verdict == LIBRA_REJECT_BUDGET)
 		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
 			   _money(q->least_price, m1, sizeof(m1)),
 			   _money(sla->budget, m2, sizeof(m2)), what);
+	else if (q->verdict == LIBRA_REJECT_MEMORY ||
+		 q->verdict == LIBRA_REJECT_GPUS)
+		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)", held, what);
 	else
-		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)",
-			   libra_verdict_reason(q->verdict), what);
+		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)%s%s",
+			   libra_verdict_reason(q->verdict), what,
+			   held[0] ? "; " : "", held);
 	if (q->verdict == LIBRA_REJECT_RESOURCES ||
 	    q->verdict == LIBRA_REJECT_INVALID)
 		return;
@@ -328,6 +396,14 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	}
 
 	libra_counter_offer(l, p, sla, req, now, OFFER_HORIZON, &offer);
+	/* memory and GPUs are held until jobs end: no deadline frees them */
+	if (offer.blocked_by == LIBRA_REJECT_MEMORY ||
+	    offer.blocked_by == LIBRA_REJECT_GPUS) {
+		xstrfmtcat(*err_msg, "; a later deadline does not help: the %s is held by running jobs until they end, submit again then",
+			   offer.blocked_by == LIBRA_REJECT_MEMORY ?
+			   "memory" : "GPUs");
+		return;
+	}
 	if (offer.has_deadline) {
 		libra_format_duration(offer.deadline - now, d, sizeof(d));
 		xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %s",
@@ -429,6 +505,13 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(q);
 		return ESLURM_INVALID_PARTITION_NAME;
 	}
+	rc = libra_slurm_demand(job_desc, part_ptr, &req.demand, err_msg);
+	if (rc) {
+		info("%s: %s", plugin_type, *err_msg);
+		xfree(q);
+		return rc;
+	}
+	ref->demand = req.demand;
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
 	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
 					    job_desc->exc_nodes, err_msg);
@@ -454,7 +537,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.sla = *sla;
 	rec.admitted = now;
 	rec.price = q->price;
+	rec.price_mem = q->price_mem;
+	rec.price_gpus = q->price_gpus;
 	rec.rate = q->rate_max;
+	rec.demand = req.demand;
 	if (libra_record_set_place(&rec, l, q->place, q->nplace)) {
 		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
 		rc = SLURM_ERROR;

@@ -225,6 +225,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 
 	for (int i = 0; i < rec->nplace; i++)
 		req.cpus += rec->place[i].cpus;
+	req.demand = rec->demand;	/* its memory and GPUs, as admitted */
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(job_ptr->part_ptr);
 	req.eligible = libra_slurm_eligible(job_ptr->part_ptr, NULL, NULL,
 					    NULL);
