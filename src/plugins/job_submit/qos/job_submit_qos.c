@@ -399,9 +399,9 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	/* memory and GPUs are held until jobs end: no deadline frees them */
 	if (offer.blocked_by == LIBRA_REJECT_MEMORY ||
 	    offer.blocked_by == LIBRA_REJECT_GPUS) {
-		xstrfmtcat(*err_msg, "; a later deadline does not help: the %s is held by running jobs until they end, submit again then",
+		xstrfmtcat(*err_msg, "; a later deadline does not help: %s held by running jobs until they end, submit again then",
 			   offer.blocked_by == LIBRA_REJECT_MEMORY ?
-			   "memory" : "GPUs");
+			   "the memory is" : "the GPUs are");
 		return;
 	}
 	if (offer.has_deadline) {
