@@ -69,6 +69,8 @@ START_TEST(test_tres_gpus_sum_over_elements)
 {
 	/* --gpus-per-node=1 --gres=gpu:k80:2: sbatch joins them with a comma */
 	ck_assert_int_eq(_gpus("gres:gpu:1,gres:gpu:k80:2"), 3);
+	/* slurm.h calls these lists semicolon-delimited: read both */
+	ck_assert_int_eq(_gpus("gres/gpu:1;gres/gpu:2"), 3);
 }
 END_TEST
 
@@ -178,17 +180,19 @@ static libra_demand_t _demand(const libra_job_ask_t *a)
 {
 	libra_demand_t d;
 
-	ck_assert_msg(!libra_demand_from_job(a, &d, err, sizeof(err)),
+	ck_assert_msg(libra_demand_from_job(a, &d, err, sizeof(err)) ==
+		      LIBRA_DEMAND_OK,
 		      "refused: %s", err);
 	return d;
 }
 
-static void _demand_refused(const libra_job_ask_t *a, const char *what)
+static void _demand_refused(const libra_job_ask_t *a, libra_demand_err_t e,
+			    const char *what)
 {
 	libra_demand_t d;
 
 	memset(&d, 0x5a, sizeof(d));
-	ck_assert_int_eq(libra_demand_from_job(a, &d, err, sizeof(err)), -1);
+	ck_assert_int_eq(libra_demand_from_job(a, &d, err, sizeof(err)), e);
 	ck_assert_names(err, what);
 	ck_assert_uint_eq(d.mem_per_cpu, 0);
 	ck_assert_uint_eq(d.mem_per_node, 0);
@@ -282,7 +286,7 @@ START_TEST(test_mem_too_large_is_refused)
 	libra_job_ask_t a = _ask();
 
 	a.mem = _per_cpu((uint64_t) 1 << 41);
-	_demand_refused(&a, "--mem-per-cpu");
+	_demand_refused(&a, LIBRA_DEMAND_EMEM, "--mem-per-cpu");
 }
 END_TEST
 
@@ -310,7 +314,7 @@ START_TEST(test_gpus_both_forms_are_refused)
 
 	a.tres_per_node = "gres/gpu:2";
 	a.tres_per_job = "gres/gpu:4";
-	_demand_refused(&a, "--gpus with --gpus-per-node");
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gpus with --gpus-per-node");
 }
 END_TEST
 
@@ -319,10 +323,10 @@ START_TEST(test_gpus_per_socket_or_task_are_refused)
 	libra_job_ask_t a = _ask();
 
 	a.tres_per_socket = "gres:gpu:1";
-	_demand_refused(&a, "--gpus-per-socket");
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gpus-per-socket");
 	a.tres_per_socket = NULL;
 	a.tres_per_task = "cpu=2,gres/gpu:1";
-	_demand_refused(&a, "--gpus-per-task");
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gpus-per-task");
 	/* 24.11's --cpus-per-task alone in tres_per_task is no GPU */
 	a.tres_per_task = "cpu=2";
 	_demand(&a);
@@ -334,10 +338,10 @@ START_TEST(test_bad_tres_names_the_option)
 	libra_job_ask_t a = _ask();
 
 	a.tres_per_job = "gres/gpu=many";
-	_demand_refused(&a, "--gpus:");
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gpus:");
 	a.tres_per_job = NULL;
 	a.tres_per_node = "gres:gpu:";
-	_demand_refused(&a, "--gres/--gpus-per-node");
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gres/--gpus-per-node");
 }
 END_TEST
 
@@ -361,11 +365,11 @@ START_TEST(test_mem_per_gpu_without_gpus_per_node_is_refused)
 
 	a.tres_per_job = "gres/gpu:2";
 	a.mem_per_tres = "gres/gpu:4096";
-	_demand_refused(&a, "--mem-per-gpu");
+	_demand_refused(&a, LIBRA_DEMAND_EMEM, "--mem-per-gpu");
 	a.tres_per_job = NULL;
 	a.tres_per_node = "gres/gpu:2";
 	a.mem = _per_node(100);
-	_demand_refused(&a, "--mem-per-gpu with --mem");
+	_demand_refused(&a, LIBRA_DEMAND_EMEM, "--mem-per-gpu with --mem");
 }
 END_TEST
 
