@@ -505,6 +505,7 @@ static int _arrive(ts_t *s, int i, double now)
 		sla.set &= ~LIBRA_SLA_BUDGET;
 	libra_admit(s->l, &s->p, &sla, &req, now, s->q);
 	if (s->q->verdict == LIBRA_ACCEPT) {
+		libra_sla_accept(&sla, s->q);
 		if (_place(s, i, &sla, now))
 			return -1;
 	} else {

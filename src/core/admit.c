@@ -54,6 +54,7 @@ extern const char *libra_verdict_name(libra_verdict_t v)
 	case LIBRA_REJECT_SLOTS:	return "slots";
 	case LIBRA_REJECT_MEMORY:	return "memory";
 	case LIBRA_REJECT_GPUS:		return "gpus";
+	case LIBRA_REJECT_DUEDATE:	return "duedate";
 	}
 	return "unknown";
 }
@@ -81,6 +82,8 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 		return "not enough free memory on the nodes where the CPU share fits";
 	case LIBRA_REJECT_GPUS:
 		return "not enough free GPUs on the nodes where the CPU share fits";
+	case LIBRA_REJECT_DUEDATE:
+		return "the deadline can be met, but not the due date, nor soon enough after it for the reduced price to cover the cost";
 	}
 	return "unknown";
 }
@@ -1309,9 +1312,10 @@ static libra_verdict_t _refusal_cause(const libra_ledger_t *l,
 	return _asks_mem(req) ? LIBRA_REJECT_MEMORY : LIBRA_REJECT_GPUS;
 }
 
-extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
-			const libra_sla_t *sla, const libra_request_t *req,
-			double now, libra_quote_t *q)
+/* The policy's own quote, in resource cost: no mark-up, no due date. */
+static void _admit_policy(const libra_ledger_t *l, const libra_params_t *p,
+			  const libra_sla_t *sla, const libra_request_t *req,
+			  double now, libra_quote_t *q)
 {
 	int nodes = libra_ledger_node_count(l);
 	cand_t *c;
@@ -1361,6 +1365,88 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 		q->nplace = 0;
 	}
 	free(c);
+}
+
+/* ------------------------------------------ ISQoS: mark-up, due date */
+
+/* The resource cost quote at one target, marked up to service price. */
+static void _admit_target(const libra_ledger_t *l, const libra_params_t *p,
+			  const libra_sla_t *sla, const libra_request_t *req,
+			  double now, double target, double markup,
+			  libra_quote_t *q)
+{
+	libra_sla_t s = *sla;
+	double up = 1.0 + markup;
+
+	s.deadline = target;
+	if (libra_sla_has_budget(sla))
+		s.budget = sla->budget / up;	/* ISQoS section 4.3 */
+	_admit_policy(l, p, &s, req, now, q);
+	q->price *= up;
+	q->price_mem *= up;
+	q->price_gpus *= up;
+	q->rate_max *= up;
+	q->least_price *= up;
+	q->markup = markup;
+	q->target = target;
+	q->charge_target = q->price - libra_due_penalty(sla, q->price,
+							target - sla->due_date);
+}
+
+extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, libra_quote_t *q)
+{
+	double m = libra_params_markup(p, sla->tier);
+	double due = sla->due_date, lo, hi, step;
+
+	if (!libra_sla_has_due_window(sla) || !(sla->deadline > now)) {
+		_admit_target(l, p, sla, req, now, sla->deadline, m, q);
+		return;
+	}
+	/* the due date if the free share allows it */
+	if (due > now) {
+		_admit_target(l, p, sla, req, now, due, m, q);
+		if (q->verdict == LIBRA_ACCEPT)
+			return;
+	}
+	/* else the deadline itself must be possible */
+	_admit_target(l, p, sla, req, now, sla->deadline, m, q);
+	if (q->verdict != LIBRA_ACCEPT)
+		return;
+	/* the earliest target in (due, deadline] */
+	lo = fmax(due, now);
+	hi = sla->deadline;
+	step = fmax(1.0, 0.01 * (sla->deadline - due));
+	while (hi - lo > step) {
+		double mid = 0.5 * (lo + hi);
+
+		_admit_target(l, p, sla, req, now, mid, m, q);
+		if (q->verdict == LIBRA_ACCEPT)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	_admit_target(l, p, sla, req, now, hi, m, q);
+	/* sold at a loss past the break-even point: charge < R */
+	if (q->verdict == LIBRA_ACCEPT &&
+	    q->charge_target < q->price / (1.0 + m) - p->tolerance) {
+		q->verdict = LIBRA_REJECT_DUEDATE;
+		q->nplace = 0;
+	}
+}
+
+extern void libra_sla_accept(libra_sla_t *sla, const libra_quote_t *q)
+{
+	if (q->verdict != LIBRA_ACCEPT)
+		return;
+	if (q->target < sla->deadline) {
+		sla->target = q->target;
+		sla->set |= LIBRA_SLA_TARGET;
+	} else {
+		sla->target = 0.0;
+		sla->set &= ~LIBRA_SLA_TARGET;
+	}
 }
 
 /* ----------------------------------------------------- Libra+$Auto */
@@ -1424,6 +1510,9 @@ static bool _admits_at(const libra_ledger_t *l, const libra_params_t *p,
 	libra_sla_t s = *sla;
 
 	s.deadline = deadline;
+	s.due_date += deadline - sla->deadline;	/* 0 stays unset */
+	if (!(s.set & LIBRA_SLA_DUEDATE))
+		s.due_date = 0.0;
 	libra_admit(l, p, &s, req, now, q);
 	return q->verdict == LIBRA_ACCEPT;
 }
@@ -1565,6 +1654,9 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 		if (_admits_at(l, p, sla, req, now, hi, q)) {
 			o->has_deadline = true;
 			o->deadline = hi;
+			if (sla->set & LIBRA_SLA_DUEDATE)
+				o->due_date = sla->due_date +
+					      (hi - sla->deadline);
 			o->deadline_price = q->price;
 		}
 	}

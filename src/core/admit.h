@@ -102,6 +102,9 @@ typedef enum {
 				 * the nodes' jobs hold */
 	LIBRA_REJECT_GPUS,	/* the share fits, but not beside the GPUs
 				 * the nodes' jobs hold */
+	LIBRA_REJECT_DUEDATE,	/* the deadline can be met, but the earliest
+				 * completion the free share allows is past
+				 * the due date's break-even point */
 } libra_verdict_t;
 
 #define LIBRA_QUOTE_MAX_PLACES 4096
@@ -122,6 +125,23 @@ typedef struct libra_quote {
 	double rate_max;	/* highest per-CPU-second rate of the placement */
 	double least_price;	/* budget refusals: the least budget with which
 				 * the request is admitted now */
+	/*
+	 * ISQoS (doc/design.md decision 18).  The money figures above
+	 * include the mark-up: price is the service price S = (1 + markup) R
+	 * of the resource cost R the policy prices.
+	 *   target:	  when the committed share finishes the estimate: the
+	 *		  deadline, or with a due date the due date or the
+	 *		  earliest time after it the free share allows;
+	 *   charge_target: what completing at target costs the user: the
+	 *		  price, less the due-date penalty past the due date
+	 *		  (the z-curve, settle.h).
+	 * Refused with LIBRA_REJECT_DUEDATE: target and charge_target are
+	 * those of the earliest completion found, which the provider would
+	 * sell at a loss (charge_target < R).
+	 */
+	double markup;
+	double target;
+	double charge_target;
 	/*
 	 * When the request asks memory or GPUs, over the eligible nodes that
 	 * are up and track them (0 elsewhere), for messages such as "memory:
@@ -149,10 +169,31 @@ extern const char *libra_verdict_reason(libra_verdict_t v);
 /*
  * Quote a request at time now.  sla must be complete (libra_sla_finish()).
  * Never changes the ledger.
+ *
+ * Around every policy, ISQoS (Kavanagh & Djemame 2014; doc/design.md
+ * decision 18): the policy prices the resource cost R within the budget
+ * B / (1 + markup) (the most a resource may cost, section 4.3), and the
+ * quote's price is S = (1 + markup) R.  A job with a due date before its
+ * deadline is quoted first with its share aimed at the due date (share
+ * RE / (due - now)); if that is refused, at the earliest later target up
+ * to the deadline that is admitted (a bisection to 1% of the due date to
+ * deadline window, at least 1 s), and it is admitted there only if the
+ * z-curve charge at that target still covers R (before the break-even
+ * point); else LIBRA_REJECT_DUEDATE.  A job the deadline itself cannot
+ * take is refused as without a due date.
  */
 extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
 			double now, libra_quote_t *q);
+
+/*
+ * The SLA a caller commits and records once it takes an accepted quote:
+ * sla with the quote's target (LIBRA_SLA_TARGET) when that is before the
+ * deadline (else without one: a re-admission may aim at the deadline), so
+ * that libra_ledger_commit() aims the share at it and libra_settle() knows
+ * what was agreed.  A refused quote changes nothing.
+ */
+extern void libra_sla_accept(libra_sla_t *sla, const libra_quote_t *q);
 
 /*
  * Libra+$Auto (thesis Fig. 7.1, adapted to time sharing): after each
@@ -176,6 +217,8 @@ extern double libra_ddy(double delay, double remaining);
 typedef struct libra_offer {
 	bool has_deadline;	/* a later deadline that fits the budget */
 	double deadline;	/* absolute */
+	double due_date;	/* with a due date: the offered one, as far
+				 * after the user's as the deadline is */
 	double deadline_price;
 	bool has_budget;	/* the least budget at the user's deadline */
 	double budget;
@@ -193,7 +236,7 @@ typedef struct libra_offer {
 /*
  * Search for (a) the earliest deadline, not before the requested one and
  * within max_period of submission, at which the request is admitted within
- * its budget (resolution: 1% of the period, at least one minute), and (b)
+ * its budget (a due date moves with it, by as much) (resolution: 1% of the period, at least one minute), and (b)
  * when the request is refused on budget, the least budget with which it is
  * admitted at the requested deadline (checked by a second quote).  Neither
  * when memory or GPUs stand in the way (o->blocked_by): a later deadline

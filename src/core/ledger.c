@@ -590,13 +590,15 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 	if (sla) {
 		e.runtime = sla->runtime;
 		e.submit = sla->submit;
-		e.deadline = sla->deadline;
+		/* the share aims at the target an admission agreed (a due
+		 * date, admit.h), else at the deadline */
+		e.deadline = libra_sla_target(sla);
 		if (libra_sla_has_budget(sla))
 			e.budget = sla->budget;
 		e.penalty_rate = sla->penalty_rate;
 		e.type = sla->type;
 		e.work = sla->runtime;
-		e.share = libra_share_remaining(e.work, sla->deadline - now,
+		e.share = libra_share_remaining(e.work, e.deadline - now,
 						l->share_min);
 	}
 	for (int i = 0; i < nplace; i++) {

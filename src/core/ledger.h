@@ -89,7 +89,8 @@ typedef struct libra_entry {
 	double since;		/* time of the last progress report */
 	double runtime;		/* RE */
 	double submit;		/* TSU */
-	double deadline;	/* TD */
+	double deadline;	/* TD, or the target its admission aimed
+				 * the share at (libra_sla_target()) */
 	double budget;		/* B, or -1 without a budget */
 	double penalty_rate;	/* PR per hour */
 	libra_deadline_type_t type;
@@ -171,7 +172,8 @@ extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
 
 /*
  * Commit a job on its placement at time now.  sla NULL commits a
- * best-effort job (no share).  The initial share is RE / (TD - now),
+ * best-effort job (no share).  The initial share is RE / (target - now)
+ * (libra_sla_target(): TD unless an admission set a due-date target),
  * clamped.  Each place's memory and GPUs are held until the job (or that
  * part of it) is released.  Returns 0, or -1 if the job is already in the
  * ledger or the placement names a bad node, CPU count or GPU count.

@@ -24,6 +24,10 @@
 #include "share.h"
 #include "sla.h"
 
+_Static_assert(sizeof(((libra_params_t *) 0)->markup_tier) ==
+	       LIBRA_TIER_COUNT * sizeof(double),
+	       "one mark-up per libra_tier_t");
+
 static const char *policy_names[LIBRA_POLICY_COUNT] = {
 	[LIBRA_POLICY_LIBRA]	   = "libra",
 	[LIBRA_POLICY_LIBRA_PRICE] = "libra+$",
@@ -61,6 +65,20 @@ extern void libra_params_default(libra_params_t *p)
 	p->weight_interval = 2.0;
 	p->enforce = true;
 	p->tolerance = 1e-9;
+	/* doc/design.md decision 18: no mark-up unless a job picks a tier */
+	p->markup = 0.0;
+	p->markup_tier[LIBRA_TIER_VALUE] = 0.1;
+	p->markup_tier[LIBRA_TIER_STANDARD] = 0.2;	/* ISQoS section 6.2 */
+	p->markup_tier[LIBRA_TIER_PREMIUM] = 0.4;
+}
+
+extern double libra_params_markup(const libra_params_t *p, int tier)
+{
+	if (p->policy == LIBRA_POLICY_SLA)
+		return 0.0;
+	if (tier > LIBRA_TIER_NONE && tier < LIBRA_TIER_COUNT)
+		return p->markup_tier[tier];
+	return p->markup;
 }
 
 extern const char *libra_policy_name(libra_policy_t policy)
@@ -134,6 +152,13 @@ static const param_def_t defs[] = {
 	NUM("libra_weight_interval",	weight_interval, 0.1, 3600, false),
 	WORD("libra_enforce",		KIND_BOOL,	enforce),
 	NUM("libra_tolerance",		tolerance,	0, 1e-3, false),
+	NUM("libra_markup",		markup,		0, 100, false),
+	NUM("libra_markup_value",	markup_tier[LIBRA_TIER_VALUE],
+	    0, 100, false),
+	NUM("libra_markup_standard",	markup_tier[LIBRA_TIER_STANDARD],
+	    0, 100, false),
+	NUM("libra_markup_premium",	markup_tier[LIBRA_TIER_PREMIUM],
+	    0, 100, false),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -280,6 +305,21 @@ extern int libra_params_check(const libra_params_t *p, char *err,
 		snprintf(val, sizeof(val), "%g", p->beta_min);
 		return _fail(err, errlen, "libra_beta_min", val,
 			     "must not exceed libra_beta_max");
+	}
+	/* tiers are an order of priority (ISQoS section 4.1) */
+	if (p->markup_tier[LIBRA_TIER_VALUE] >
+	    p->markup_tier[LIBRA_TIER_STANDARD]) {
+		snprintf(val, sizeof(val), "%g",
+			 p->markup_tier[LIBRA_TIER_VALUE]);
+		return _fail(err, errlen, "libra_markup_value", val,
+			     "must not exceed libra_markup_standard");
+	}
+	if (p->markup_tier[LIBRA_TIER_STANDARD] >
+	    p->markup_tier[LIBRA_TIER_PREMIUM]) {
+		snprintf(val, sizeof(val), "%g",
+			 p->markup_tier[LIBRA_TIER_STANDARD]);
+		return _fail(err, errlen, "libra_markup_standard", val,
+			     "must not exceed libra_markup_premium");
 	}
 	return 0;
 }

@@ -80,6 +80,8 @@ typedef struct libra_params {
 	double weight_interval;	/* node side: seconds between weight updates */
 	bool enforce;		/* node side: cgroup CPU weights on/off */
 	double tolerance;	/* floating-point slack for capacity tests */
+	double markup;		/* ISQoS mark-up of jobs without a tier */
+	double markup_tier[4];	/* by libra_tier_t (sla.h); [0] unused */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */
@@ -141,6 +143,10 @@ extern int libra_parse_number(const char *what, const char *val,
  * "scontrol show config". */
 extern void libra_params_format(const libra_params_t *p, char *buf,
 				size_t len);
+
+/* The mark-up a job's price carries (ISQoS section 4.1): its tier's, else
+ * libra_markup.  LibraSLA, whose price is the user's bid, has none. */
+extern double libra_params_markup(const libra_params_t *p, int tier);
 
 /* PBase per CPU-second, the unit the pricing formulas use. */
 static inline double libra_price_base_per_sec(const libra_params_t *p)

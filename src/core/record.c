@@ -28,6 +28,7 @@ static const struct {
 	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
 	{ "type",	 LIBRA_SLA_TYPE },
 	{ "duedate",	 LIBRA_SLA_DUEDATE },
+	{ "tier",	 LIBRA_SLA_TIER },
 };
 #define NGIVEN (sizeof(given_keys) / sizeof(given_keys[0]))
 
@@ -77,6 +78,11 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 		_add_num(o, "penalty_cap", sla->penalty_cap, ok);
 	if (sla->set & LIBRA_SLA_DUEDATE)
 		_add_num(o, "duedate", sla->due_date, ok);
+	if (sla->set & LIBRA_SLA_TIER)
+		json_object_object_add(o, "tier", json_object_new_string(
+			libra_tier_name(sla->tier)));
+	if (sla->set & LIBRA_SLA_TARGET)
+		_add_num(o, "target", sla->target, ok);
 	json_object_object_add(o, "type", json_object_new_string(
 		sla->type == LIBRA_DEADLINE_SOFT ? "soft" : "hard"));
 	for (size_t i = 0; i < NGIVEN; i++)
@@ -357,10 +363,11 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 {
 	static const char *const allowed[] = {
 		"runtime", "submit", "deadline", "budget", "penalty",
-		"penalty_cap", "duedate", "type", "given", NULL
+		"penalty_cap", "duedate", "tier", "target", "type", "given",
+		NULL
 	};
 	json_object *given;
-	const char *type;
+	const char *type, *tier;
 
 	memset(sla, 0, sizeof(*sla));
 	if (!json_object_is_type(o, json_type_object))
@@ -379,10 +386,28 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 	    _get_num(d, o, "sla", "penalty_cap", false, 0, MONEY_MAX,
 		     &sla->penalty_cap) ||
 	    _get_num(d, o, "sla", "duedate", false, 0, TIME_MAX,
-		     &sla->due_date))
+		     &sla->due_date) ||
+	    _get_num(d, o, "sla", "target", false, 0, TIME_MAX,
+		     &sla->target))
 		return -1;
 	if (!(sla->deadline > sla->submit))
 		return _dfail(d, "sla.deadline: not after sla.submit");
+	if (_get(o, "target")) {
+		/* set by admission, never given: a time in (submit, TD) */
+		if (!(sla->target > sla->submit) ||
+		    !(sla->target < sla->deadline))
+			return _dfail(d, "sla.target: not between sla.submit and sla.deadline");
+		sla->set |= LIBRA_SLA_TARGET;
+	}
+	if (_get(o, "tier")) {
+		tier = _get_str(d, o, "sla", "tier", true);
+		if (!tier)
+			return -1;
+		if (!libra_tier_from_name(tier, &sla->tier) ||
+		    sla->tier == LIBRA_TIER_NONE)
+			return _dfail(d, "sla.tier: '%.20s' is not value, standard or premium",
+				      tier);
+	}
 	type = _get_str(d, o, "sla", "type", true);
 	if (!type)
 		return -1;
@@ -397,7 +422,7 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 	given = _get(o, "given");
 	if (!given) {
 		/* written by hand: every field present was given */
-		sla->set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
+		sla->set |= LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
 			   LIBRA_SLA_TYPE;
 		if (_get(o, "budget"))
 			sla->set |= LIBRA_SLA_BUDGET;
@@ -407,6 +432,8 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 			sla->set |= LIBRA_SLA_PENALTY_CAP;
 		if (_get(o, "duedate"))
 			sla->set |= LIBRA_SLA_DUEDATE;
+		if (_get(o, "tier"))
+			sla->set |= LIBRA_SLA_TIER;
 		return 0;
 	}
 	if (!json_object_is_type(given, json_type_array))
@@ -433,7 +460,8 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 	if (!(sla->set & LIBRA_SLA_BUDGET) != !_get(o, "budget") ||
 	    !(sla->set & LIBRA_SLA_PENALTY) != !_get(o, "penalty") ||
 	    !(sla->set & LIBRA_SLA_PENALTY_CAP) != !_get(o, "penalty_cap") ||
-	    !(sla->set & LIBRA_SLA_DUEDATE) != !_get(o, "duedate"))
+	    !(sla->set & LIBRA_SLA_DUEDATE) != !_get(o, "duedate") ||
+	    !(sla->set & LIBRA_SLA_TIER) != !_get(o, "tier"))
 		return _dfail(d, "sla.given: does not match the fields present");
 	return 0;
 }

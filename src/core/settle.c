@@ -49,9 +49,35 @@ extern double libra_penalty(const libra_sla_t *sla, double delay)
 	return pen;
 }
 
+extern double libra_due_penalty(const libra_sla_t *sla, double price,
+				double late)
+{
+	double cap, rate;
+
+	if (!libra_sla_has_due_window(sla) || !(late > 0.0))
+		return 0.0;
+	cap = (sla->set & LIBRA_SLA_PENALTY_CAP) ? sla->penalty_cap : price;
+	if (sla->set & LIBRA_SLA_PENALTY)
+		rate = sla->penalty_rate / 3600.0;
+	else
+		rate = cap / (sla->deadline - sla->due_date);
+	return fmin(cap, rate * late);
+}
+
+/* The penalty for the delay the rules above name, from the due date when
+ * the SLA has one, else from the deadline (Eq. 4.1). */
+static double _penalty(const libra_sla_t *sla, double price, double late,
+		       double delay)
+{
+	if (libra_sla_has_due_window(sla))
+		return libra_due_penalty(sla, price, late);
+	return libra_penalty(sla, delay);
+}
+
 extern void libra_settle(const libra_sla_t *sla, double price, double start,
 			 double end, libra_end_t how, libra_settlement_t *s)
 {
+	bool due = libra_sla_has_due_window(sla);
 	double window;
 
 	memset(s, 0, sizeof(*s));
@@ -70,12 +96,22 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		if (s->delay <= LIBRA_DEADLINE_GRACE)
 			s->delay = 0.0;
 		s->deadline_met = (s->delay == 0.0);
-		s->penalty = libra_penalty(sla, s->delay);
+		if (due && end - sla->due_date > LIBRA_DEADLINE_GRACE)
+			s->late = end - sla->due_date;
+		s->penalty = _penalty(sla, price, s->late, s->delay);
 		s->charge = price - s->penalty;
 		break;
 	case LIBRA_END_DEADLINE:
-		/* ran out its own estimate: delivered as promised */
-		s->charge = price;
+		/* ran out its own estimate: delivered as promised, at the
+		 * charge agreed for the target the share aimed at */
+		if (due) {
+			s->late = sla->deadline - sla->due_date;
+			s->charge = price - libra_due_penalty(
+				sla, price,
+				libra_sla_target(sla) - sla->due_date);
+		} else {
+			s->charge = price;
+		}
 		break;
 	case LIBRA_END_CANCELLED:
 	case LIBRA_END_WITHDRAWN:
@@ -86,7 +122,7 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		break;
 	case LIBRA_END_NODE_FAIL:
 	case LIBRA_END_UNSTARTED:
-		s->penalty = libra_penalty(sla, sla->runtime);
+		s->penalty = _penalty(sla, price, sla->runtime, sla->runtime);
 		s->charge = -s->penalty;
 		break;
 	}

@@ -35,6 +35,16 @@
  *			the provider's broken promise, not for the owner's
  *			own delay, so none; charged as CANCELLED (nothing if
  *			it never started).
+ *
+ *  With a due date before the deadline (ISQoS's z-curve, doc/design.md
+ *  decision 18) lateness counts from the due date, not the deadline: the
+ *  charge is the full price up to the due date and falls, linearly at the
+ *  penalty rate, to the price less the penalty cap, where it stays.  A
+ *  user who gave no cap gets the price as cap (the paper's experiments:
+ *  the charge falls to 0 at the deadline) and one who gave no rate the
+ *  rate that reaches the cap at the deadline, cap / (TD - due) per second.
+ *  DEADLINE then charges what completing at the agreed target costs
+ *  (libra_sla_t.target), NODE_FAIL and UNSTARTED pay that penalty for RE.
 \*****************************************************************************/
 
 #ifndef LIBRA_SETTLE_H
@@ -58,6 +68,7 @@ typedef struct libra_settlement {
 	libra_end_t how;
 	double end;		/* TF */
 	double delay;		/* DY [s] */
+	double late;		/* past the due date [s]; 0 without one */
 	bool deadline_met;
 	double penalty;		/* >= 0 */
 	double charge;		/* what the user pays; < 0 is compensation */
@@ -71,6 +82,19 @@ extern bool libra_end_from_name(const char *name, libra_end_t *how);
 
 /* Penalty for a delay under an SLA: min(cap, PR * delay / 3600). */
 extern double libra_penalty(const libra_sla_t *sla, double delay);
+
+/* Does the SLA have a due date before its deadline (by more than the
+ * grace), so that the z-curve applies? */
+static inline bool libra_sla_has_due_window(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_DUEDATE) &&
+	       sla->deadline - sla->due_date > LIBRA_DEADLINE_GRACE;
+}
+
+/* The z-curve's penalty for completing late seconds after the due date at
+ * a quoted price (see above); 0 without a due window or when late <= 0. */
+extern double libra_due_penalty(const libra_sla_t *sla, double price,
+				double late);
 
 /* Settle a job that started at start (0: never started) and ended at end. */
 extern void libra_settle(const libra_sla_t *sla, double price, double start,

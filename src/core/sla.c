@@ -30,10 +30,12 @@ static const struct {
 	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
 	{ "type",	 LIBRA_SLA_TYPE },
 	{ "duedate",	 LIBRA_SLA_DUEDATE },
+	{ "due",	 LIBRA_SLA_DUEDATE },	/* the same field, shorter */
+	{ "tier",	 LIBRA_SLA_TIER },
 };
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
 #define SLA_KNOWN_KEYS \
-	"runtime, deadline, budget, penalty, penalty_cap, type, duedate"
+	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier"
 
 static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
 			     const char *fmt, ...)
@@ -443,6 +445,13 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 				     "%s: '%.40s' is not hard or soft",
 				     key, val);
 		return LIBRA_SLA_OK;
+	case LIBRA_SLA_TIER:
+		if (!libra_tier_from_name(val, &tmp->tier) ||
+		    tmp->tier == LIBRA_TIER_NONE)
+			return _fail(err, errlen, LIBRA_SLA_EVALUE,
+				     "%s: '%.40s' is not value, standard or premium",
+				     key, val);
+		return LIBRA_SLA_OK;
 	}
 	return _fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
 }
@@ -619,6 +628,31 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 	return rc;
 }
 
+static const char *tier_names[LIBRA_TIER_COUNT] = {
+	[LIBRA_TIER_NONE]     = "none",
+	[LIBRA_TIER_VALUE]    = "value",
+	[LIBRA_TIER_STANDARD] = "standard",
+	[LIBRA_TIER_PREMIUM]  = "premium",
+};
+
+extern const char *libra_tier_name(libra_tier_t tier)
+{
+	if ((unsigned) tier < LIBRA_TIER_COUNT)
+		return tier_names[tier];
+	return "unknown";
+}
+
+extern bool libra_tier_from_name(const char *name, libra_tier_t *tier)
+{
+	for (int i = 0; i < LIBRA_TIER_COUNT; i++) {
+		if (!strcmp(name, tier_names[i])) {
+			*tier = (libra_tier_t) i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool _same(double a, double b)
 {
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
@@ -634,6 +668,7 @@ static double _field(const libra_sla_t *s, uint32_t bit)
 	case LIBRA_SLA_PENALTY_CAP:	return s->penalty_cap;
 	case LIBRA_SLA_DUEDATE:		return s->due_date;
 	case LIBRA_SLA_TYPE:		return (double) s->type;
+	case LIBRA_SLA_TIER:		return (double) s->tier;
 	}
 	return 0.0;
 }
@@ -650,6 +685,7 @@ static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
 	case LIBRA_SLA_PENALTY_CAP: dst->penalty_cap = src->penalty_cap; break;
 	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
 	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
+	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
 	}
 	dst->set |= bit;
 }
@@ -750,10 +786,25 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 			   "deadline: more than 3650 days after submission");
 		goto out;
 	}
-	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
-	    (tmp.due_date <= tmp.submit || tmp.due_date > tmp.deadline)) {
+	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {
+		libra_format_duration(tmp.due_date - tmp.submit, d_buf,
+				      sizeof(d_buf));
+		libra_format_duration(tmp.deadline - tmp.submit, re_buf,
+				      sizeof(re_buf));
 		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
-			   "duedate: must be after submission and not after the deadline");
+			   "duedate: %s from submission is after the deadline %s",
+			   d_buf, re_buf);
+		goto out;
+	}
+	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
+	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
+		libra_format_duration(tmp.due_date - tmp.submit, d_buf,
+				      sizeof(d_buf));
+		libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
+		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
+			   "duedate: %s from submission is before the runtime estimate %s has run",
+			   (tmp.due_date > tmp.submit) ? d_buf : "in the past",
+			   re_buf);
 		goto out;
 	}
 	if (!(tmp.set & LIBRA_SLA_BUDGET))

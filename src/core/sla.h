@@ -11,7 +11,8 @@
  *
  *	runtime=30m,deadline=3h,budget=40,type=soft,penalty=0.1
  *
- *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate.
+ *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate
+ *  (or due), tier.
  *  Durations: "90s", "45m", "2h", "1.5h", "3d", "1h30m" (units falling),
  *  Slurm's "[D-]HH:MM:SS",
  *  "MM:SS", "D-HH", "D-HH:MM", or a bare number of minutes (as --time).
@@ -42,6 +43,10 @@
 #define LIBRA_SLA_TYPE		(1u << 4)
 #define LIBRA_SLA_DUEDATE	(1u << 5)
 #define LIBRA_SLA_PENALTY_CAP	(1u << 6)
+#define LIBRA_SLA_TIER		(1u << 7)
+/* Not a key: set by libra_sla_accept() when a quote aims the job's share at
+ * a time before its deadline (a due date). */
+#define LIBRA_SLA_TARGET	(1u << 8)
 
 /* Limits that make absurd input an error instead of an overflow. */
 #define LIBRA_SLA_MAX_TEXT	1024		/* bytes of SLA text */
@@ -53,6 +58,19 @@ typedef enum {
 	LIBRA_DEADLINE_SOFT = 1,	/* may run late; penalty accrues */
 } libra_deadline_type_t;
 
+/*
+ * ISQoS mark-up tiers (Kavanagh & Djemame 2014, section 4.1): the user
+ * picks one; the site sets each tier's mark-up (libra_markup_* in
+ * params.h).  No tier: libra_markup.
+ */
+typedef enum {
+	LIBRA_TIER_NONE = 0,
+	LIBRA_TIER_VALUE,
+	LIBRA_TIER_STANDARD,
+	LIBRA_TIER_PREMIUM,
+	LIBRA_TIER_COUNT
+} libra_tier_t;
+
 typedef struct libra_sla {
 	uint32_t set;		/* LIBRA_SLA_* bits: what the user gave */
 	double runtime;		/* RE: CPU seconds per allocated CPU */
@@ -63,6 +81,11 @@ typedef struct libra_sla {
 	double penalty_cap;	/* bound on the penalty (LIBRA_SLA_PENALTY_CAP) */
 	double due_date;	/* soft target (LIBRA_SLA_DUEDATE) [s] */
 	libra_deadline_type_t type;
+	libra_tier_t tier;	/* LIBRA_SLA_TIER, else LIBRA_TIER_NONE */
+	double target;		/* LIBRA_SLA_TARGET: when the admitted share
+				 * finishes the estimate [s]: the due date or
+				 * the earliest time after it that admission
+				 * found (admit.h); else the deadline */
 } libra_sla_t;
 
 /* Error classes; the message buffer says which key and why. */
@@ -136,13 +159,24 @@ extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
  *   slurm_deadline  --deadline as absolute time (0: none); the deadline when
  *		 no deadline= was given; both given and different is an error.
  * Rules: runtime and deadline must be known; runtime > 0; deadline after
- * submit + runtime (else LIBRA_SLA_EDEADLINE); the due date, if any, between
- * submission and deadline.  Unset budget means "no limit", unset penalty 0,
+ * submit + runtime (else LIBRA_SLA_EDEADLINE); the due date, if any, after
+ * submit + runtime and not after the deadline.  Unset budget means "no limit", unset penalty 0,
  * unset type hard.
  */
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 					double slurm_deadline,
 					char *err, size_t errlen);
+
+/* "value", "standard", "premium" ("none" for LIBRA_TIER_NONE). */
+extern const char *libra_tier_name(libra_tier_t tier);
+extern bool libra_tier_from_name(const char *name, libra_tier_t *tier);
+
+/* When the job's committed share is to finish its estimate: the target an
+ * admission set, else the deadline. */
+static inline double libra_sla_target(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_TARGET) ? sla->target : sla->deadline;
+}
 
 /* True when the user gave a budget; otherwise any price is acceptable. */
 static inline bool libra_sla_has_budget(const libra_sla_t *sla)

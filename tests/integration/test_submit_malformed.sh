@@ -111,7 +111,9 @@ refused "$R|deadline: |in the past" -n 1 --comment="runtime=1m,deadline=2001-01-
 refused "$R|deadline: '2031-02-30T00:00'|not a time" -n 1 --comment="runtime=1m,deadline=2031-02-30T00:00"
 refused "$R|deadline: '2031-13-01T00:00'|not a time" -n 1 --comment="runtime=1m,deadline=2031-13-01T00:00"
 refused "$R|deadline: '2031-01-01T24:00'|not a time" -n 1 --comment="runtime=1m,deadline=2031-01-01T24:00"
-refused "$R|duedate: |not after the deadline" -n 1 --comment="$ok,duedate=10m"
+refused "$R|duedate: |is after the deadline" -n 1 --comment="$ok,duedate=10m"
+refused "$R|duedate: 30s from submission is before the runtime estimate 1m has run" -n 1 --comment="$ok,due=30s"
+refused "$R|tier: 'gold' is not value, standard or premium" -n 1 --comment="$ok,tier=gold"
 # it may not start until long after its deadline
 refused "$R|deadline" -n 1 --begin=now+2hours --comment="runtime=1m,deadline=30m"
 refused "$R|deadline: --deadline and deadline= give different times" -n 1 --deadline=now+2hours --comment="$ok"

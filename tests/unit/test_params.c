@@ -13,6 +13,7 @@
 
 #include "params.h"
 #include "share.h"
+#include "sla.h"
 #include "testutil.h"
 
 static char err[256];
@@ -523,6 +524,13 @@ static const struct {
 	  "0.099999999", "3600", "3600.000001" },
 	{ K("libra_tolerance", tolerance), "0", false, "-0", "1e-3",
 	  "0.001000001" },
+	{ K("libra_markup", markup), "0", false, "-0", "100", "100.000001" },
+	{ K("libra_markup_value", markup_tier[LIBRA_TIER_VALUE]), "0", false,
+	  "-0", "100", "100.000001" },
+	{ K("libra_markup_standard", markup_tier[LIBRA_TIER_STANDARD]), "0",
+	  false, "-0", "100", "100.000001" },
+	{ K("libra_markup_premium", markup_tier[LIBRA_TIER_PREMIUM]), "0",
+	  false, "-0", "100", "100.000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))

@@ -67,6 +67,9 @@ static void _assert_same_sla(const libra_sla_t *a, const libra_sla_t *b)
 		ck_assert_same_bits(a->penalty_cap, b->penalty_cap);
 	if (a->set & LIBRA_SLA_DUEDATE)
 		ck_assert_same_bits(a->due_date, b->due_date);
+	if (a->set & LIBRA_SLA_TARGET)
+		ck_assert_same_bits(a->target, b->target);
+	ck_assert_int_eq(a->tier, b->tier);
 	ck_assert_int_eq(a->type, b->type);
 }
 
@@ -908,6 +911,54 @@ START_TEST(test_set_place_keeps_memory_and_gpus)
 }
 END_TEST
 
+/* ISQoS (decision 18): the tier the user picked and the target admission
+ * set travel with the record; a target outside (submit, deadline) or a
+ * tier that is not one is refused. */
+START_TEST(test_tier_and_target_round_trip)
+{
+	static const char text[] =
+		"{\"libra\":1,\"policy\":\"libra+$\","
+		"\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		"\"deadline\":1795007200,\"duedate\":1795004000,"
+		"\"tier\":\"premium\",\"target\":1795004500,"
+		"\"type\":\"hard\","
+		"\"given\":[\"runtime\",\"deadline\",\"duedate\",\"tier\"]},"
+		"\"admit\":{\"time\":1795000000,\"price\":96.1,\"rate\":0.0267,"
+		"\"place\":[{\"node\":\"n1\",\"cpus\":1}]}}";
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_int_eq(r.sla.tier, LIBRA_TIER_PREMIUM);
+	ck_assert(r.sla.set & LIBRA_SLA_TIER);
+	ck_assert(r.sla.set & LIBRA_SLA_TARGET);
+	ck_assert_double_eq_tol(libra_sla_target(&r.sla), 1795004500, TOL);
+	_round_trip(&r);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_tier_or_target_is_refused)
+{
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,\"tier\":\"gold\","
+		     "\"type\":\"hard\",\"given\":[\"runtime\",\"deadline\","
+		     "\"tier\"]}}", "sla.tier");
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,\"target\":1795007200,"
+		     "\"type\":\"hard\",\"given\":[\"runtime\",\"deadline\"]}}",
+		     "sla.target");
+	/* given says tier, no tier present */
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,"
+		     "\"type\":\"hard\",\"given\":[\"runtime\",\"deadline\","
+		     "\"tier\"]}}", "sla.given");
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -961,6 +1012,11 @@ static Suite *_suite(void)
 	T(tc, test_small_err_buffer_is_terminated);
 	T(tc, test_sla_json_garbage_is_refused);
 	T(tc, test_bad_memory_and_gpu_fields_are_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("isqos");
+	T(tc, test_tier_and_target_round_trip);
+	T(tc, test_bad_tier_or_target_is_refused);
 	suite_add_tcase(s, tc);
 
 	return s;

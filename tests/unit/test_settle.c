@@ -405,6 +405,125 @@ START_TEST(test_end_limit_of_uncapped_soft_job_is_none)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* ISQoS: the z-curve of a due date (doc/design.md decision 18)       */
+/* ---------------------------------------------------------------- */
+
+/* Due 2000, deadline 4000, no rate nor cap given: the charge falls from
+ * PRICE at 2000 to 0 at 4000. */
+static libra_sla_t _sla_due(libra_deadline_type_t type)
+{
+	libra_sla_t sla = _sla(type);
+
+	sla.set &= ~LIBRA_SLA_PENALTY;
+	sla.penalty_rate = 0;
+	sla.set |= LIBRA_SLA_DUEDATE;
+	sla.due_date = 2000;
+	return sla;
+}
+
+START_TEST(test_z_curve_full_price_by_the_due_date)
+{
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 100, 1999, LIBRA_END_COMPLETED);
+
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+	ck_assert_double_eq_tol(s.late, 0, TOL);
+	ck_assert(s.deadline_met);
+}
+END_TEST
+
+START_TEST(test_z_curve_falls_linearly_to_the_deadline)
+{
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 100, 3000, LIBRA_END_COMPLETED);
+
+	/* halfway: 60 - 60 * 1000 / 2000 = 30; the deadline was met */
+	ck_assert_double_eq_tol(s.late, 1000, TOL);
+	ck_assert_double_eq_tol(s.penalty, 30, TOL);
+	ck_assert_double_eq_tol(s.charge, 30, TOL);
+	ck_assert(s.deadline_met);
+	ck_assert_double_eq_tol(libra_due_penalty(&sla, PRICE, 500), 15, TOL);
+}
+END_TEST
+
+START_TEST(test_z_curve_stays_at_the_floor_after_the_deadline)
+{
+	/* soft: runs past TD; the penalty is capped at the price (F = 0) */
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s = _settle(&sla, 100, 9000, LIBRA_END_COMPLETED);
+
+	ck_assert_double_eq_tol(s.charge, 0, TOL);
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 5000, TOL);
+	/* a cap of 45 floors it at 15 */
+	sla.set |= LIBRA_SLA_PENALTY_CAP;
+	sla.penalty_cap = 45;
+	s = _settle(&sla, 100, 9000, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.charge, 15, TOL);
+	/* and the slope reaches that cap at the deadline: 45 / 2000 per s */
+	s = _settle(&sla, 100, 3000, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.charge, 60 - 22.5, TOL);
+}
+END_TEST
+
+START_TEST(test_z_curve_with_a_given_rate)
+{
+	/* 36 per hour past the due date: 1000 s late costs 10 */
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s;
+
+	sla.set |= LIBRA_SLA_PENALTY;
+	sla.penalty_rate = 36;
+	s = _settle(&sla, 100, 3000, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.charge, 50, TOL);
+}
+END_TEST
+
+START_TEST(test_z_curve_deadline_end_charges_the_agreed_target)
+{
+	/* admitted for 2500: ran out its estimate, ended at TD: charged
+	 * what completing at 2500 costs, 60 - 60 * 500 / 2000 = 45 */
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s;
+
+	sla.set |= LIBRA_SLA_TARGET;
+	sla.target = 2500;
+	s = _settle(&sla, 100, 4000, LIBRA_END_DEADLINE);
+	ck_assert_double_eq_tol(s.charge, 45, TOL);
+	/* admitted for the due date itself: the full price */
+	sla.target = 2000;
+	s = _settle(&sla, 100, 4000, LIBRA_END_DEADLINE);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+}
+END_TEST
+
+START_TEST(test_z_curve_node_fail_pays_the_due_date_penalty_for_re)
+{
+	/* RE 1000 at 60 / 2000 per s: 30 paid back */
+	libra_sla_t sla = _sla_due(LIBRA_DEADLINE_HARD);
+	libra_settlement_t s = _settle(&sla, 100, 1500, LIBRA_END_NODE_FAIL);
+
+	ck_assert_double_eq_tol(s.penalty, 30, TOL);
+	ck_assert_double_eq_tol(s.charge, -30, TOL);
+}
+END_TEST
+
+START_TEST(test_due_date_at_the_deadline_is_no_z_curve)
+{
+	/* no window: settled as without a due date */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settlement_t s;
+
+	sla.set |= LIBRA_SLA_DUEDATE;
+	sla.due_date = sla.deadline;
+	ck_assert(!libra_sla_has_due_window(&sla));
+	s = _settle(&sla, 100, 4000 + 7200, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, 5.0, TOL);
+	ck_assert_double_eq_tol(libra_due_penalty(&sla, PRICE, 100), 0, TOL);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("settle");
@@ -446,6 +565,16 @@ static Suite *_suite(void)
 	T(tc, test_end_limit_of_hard_job_is_deadline);
 	T(tc, test_end_limit_of_capped_soft_job_is_where_cap_is_reached);
 	T(tc, test_end_limit_of_uncapped_soft_job_is_none);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("zcurve");
+	T(tc, test_z_curve_full_price_by_the_due_date);
+	T(tc, test_z_curve_falls_linearly_to_the_deadline);
+	T(tc, test_z_curve_stays_at_the_floor_after_the_deadline);
+	T(tc, test_z_curve_with_a_given_rate);
+	T(tc, test_z_curve_deadline_end_charges_the_agreed_target);
+	T(tc, test_z_curve_node_fail_pays_the_due_date_penalty_for_re);
+	T(tc, test_due_date_at_the_deadline_is_no_z_curve);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -1178,6 +1178,78 @@ START_TEST(test_err_field_of_whole_text_is_none)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* ISQoS: due (alias of duedate), tier                                */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_due_is_duedate)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,due=2h", 0, 0,
+				       &sla), LIBRA_SLA_OK);
+	ck_assert(sla.set & LIBRA_SLA_DUEDATE);
+	ck_assert_double_eq_tol(sla.due_date, NOW + 7200.0, TOL);
+	/* one field under two names: given twice */
+	_expect_parse_error("due=1h,duedate=2h", LIBRA_SLA_EDUP, "duedate");
+}
+END_TEST
+
+START_TEST(test_tier_parses_the_three_names)
+{
+	static const char *names[] = { "value", "standard", "premium" };
+	libra_sla_t sla;
+	char text[64];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof(text), "tier=%s", names[i]);
+		ck_assert_int_eq(libra_sla_parse(text, NOW, &sla, err,
+						 sizeof(err)), LIBRA_SLA_OK);
+		ck_assert(sla.set & LIBRA_SLA_TIER);
+		ck_assert_int_eq(sla.tier, LIBRA_TIER_VALUE + i);
+		ck_assert_str_eq(libra_tier_name(sla.tier), names[i]);
+	}
+	_expect_parse_error("tier=gold", LIBRA_SLA_EVALUE, "tier");
+	_expect_parse_error("tier=none", LIBRA_SLA_EVALUE, "tier");
+	_expect_parse_error("tier=value,tier=premium", LIBRA_SLA_EDUP, "tier");
+	ck_assert(libra_sla_text_is_sla("tier=premium"));
+}
+END_TEST
+
+START_TEST(test_finish_duedate_before_the_runtime_has_run_is_refused)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,due=30m", 0, 0,
+				       &sla), LIBRA_SLA_EDEADLINE);
+	ck_assert_names(err, "duedate");
+	ck_assert_ptr_nonnull(strstr(err, "30m"));
+	ck_assert_ptr_nonnull(strstr(err, "1h"));
+	/* exactly the estimate is possible (share 1) */
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,due=1h", 0, 0,
+				       &sla), LIBRA_SLA_OK);
+}
+END_TEST
+
+START_TEST(test_merge_copies_tier_and_refuses_a_different_one)
+{
+	libra_sla_t a, b;
+
+	ck_assert_int_eq(libra_sla_parse("runtime=1h", NOW, &a, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_parse("tier=premium", NOW, &b, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_merge(&a, "comment", &b, "option", err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(a.tier, LIBRA_TIER_PREMIUM);
+	ck_assert_int_eq(libra_sla_parse("tier=value", NOW, &b, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_merge(&a, "comment", &b, "option", err,
+					 sizeof(err)), LIBRA_SLA_EDUP);
+	ck_assert_names(err, "tier");
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("sla");
@@ -1296,6 +1368,13 @@ static Suite *_suite(void)
 	T(tc, test_text_with_equals_is_sla);
 	T(tc, test_text_starting_with_key_is_sla);
 	T(tc, test_free_text_is_not_sla);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("isqos");
+	T(tc, test_due_is_duedate);
+	T(tc, test_tier_parses_the_three_names);
+	T(tc, test_finish_duedate_before_the_runtime_has_run_is_refused);
+	T(tc, test_merge_copies_tier_and_refuses_a_different_one);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -72,6 +72,7 @@ static const struct {
 	  LIBRA_SLA_PENALTY_CAP },
 	{ "deadline_type", "deadline-type", "type", LIBRA_SLA_TYPE },
 	{ "duedate",	   "duedate",	    "duedate", LIBRA_SLA_DUEDATE },
+	{ "tier",	   "tier",	    "tier", LIBRA_SLA_TIER },
 };
 
 extern int init(void)
@@ -245,13 +246,20 @@ static part_record_t *_partition(job_desc_msg_t *job_desc)
 static void _describe(const libra_sla_t *sla, int cpus, double now,
 		      char *buf, size_t len)
 {
-	char re[32], d[32];
+	char re[32], d[32], due[32], due_txt[48] = "";
 
 	libra_format_duration(sla->runtime, re, sizeof(re));
 	libra_format_duration(sla->deadline - now, d, sizeof(d));
-	snprintf(buf, len, "%d CPU%s x %s, deadline %s%s", cpus,
-		 cpus == 1 ? "" : "s", re, d,
-		 sla->type == LIBRA_DEADLINE_SOFT ? " soft" : "");
+	if (sla->set & LIBRA_SLA_DUEDATE) {
+		libra_format_duration(sla->due_date - now, due, sizeof(due));
+		snprintf(due_txt, sizeof(due_txt), "due date %s, ", due);
+	}
+	snprintf(buf, len, "%d CPU%s x %s, %sdeadline %s%s%s%s", cpus,
+		 cpus == 1 ? "" : "s", re, due_txt, d,
+		 sla->type == LIBRA_DEADLINE_SOFT ? " soft" : "",
+		 (sla->set & LIBRA_SLA_TIER) ? ", tier " : "",
+		 (sla->set & LIBRA_SLA_TIER) ? libra_tier_name(sla->tier) :
+		 "");
 }
 
 static int _refusal_errno(libra_verdict_t v)
@@ -376,17 +384,25 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
 	_held_reason(req, q, held, sizeof(held));
-	if (q->verdict == LIBRA_REJECT_BUDGET)
+	if (q->verdict == LIBRA_REJECT_BUDGET) {
 		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
 			   _money(q->least_price, m1, sizeof(m1)),
 			   _money(sla->budget, m2, sizeof(m2)), what);
-	else if (q->verdict == LIBRA_REJECT_MEMORY ||
-		 q->verdict == LIBRA_REJECT_GPUS)
+	} else if (q->verdict == LIBRA_REJECT_MEMORY ||
+		   q->verdict == LIBRA_REJECT_GPUS) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)", held, what);
-	else
+	} else if (q->verdict == LIBRA_REJECT_DUEDATE) {
+		/* doc/design.md decision 18: past the break-even point */
+		libra_format_duration(q->target - now, d, sizeof(d));
+		xstrfmtcat(*err_msg, "libra: rejected: the due date cannot be met; the earliest completion, in %s, would be charged %s, below its cost %s (%s)",
+			   d, _money(q->charge_target, m1, sizeof(m1)),
+			   _money(q->price / (1.0 + q->markup), m2,
+				  sizeof(m2)), what);
+	} else {
 		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)%s%s",
 			   libra_verdict_reason(q->verdict), what,
 			   held[0] ? "; " : "", held);
+	}
 	if (q->verdict == LIBRA_REJECT_RESOURCES ||
 	    q->verdict == LIBRA_REJECT_INVALID)
 		return;
@@ -406,8 +422,17 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	}
 	if (offer.has_deadline) {
 		libra_format_duration(offer.deadline - now, d, sizeof(d));
-		xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %s",
-			   d, _money_up(offer.deadline_price, m1, sizeof(m1)));
+		if (sla->set & LIBRA_SLA_DUEDATE) {
+			libra_format_duration(offer.due_date - now, m2,
+					      sizeof(m2));
+			xstrfmtcat(*err_msg, "; cheapest feasible: due date %s, deadline %s at %s",
+				   m2, d, _money_up(offer.deadline_price, m1,
+						    sizeof(m1)));
+		} else {
+			xstrfmtcat(*err_msg, "; cheapest feasible: deadline %s at %s",
+				   d, _money_up(offer.deadline_price, m1,
+						sizeof(m1)));
+		}
 		if (offer.has_budget)
 			xstrfmtcat(*err_msg, ", or budget %s",
 				   _money_up(offer.budget, m2, sizeof(m2)));
@@ -489,6 +514,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_quote_t *q = xmalloc(sizeof(*q));
 	libra_request_t req;
 	libra_record_t rec;
+	libra_sla_t agreed;
 	part_record_t *part_ptr;
 	char what[128], m1[32], *nodes;
 	int rc = SLURM_SUCCESS;
@@ -535,6 +561,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.policy = p->policy;
 	rec.token = libra_hub_next_token();
 	rec.sla = *sla;
+	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
+	agreed = rec.sla;
 	rec.admitted = now;
 	rec.price = q->price;
 	rec.price_mem = q->price_mem;
@@ -550,7 +578,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_record_free(&rec);
 	if (rc)
 		goto out;
-	if (libra_ledger_commit(l, rec.token, sla, q->place, q->nplace, now)) {
+	if (libra_ledger_commit(l, rec.token, &agreed, q->place, q->nplace,
+				now)) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
 		rc = SLURM_ERROR;
 		goto out;
@@ -562,6 +591,13 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
 		   _money(q->price, m1, sizeof(m1)), what,
 		   libra_policy_name(p->policy), nodes);
+	if (agreed.set & LIBRA_SLA_TARGET) {
+		char t[32];
+
+		libra_format_duration(agreed.target - now, t, sizeof(t));
+		xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
+			   t, _money(q->charge_target, m1, sizeof(m1)));
+	}
 	info("%s: %s", plugin_type, *err_msg);
 	xfree(nodes);
 out:

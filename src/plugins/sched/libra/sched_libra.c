@@ -231,6 +231,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 					    NULL);
 	libra_ledger_release(l, job_ptr->job_id);
 	libra_admit(l, p, &rec->sla, &req, (double) now, q);
+	libra_sla_accept(&rec->sla, q);		/* the new target, if any */
 	if (q->verdict == LIBRA_ACCEPT &&
 	    !libra_ledger_commit(l, job_ptr->job_id, &rec->sla, q->place,
 				 q->nplace, (double) now)) {

@@ -5,7 +5,7 @@
  *  deadline share (libra_cgroup.c).
  *
  *  Options: --runtime, --budget, --penalty, --penalty-cap, --deadline-type,
- *  --duedate.  Slurm hands their values to slurmctld in the job's SPANK
+ *  --duedate, --tier.  Slurm hands their values to slurmctld in the job's SPANK
  *  environment as _SLURM_SPANK_OPTION_libra_<option>, where job_submit/qos
  *  reads and checks them exactly as it checks --comment fields; here they
  *  are only checked for being non-empty printable text, so that a typo is
@@ -38,7 +38,10 @@ static struct spank_option libra_options[] = {
 	  "slurm-libra: hard (end the job at the deadline) or soft (run "
 	  "late, penalty accrues)", 1, 4, _check },
 	{ "duedate", "WHEN",
-	  "slurm-libra: soft target before the deadline", 1, 5, _check },
+	  "slurm-libra: soft target before the deadline: full price by "
+	  "then, less up to the deadline", 1, 5, _check },
+	{ "tier", "value|standard|premium",
+	  "slurm-libra: mark-up tier of the price", 1, 6, _check },
 	SPANK_OPTIONS_TABLE_END
 };
 
