@@ -2,14 +2,16 @@
 """Compare two runs of Slurm's Python test suite: stock Slurm against Slurm
 with the slurm-libra plugins (tests/slurm-python/test_slurm_python.sh).
 
-  compare.py [--expected FILE] [--rerun RERUN.xml] STOCK.xml PLUGINS.xml
+  compare.py [--expected FILE] [--rerun RERUN.xml]... STOCK.xml PLUGINS.xml
       prints one line per test (stock, plugins) and a summary line; exit 1
-      when a test that passed on stock did not pass with the plugins (and
-      did not pass when run again, RERUN.xml) unless FILE lists it.
-  compare.py [--expected FILE] --rerun-list STOCK.xml PLUGINS.xml
+      when a test that passed on stock did not pass with the plugins (nor
+      in any of the runs again, RERUN.xml, one per attempt) unless FILE
+      lists it.
+  compare.py [--expected FILE] [--only-present] --rerun-list STOCK.xml PLUGINS.xml
       prints the pytest node ids that passed on stock and not with the
       plugins and that FILE does not list, one a line (what the script
-      runs once more).
+      runs again); --only-present: only those PLUGINS.xml has (a run
+      again of a few).
   compare.py --one RESULTS.xml
       prints one side's results only.
 
@@ -96,8 +98,9 @@ def short(msg, width=70):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--expected")
-    ap.add_argument("--rerun")
+    ap.add_argument("--rerun", action="append", default=[])
     ap.add_argument("--rerun-list", action="store_true")
+    ap.add_argument("--only-present", action="store_true")
     ap.add_argument("--one", action="store_true")
     ap.add_argument("xml", nargs="+")
     a = ap.parse_args()
@@ -121,12 +124,19 @@ def main():
     expected = read_expected(a.expected)
     if a.rerun_list:
         for nid in order:
+            if a.only_present and nid not in plugins:
+                continue
             if (stock.get(nid, ("none",))[0] == "pass" and plugins.get(nid, ("none",))[0] != "pass"
                     and not expected_for(nid, expected)):
                 print(nid)
         return 0
 
-    rerun = read_results(a.rerun)[0] if a.rerun else {}
+    # passed in any attempt: a flaky moment, not a difference
+    rerun = {}
+    for f in a.rerun:
+        for nid, r in read_results(f)[0].items():
+            if rerun.get(nid, ("none",))[0] != "pass":
+                rerun[nid] = r
 
     width = max(len(n) for n in order) if order else 10
     width = min(width, 90)
