@@ -28,6 +28,8 @@ zcurve_once() { # DUE WINDOW: 0 checked, 1 set up again, else failed
 		--comment="runtime=5s,due=${due}s,deadline=$((due + window))s,tier=standard" \
 		--wrap "$(gate_wait "$gate")"
 	id=$SB_JOBID
+	[[ $SB_OUT != *"due date cannot be met"* ]] ||
+		fail "z-curve job: admitted by its due date on an idle node, yet: $SB_OUT"
 	rec=$(job_record "$id")
 	assert_eq standard "$(json_get "$rec" sla.tier)" "z-curve job: its tier in the record"
 	# let it end after its due date: the gate opens 5 s past it

@@ -591,7 +591,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
 		   _money(q->price, m1, sizeof(m1)), what,
 		   libra_policy_name(p->policy), nodes);
-	if (agreed.set & LIBRA_SLA_TARGET) {
+	if ((agreed.set & LIBRA_SLA_TARGET) &&
+	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {
 		char t[32];
 
 		libra_format_duration(agreed.target - now, t, sizeof(t));
