@@ -740,7 +740,7 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 					char *err, size_t errlen)
 {
 	libra_sla_t tmp = *sla;
-	char d_buf[32], re_buf[32];
+	char d_buf[32], re_buf[32], due_buf[32];
 	libra_sla_err_t rc = LIBRA_SLA_OK;
 
 	if (!(tmp.set & LIBRA_SLA_RUNTIME)) {
@@ -771,10 +771,12 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 			   "runtime: must be positive and at most 3650 days");
 		goto out;
 	}
+	/* the durations the messages below name */
+	libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
+	libra_format_duration(tmp.deadline - tmp.submit, d_buf, sizeof(d_buf));
+	libra_format_duration(tmp.due_date - tmp.submit, due_buf,
+			      sizeof(due_buf));
 	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
-		libra_format_duration(tmp.deadline - tmp.submit, d_buf,
-				      sizeof(d_buf));
-		libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
 		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
 			   "deadline: %s from submission is not after the runtime estimate %s",
 			   (tmp.deadline > tmp.submit) ? d_buf : "in the past",
@@ -787,23 +789,16 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 		goto out;
 	}
 	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {
-		libra_format_duration(tmp.due_date - tmp.submit, d_buf,
-				      sizeof(d_buf));
-		libra_format_duration(tmp.deadline - tmp.submit, re_buf,
-				      sizeof(re_buf));
 		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
 			   "duedate: %s from submission is after the deadline %s",
-			   d_buf, re_buf);
+			   due_buf, d_buf);
 		goto out;
 	}
 	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
 	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
-		libra_format_duration(tmp.due_date - tmp.submit, d_buf,
-				      sizeof(d_buf));
-		libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
 		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
 			   "duedate: %s from submission is before the runtime estimate %s has run",
-			   (tmp.due_date > tmp.submit) ? d_buf : "in the past",
+			   (tmp.due_date > tmp.submit) ? due_buf : "in the past",
 			   re_buf);
 		goto out;
 	}
