@@ -242,8 +242,8 @@ round() {
 	# the job, held back for the credential's lifetime (120 s: allowed for),
 	# or held for good ("launch failed requeued held"; 7 of 1,000 while the
 	# load was at 50): those are the machine's, and released to run again.
-	# shellcheck disable=SC2317 # called by wait_until
-	all_run() {
+	# shellcheck disable=SC2317 # called by all_run and ended
+	release_held() {
 		local held
 		held=$(squeue -h -t PD -o '%i %r' | awk '/launch failed/ { print $1 }')
 		if [ -n "$held" ]; then
@@ -251,6 +251,10 @@ round() {
 			scontrol release $held >/dev/null 2>&1 || :
 			printf '%s\n' $held >>"$L/$name.released"
 		fi
+	}
+	# shellcheck disable=SC2317 # called by wait_until
+	all_run() {
+		release_held
 		[ "$(squeue -h -t R -o %i | wc -l)" -ge "$1" ]
 	}
 	if ! wait_until_ok $((180 + adm / 5)) all_run "$adm"; then
@@ -270,9 +274,20 @@ round() {
 		printf "%${adm}s" '' | tr ' ' '\n' >&"${fds[i]}"
 		sleep 0.1
 	done
+	# A job Slurm requeued in this phase (stock Slurm under this load:
+	# "Batch JobId=N missing from batch node ..., Requeuing job") runs
+	# again, finds its line still in its FIFO and ends; one it held
+	# ("launch failed requeued held") is released as in the start phase.
 	# shellcheck disable=SC2317 # called by wait_until
-	ended() { [ -z "$(squeue -h -t R,CG,PD -o %i 2>/dev/null)" ]; }
-	wait_until $((180 + adm / 5)) "$name's jobs to end" ended
+	ended() {
+		release_held
+		[ -z "$(squeue -h -t R,CG,PD -o %i 2>/dev/null)" ]
+	}
+	if ! wait_until_ok $((180 + adm / 5)) ended; then
+		fail "$name's jobs did not end within $((180 + adm / 5)) s: $(squeue -h -t R,CG,PD -o '%T %r' | sort | uniq -c | head -5 | tr '\n' ';') (requeued in slurmctld's log: $(grep -c 'Requeuing job' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" || :))"
+	fi
+	[ ! -s "$L/$name.released" ] ||
+		note "$TAG$name: $(sort -u "$L/$name.released" | wc -l) job(s) held by Slurm and released in all"
 	for fd in "${fds[@]}"; do
 		exec {fd}>&-
 	done
