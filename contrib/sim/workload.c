@@ -46,6 +46,7 @@
 
 #include "alloc.h"
 #include "rng.h"
+#include "settle.h"
 #include "sim.h"
 #include "swf.h"
 
@@ -298,14 +299,15 @@ extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla)
 	sla->budget = j->budget;
 	sla->penalty_rate = j->penalty_rate;
 	sla->type = j->hard ? LIBRA_DEADLINE_HARD : LIBRA_DEADLINE_SOFT;
-	if (j->due_date > 0.0) {
+	sla->due_date = j->due_date;
+	if (j->due_date > 0.0)
 		sla->set |= LIBRA_SLA_DUEDATE;
-		sla->due_date = j->due_date;
-		if (!j->due_rate) {
-			/* the paper's z-curve: to 0 at the deadline */
-			sla->set &= ~LIBRA_SLA_PENALTY;
-			sla->penalty_rate = 0.0;
-		}
+	/* the paper's z-curve falls to 0 at the deadline: no rate of the
+	 * job's own; a due date at the deadline (F = 1) has no z-curve and
+	 * keeps it */
+	if (libra_sla_has_due_window(sla) && !j->due_rate) {
+		sla->set &= ~LIBRA_SLA_PENALTY;
+		sla->penalty_rate = 0.0;
 	}
 	if (j->tier != LIBRA_TIER_NONE) {
 		sla->set |= LIBRA_SLA_TIER;
