@@ -887,6 +887,9 @@ def sim_args(policy, settings):
         if k in _ONLY and policy not in _ONLY[k]:
             continue
         v = settings[k]
+        if v is True:		# a flag without a value (--due-rate)
+            args.append("--" + k)
+            continue
         if isinstance(v, float):
             v = str(int(v)) if v == int(v) and abs(v) < 1e15 else repr(v)
         args += ["--" + k, str(v)]
