@@ -845,6 +845,7 @@ _ONLY = {
     "risk-mu": ("librariskd",),
     "gamma": ("libra",),
     "delta": ("libra",),
+    "price-damping": ("libra+$", "libra+$auto"),
 }
 
 # Thesis Table 3.1 (chapter 3 and the pricing paper), written out in full so
@@ -860,6 +861,25 @@ CH3 = {
 THESIS_PRICING = {"resfree": "thesis", "charge": "thesis"}
 
 
+def quote_stats(quotes):
+    """A series of quotes [(time, price or None: refused)]: their number,
+    the refused, mean, sd, coefficient of variation, and the largest and
+    99th-percentile change between consecutive quotes relative to the
+    mean (price-stability, price-damping)."""
+    p = [x for _, x in quotes if x is not None]
+    n = len(p)
+    mean = sum(p) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in p) / (n - 1)) if n > 1 \
+        else 0.0
+    jumps = sorted(abs(b - a) for (_, a), (_, b) in zip(quotes, quotes[1:])
+                   if a is not None and b is not None)
+    p99 = jumps[min(len(jumps) - 1, int(math.ceil(0.99 * len(jumps))) - 1)] \
+        if jumps else 0.0
+    return {"n": len(quotes), "refused": len(quotes) - n, "mean": mean,
+            "sd": sd, "cv": sd / mean, "max_jump": jumps[-1] / mean
+            if jumps else 0.0, "p99_jump": p99 / mean}
+
+
 def sim_args(policy, settings):
     """The simulator arguments of one configuration, in a canonical order."""
     args = ["--policy", policy]
@@ -867,6 +887,9 @@ def sim_args(policy, settings):
         if k in _ONLY and policy not in _ONLY[k]:
             continue
         v = settings[k]
+        if v is True:		# a flag without a value (--due-rate)
+            args.append("--" + k)
+            continue
         if isinstance(v, float):
             v = str(int(v)) if v == int(v) and abs(v) < 1e15 else repr(v)
         args += ["--" + k, str(v)]

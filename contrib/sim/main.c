@@ -52,7 +52,8 @@ enum {
 	OPT_RISK_SIGMA, OPT_RISK_MU, OPT_CAPACITY, OPT_SHARE_MIN, OPT_GAMMA,
 	OPT_DELTA, OPT_BETA_MIN, OPT_BETA_MAX, OPT_FR_ALPHA, OPT_FR_DISCOUNT,
 	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_PROBE_CSV, OPT_PROBE_EVERY,
-	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_HELP,
+	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_DUE_FRAC,
+	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_HELP,
 	OPT_VERSION,
 };
 
@@ -102,6 +103,11 @@ static const struct option long_opts[] = {
 	{ "probe-cpus", required_argument, NULL, OPT_PROBE_CPUS },
 	{ "probe-runtime", required_argument, NULL, OPT_PROBE_RUNTIME },
 	{ "probe-deadline", required_argument, NULL, OPT_PROBE_DEADLINE },
+	{ "due-frac", required_argument, NULL, OPT_DUE_FRAC },
+	{ "due-rate", no_argument, NULL, OPT_DUE_RATE },
+	{ "markup", required_argument, NULL, OPT_MARKUP },
+	{ "tier", required_argument, NULL, OPT_TIER },
+	{ "price-damping", required_argument, NULL, OPT_PRICE_DAMPING },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -131,6 +137,9 @@ static void _usage(FILE *f)
 "  --bias-deadline B, --bias-budget B, --bias-penalty B   (1)\n"
 "  --estimates E           accurate | trace[:PCT] | under:PCT (accurate)\n"
 "  --seed S                random seed (1)\n"
+"  --due-frac F            due date at F of the deadline period (none)\n"
+"  --due-rate              z-curve at the job's penalty rate (to 0 at TD)\n"
+"  --tier T                value | standard | premium | urgency (none)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -142,6 +151,8 @@ static void _usage(FILE *f)
 "  --gamma G, --delta D    Libra's static price\n"
 "  --capacity C, --share-min S, --risk-sigma S, --risk-mu M\n"
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
+"  --markup M              mark-up of jobs without a tier (0)\n"
+"  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
 "\n"
 "Output:\n"
@@ -261,6 +272,8 @@ static const struct {
 	{ OPT_RISK_MU, "libra_risk_mu" },
 	{ OPT_BETA_MIN, "libra_beta_min" },
 	{ OPT_BETA_MAX, "libra_beta_max" },
+	{ OPT_MARKUP, "libra_markup" },
+	{ OPT_PRICE_DAMPING, "libra_price_damping" },
 };
 
 static const char *_param_key(int opt)
@@ -389,6 +402,20 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_EST:
 			_estimates(cfg, a);
 			break;
+		case OPT_DUE_FRAC:
+			cfg->due_frac = _num(name, a, 0, true, 1, false);
+			break;
+		case OPT_DUE_RATE:
+			cfg->due_rate = true;
+			break;
+		case OPT_TIER:
+			cfg->tier_by_urgency = !strcmp(a, "urgency");
+			if (!cfg->tier_by_urgency &&
+			    (!libra_tier_from_name(a, &cfg->tier) ||
+			     cfg->tier == LIBRA_TIER_NONE))
+				_usage_error("--tier: '%s' is not value, "
+					     "standard, premium or urgency", a);
+			break;
 		case OPT_SEED: {
 			char *end;
 			unsigned long long v;
@@ -478,6 +505,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			     "libra+$auto, firstreward, all)", policy);
 	if (cfg->first && cfg->last)
 		_usage_error("--first and --last exclude each other");
+	if (cfg->due_rate && !(cfg->due_frac > 0.0))
+		_usage_error("--due-rate needs --due-frac");
 	if (libra_params_check(p, err, sizeof(err)))
 		_usage_error("--beta-min, --beta-max: %s", err);
 }

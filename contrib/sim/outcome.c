@@ -34,8 +34,10 @@ extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
 	o->met = s.deadline_met;
 	if (model == SIM_MODEL_BID)
 		o->charge = s.charge;
-	else
-		o->charge = s.deadline_met ? p : 0.0;
+	else if (!s.deadline_met)
+		o->charge = 0.0;
+	else	/* the z-curve's charge with a due date, else the price */
+		o->charge = s.charge;
 }
 
 extern void sim_reject(sim_outcome_t *o, const char *verdict)

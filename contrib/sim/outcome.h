@@ -8,7 +8,9 @@
  *  applied in one place:
  *
  *  - commodity market: the provider earns the quoted price if the deadline
- *    is met, nothing otherwise (thesis 3.5.2, 6.4.1);
+ *    is met, nothing otherwise (thesis 3.5.2, 6.4.1); with a due date
+ *    (--due-frac) what the z-curve charges for the completion time
+ *    (ISQoS; libra_settle(), doc/design.md decision 18);
  *  - bid-based: the price is the user's bid B and the provider earns
  *    U = B - DY * PR (Eq. 4.1), computed by the core's libra_settle()
  *    (negative U is compensation).

@@ -83,6 +83,15 @@ typedef struct sim_config {
 	sim_est_t est;
 	double est_pct;
 	uint64_t seed;
+	/* ISQoS due dates (doc/design.md decision 18): due = TSU + due_frac
+	 * (TD - TSU), 0: none; due_rate: the z-curve falls at the job's
+	 * penalty rate, else (the paper's) to 0 at the deadline */
+	double due_frac;
+	bool due_rate;
+	/* mark-up tier of every job (LIBRA_TIER_NONE: libra_markup), or
+	 * tier_by_urgency: premium for high-urgency jobs, value for others */
+	libra_tier_t tier;
+	bool tier_by_urgency;
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
@@ -114,6 +123,9 @@ typedef struct sim_job {
 	double deadline;	/* TD, absolute */
 	double budget;		/* B */
 	double penalty_rate;	/* PR per hour */
+	double due_date;	/* ISQoS due date, absolute; 0: none */
+	bool due_rate;		/* the z-curve falls at PR (else to 0 at TD) */
+	libra_tier_t tier;	/* mark-up tier */
 	bool high;		/* high urgency */
 	bool hard;		/* hard deadline */
 } sim_job_t;

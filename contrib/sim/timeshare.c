@@ -49,6 +49,7 @@
 #include "alloc.h"
 #include "ledger.h"
 #include "outcome.h"
+#include "price.h"
 #include "settle.h"
 #include "share.h"
 #include "sim.h"
@@ -89,6 +90,7 @@ typedef struct {
 	int *pos;		/* node -> heap position */
 	int *left;		/* parts still running, per job */
 	double *price;		/* quoted price, per job */
+	double *target;		/* when its share finishes RE (a due date) */
 	double *ret;		/* LibraSLA: return (B / RE) / D, per job */
 	double *done;		/* scratch: CPU done of a node's parts */
 	int ndone_cap;
@@ -367,7 +369,8 @@ slow:
 }
 
 /* --self-check: the ledger's share is the thesis' Fig. 3.3 partition,
- * (RE - cpu_done) / (TD - now), clamped as share.h says. */
+ * (RE - cpu_done) / (TD - now), clamped as share.h says; TD is the target
+ * its admission aimed the share at (a due date, decision 18). */
 static int _check_node(ts_t *s, int node, double now)
 {
 	tnode_t *nd = &s->nodes[node];
@@ -376,7 +379,8 @@ static int _check_node(ts_t *s, int node, double now)
 	for (k = 0; k < nd->n; k++) {
 		const sim_job_t *j = &s->w->jobs[nd->p[k].job];
 		double want = libra_share(j->estimate, nd->p[k].done, now,
-					  j->deadline, s->p.share_min);
+					  s->target[nd->p[k].job],
+					  s->p.share_min);
 
 		if (fabs(want - nd->p[k].share) > 1e-9 * (1.0 + fabs(want))) {
 			snprintf(s->err, s->errlen, "self-check: job %ld on "
@@ -442,6 +446,7 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 	const libra_quote_t *q = s->q;
 	int cpus = 0;
 
+	s->target[i] = libra_sla_target(sla);	/* --self-check's */
 	if (libra_ledger_commit(s->l, (uint32_t) i, sla, q->place, q->nplace,
 				now)) {
 		snprintf(s->err, s->errlen, "core: libra_ledger_commit"
@@ -513,6 +518,7 @@ static int _arrive(ts_t *s, int i, double now)
 	}
 	if (s->policy == SIM_LIBRA_AUTO)
 		libra_auto_feedback(s->l, &s->p, s->q, now);
+	libra_price_feedback(s->l, &s->p, now);
 
 	_heapify(s);
 	return 0;
@@ -623,6 +629,7 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	s.pos = sim_xcalloc((size_t) s.nnodes, sizeof(int));
 	s.left = sim_xcalloc(n + 1, sizeof(int));
 	s.price = sim_xcalloc(n + 1, sizeof(double));
+	s.target = sim_xcalloc(n + 1, sizeof(double));
 	s.ret = sim_xcalloc(n + 1, sizeof(double));
 	for (i = 0; i < n; i++) {
 		const sim_job_t *j = &w->jobs[i];
@@ -690,6 +697,7 @@ out:
 	free(s.pos);
 	free(s.left);
 	free(s.price);
+	free(s.target);
 	free(s.ret);
 	free(s.done);
 	free(s.q);

@@ -22,7 +22,16 @@
  *  - bias (thesis 6.4.3): a job longer than the window's mean run time has
  *    its factor divided by the bias, a shorter one multiplied by it;
  *  - hard deadlines: the high-urgency jobs (thesis Table 4.1), or each job
- *    with probability hard_pct / 100 when --hard is given.
+ *    with probability hard_pct / 100 when --hard is given;
+ *  - due dates (ISQoS, --due-frac F; none by default): the same fraction F
+ *    of every job's deadline period, due = TSU + F (TD - TSU), so urgent
+ *    jobs, whose deadlines are short, get short due dates too; never
+ *    before TSU + RE, the earliest due date sbatch takes (sla.h).  The
+ *    paper's experiments put the due date at 0.75-0.86 of the deadline
+ *    period (due 12-24 min, deadline 4 min later) and let the price fall
+ *    to 0 at the deadline: the SLA then carries no penalty rate, which
+ *    the core reads as that curve (settle.h); --due-rate keeps the job's
+ *    own rate instead.  No random draw: the other factors are unchanged.
  *
  *  The thesis never states the standard deviations; cv (default 0.25) is
  *  ours.  Every quantity is drawn from its own random stream keyed by the
@@ -37,6 +46,7 @@
 
 #include "alloc.h"
 #include "rng.h"
+#include "settle.h"
 #include "sim.h"
 #include "swf.h"
 
@@ -119,6 +129,22 @@ static double _estimate(const sim_config_t *cfg, const libra_swf_job_t *s)
 	default:
 		return r;
 	}
+}
+
+/* The ISQoS terms of a job: due date and mark-up tier (see above). */
+static void _due(const sim_config_t *cfg, sim_job_t *j)
+{
+	if (cfg->due_frac > 0.0) {
+		j->due_date = j->submit + cfg->due_frac *
+					  (j->deadline - j->submit);
+		if (j->due_date < j->submit + j->estimate)
+			j->due_date = j->submit + j->estimate;
+		j->due_rate = cfg->due_rate;
+	}
+	if (cfg->tier_by_urgency)
+		j->tier = j->high ? LIBRA_TIER_PREMIUM : LIBRA_TIER_VALUE;
+	else
+		j->tier = cfg->tier;
 }
 
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
@@ -241,6 +267,8 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			goto fail;
 		pf = _bias(pf, cfg->bias_p, s->run, mean_r);
 		j->penalty_rate = pf * pb_h * j->procs;
+
+		_due(cfg, j);
 	}
 	free(c);
 	libra_swf_free(&swf);
@@ -271,4 +299,18 @@ extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla)
 	sla->budget = j->budget;
 	sla->penalty_rate = j->penalty_rate;
 	sla->type = j->hard ? LIBRA_DEADLINE_HARD : LIBRA_DEADLINE_SOFT;
+	sla->due_date = j->due_date;
+	if (j->due_date > 0.0)
+		sla->set |= LIBRA_SLA_DUEDATE;
+	/* the paper's z-curve falls to 0 at the deadline: no rate of the
+	 * job's own; a due date at the deadline (F = 1) has no z-curve and
+	 * keeps it */
+	if (libra_sla_has_due_window(sla) && !j->due_rate) {
+		sla->set &= ~LIBRA_SLA_PENALTY;
+		sla->penalty_rate = 0.0;
+	}
+	if (j->tier != LIBRA_TIER_NONE) {
+		sla->set |= LIBRA_SLA_TIER;
+		sla->tier = j->tier;
+	}
 }

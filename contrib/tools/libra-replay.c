@@ -38,6 +38,7 @@
 #include "admit.h"
 #include "ledger.h"
 #include "params.h"
+#include "price.h"
 #include "record.h"
 
 typedef struct {
@@ -345,6 +346,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "libra-replay: job %u: cannot commit its placement\n",
 				e->job_id);
 		libra_auto_feedback(l, &p, q, e->time);
+		libra_price_feedback(l, &p, e->time);
 	}
 	printf("decisions %d, agree %d (ambiguous %d), differ %d\n",
 	       agree + disagree, agree, ambiguous, disagree);

@@ -689,7 +689,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 
 	for (int j = 0; j < nodes; j++) {
 		int room = _room(l, p, req, j, share);
-		double res_free, putil;
+		double res_free, res_max, putil;
 
 		if (room < 1)
 			continue;
@@ -701,8 +701,10 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 		_cand_init(l, &c[n], j, room, res_free);
 		/* P_ij from this RESFree (libra_rate would walk the node's
 		 * entries again for the same number) */
-		putil = libra_putil(libra_res_max(l, j, now, sla->deadline),
-				    res_free, base);
+		res_max = libra_res_max(l, j, now, sla->deadline);
+		putil = libra_putil(res_max, libra_res_free_priced(
+					    l, p, j, now, res_max, res_free,
+					    sla->runtime), base);
 		c[n].rate = isfinite(putil) ? p->alpha * base +
 			    _node_beta(l, p, j) * putil : INFINITY;
 		c[n].held = _held_at(l, p, sla, req, now, j);

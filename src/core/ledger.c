@@ -31,6 +31,8 @@ typedef struct ledger_node {
 	int cpus;
 	bool up;
 	double beta;
+	double load_avg;	/* smoothed share_sum / cpus (NaN: unset) */
+	double load_t;		/* when load_avg was last brought forward */
 	double share_sum;	/* sum of cpus * share */
 	int job_cpus;		/* sum of cpus, best effort included */
 	double thesis_work;	/* sum of cpus * RE */
@@ -192,6 +194,7 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 	n->cpus = cpus;
 	n->up = true;
 	n->beta = NAN;
+	n->load_avg = NAN;
 	l->nnodes++;
 	/* keep the name table at most half full */
 	if (l->nnodes * 2 > l->name_slots_cap) {
@@ -353,6 +356,25 @@ extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
 {
 	if (_node(l, node))
 		l->nodes[node].beta = beta;
+}
+
+extern double libra_ledger_node_load_avg(const libra_ledger_t *l, int node,
+					 double *when)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	if (when)
+		*when = n ? n->load_t : 0.0;
+	return n ? n->load_avg : NAN;
+}
+
+extern void libra_ledger_set_node_load_avg(libra_ledger_t *l, int node,
+					   double load, double when)
+{
+	if (_node(l, node)) {
+		l->nodes[node].load_avg = load;
+		l->nodes[node].load_t = when;
+	}
 }
 
 extern double libra_ledger_node_share(const libra_ledger_t *l, int node)

@@ -151,6 +151,16 @@ extern double libra_ledger_node_beta(const libra_ledger_t *l, int node);
 extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
 				       double beta);
 
+/*
+ * The node's smoothed load for Libra+$'s price damping (price.h): the
+ * committed share per CPU as averaged up to "when" (NaN until first set).
+ * Not in the job records: a restarted slurmctld starts undamped.
+ */
+extern double libra_ledger_node_load_avg(const libra_ledger_t *l, int node,
+					 double *when);
+extern void libra_ledger_set_node_load_avg(libra_ledger_t *l, int node,
+					   double load, double when);
+
 /* Sum of cpus * share of the jobs on the node [CPUs]. */
 extern double libra_ledger_node_share(const libra_ledger_t *l, int node);
 

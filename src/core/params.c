@@ -70,6 +70,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->markup_tier[LIBRA_TIER_VALUE] = 0.1;
 	p->markup_tier[LIBRA_TIER_STANDARD] = 0.2;	/* ISQoS section 6.2 */
 	p->markup_tier[LIBRA_TIER_PREMIUM] = 0.4;
+	p->price_damping = 0.0;		/* decision 19: prices as before */
 }
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
@@ -159,6 +160,7 @@ static const param_def_t defs[] = {
 	    0, 100, false),
 	NUM("libra_markup_premium",	markup_tier[LIBRA_TIER_PREMIUM],
 	    0, 100, false),
+	NUM("libra_price_damping",	price_damping,	0, 1e8, false),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

@@ -82,6 +82,8 @@ typedef struct libra_params {
 	double tolerance;	/* floating-point slack for capacity tests */
 	double markup;		/* ISQoS mark-up of jobs without a tier */
 	double markup_tier[4];	/* by libra_tier_t (sla.h); [0] unused */
+	double price_damping;	/* Libra+$: time constant [s] of the smoothed
+				 * demand its price sees; 0: off (price.h) */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

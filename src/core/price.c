@@ -40,15 +40,65 @@ extern double libra_res_free(const libra_ledger_t *l, const libra_params_t *p,
 	       cpus * runtime;
 }
 
+/* S_j: the committed share per CPU of the node now. */
+static double _load(const libra_ledger_t *l, int node)
+{
+	int cpus = libra_ledger_node_cpus(l, node);
+
+	return cpus > 0 ? libra_ledger_node_share(l, node) / cpus : 0.0;
+}
+
+extern double libra_load_smoothed(const libra_ledger_t *l,
+				  const libra_params_t *p, int node,
+				  double now)
+{
+	double load = _load(l, node), when;
+	double avg = libra_ledger_node_load_avg(l, node, &when);
+
+	if (!(p->price_damping > 0.0) || isnan(avg))
+		return load;
+	return load + (avg - load) *
+		      exp(-fmax(now - when, 0.0) / p->price_damping);
+}
+
+extern double libra_res_free_priced(const libra_ledger_t *l,
+				    const libra_params_t *p, int node,
+				    double now, double res_max,
+				    double res_free, double res_i)
+{
+	double lag, damped;
+
+	if (!(p->price_damping > 0.0) || !(res_free > 0.0))
+		return res_free;
+	lag = _load(l, node) - libra_load_smoothed(l, p, node, now);
+	damped = res_free + res_max * lag;
+	damped = fmin(damped, res_max - res_i);	/* no emptier than idle */
+	return fmax(damped, fmin(res_free, res_i)); /* nor fuller than full */
+}
+
+extern void libra_price_feedback(libra_ledger_t *l, const libra_params_t *p,
+				 double now)
+{
+	int nodes = libra_ledger_node_count(l);
+
+	if (!(p->price_damping > 0.0))
+		return;
+	for (int j = 0; j < nodes; j++)
+		libra_ledger_set_node_load_avg(
+			l, j, libra_load_smoothed(l, p, j, now), now);
+}
+
 extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 			 double beta, int node, int cpus, double runtime,
 			 double now, double deadline)
 {
 	double base = libra_price_base_per_sec(p);
+	double res_max = libra_res_max(l, node, now, deadline);
 	double res_free = libra_res_free(l, p, node, cpus, runtime, now,
 					 deadline);
-	double putil = libra_putil(libra_res_max(l, node, now, deadline),
-				   res_free, base);
+	double putil = libra_putil(res_max, libra_res_free_priced(
+					   l, p, node, now, res_max, res_free,
+					   cpus * runtime), base);
 
 	if (!isfinite(putil))
 		return INFINITY;

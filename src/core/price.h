@@ -55,6 +55,33 @@
  *  Static policies (libra, fixed, peak, librariskd, librasla without a
  *  budget) charge the base price, r * (TD_i - now) * PBase.
  *
+ *  Price damping (ISQoS, Kavanagh & Djemame 2014 section 6.3.3: "an
+ *  incremental step change from the previous price", yet responsive at
+ *  the end of a peak; doc/design.md decision 19).  Off by default
+ *  (libra_price_damping = 0: every price as above, byte for byte).  With
+ *  a time constant tau > 0 the CPU price of Libra+$ and Libra+$Auto sees
+ *  the node's demand smoothed over time instead of the demand at the
+ *  instant of the quote.  Each node keeps an exponentially weighted
+ *  average of its load S_j = committed share / CPUs, brought forward at
+ *  every admission decision (libra_price_feedback()):
+ *
+ *	avg_j(now) = S_j(now) + (avg_j(t) - S_j(now)) exp(-(now - t) / tau)
+ *
+ *  and Eq. 3.5's demand term is moved by the part of the load that the
+ *  average has not caught up with yet:
+ *
+ *	RESFree~_ij = RESFree_ij + RESMax_j (S_j(now) - avg_j(now))
+ *
+ *  bounded to [min(RESFree_ij, RES_i), RESMax_j - RES_i]: no busier than
+ *  a node the job just fills (where the load has fallen the average is
+ *  above it, and Eq. 3.4 would otherwise price a node the job fits at
+ *  infinity), no emptier than an idle node.  A rise of demand so reaches
+ *  the price over about tau, and so does a fall: after a time tau the
+ *  price has made 63% of a step.  The damped RESFree enters Eq. 3.4 only:
+ *  which nodes can take the job and the best-fit order use the raw
+ *  RESFree, so admission and placement are the same; the budget test sees
+ *  the damped price.  Memory and GPU rates are not damped.
+ *
  *  Rates are per CPU-second, per MB-second and per GPU-second.
 \*****************************************************************************/
 
@@ -78,6 +105,30 @@ extern double libra_res_free(const libra_ledger_t *l, const libra_params_t *p,
 /* RESMax_j over [now, deadline]. */
 extern double libra_res_max(const libra_ledger_t *l, int node, double now,
 			    double deadline);
+
+/* The node's smoothed load at now (see above); S_j itself when damping is
+ * off or the node has no average yet. */
+extern double libra_load_smoothed(const libra_ledger_t *l,
+				  const libra_params_t *p, int node,
+				  double now);
+
+/*
+ * The RESFree that Eq. 3.4 prices (see above): res_free itself when
+ * damping is off or res_free <= 0 (the node cannot take the job).
+ * res_max is RESMax_j over the job's window, res_i = c * RE its own work.
+ */
+extern double libra_res_free_priced(const libra_ledger_t *l,
+				    const libra_params_t *p, int node,
+				    double now, double res_max,
+				    double res_free, double res_i);
+
+/*
+ * Bring every node's smoothed load forward to now (see above).  Called
+ * after each admission decision, accepted or not, next to
+ * libra_auto_feedback(); nothing when damping is off.
+ */
+extern void libra_price_feedback(libra_ledger_t *l, const libra_params_t *p,
+				 double now);
 
 /*
  * Libra+$ rate P_ij per CPU-second with the given beta (Libra+$Auto passes

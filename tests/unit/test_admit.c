@@ -2298,6 +2298,39 @@ START_TEST(test_due_date_job_the_deadline_cannot_take_is_a_deadline_refusal)
 }
 END_TEST
 
+/* ---- price damping (decision 19) ------------------------------------------ */
+
+START_TEST(test_damping_keeps_the_placement_and_lowers_a_rising_price)
+{
+	/* node 0 half committed since the last decision, node 1 idle: best
+	 * fit takes node 0 damped or not; the damped price has not yet seen
+	 * the rise; off (the default), the feedback changes no price */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t raw = _params(LIBRA_POLICY_LIBRA_PRICE), p = raw;
+	libra_sla_t sla = _sla(10, 0, 1000, NO_BUDGET);
+	double price_raw;
+
+	p.price_damping = 3600;
+	libra_price_feedback(l, &p, 0);
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	_admit(l, &raw, &sla, 1, 0, 0, 0);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 1);
+	price_raw = q.price;
+	libra_price_feedback(l, &raw, 0);	/* off: stores nothing */
+	_admit(l, &raw, &sla, 1, 0, 0, 0);
+	ck_assert(q.price == price_raw);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 1);
+	ck_assert(q.price < price_raw - TOL);
+	/* 10 s at 1 + 0.1 * 1000 / 990 per CPU-second */
+	ck_assert_double_eq_tol(q.price, 10.0 * (1.0 + 0.1 * 1000.0 / 990.0),
+				REL(q.price));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit");
@@ -2430,6 +2463,10 @@ static Suite *_suite(void)
 
 	tc = tcase_create("names");
 	T(tc, test_verdict_names);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("damping");
+	T(tc, test_damping_keeps_the_placement_and_lowers_a_rising_price);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");

@@ -531,6 +531,8 @@ static const struct {
 	  false, "-0", "100", "100.000001" },
 	{ K("libra_markup_premium", markup_tier[LIBRA_TIER_PREMIUM]), "0",
 	  false, "-0", "100", "100.000001" },
+	{ K("libra_price_damping", price_damping), "0", false, "-0", "1e8",
+	  "100000000.000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))

@@ -636,6 +636,148 @@ START_TEST(test_held_rate_of_untracked_memory_is_static_part)
 }
 END_TEST
 
+/* ---- price damping (price.h; design.md decision 19) ---------------------- */
+
+static libra_params_t _damped(double tau)
+{
+	libra_params_t p = _params(1, 0.1, LIBRA_RESFREE_WINDOW);
+
+	p.price_damping = tau;
+	return p;
+}
+
+START_TEST(test_damping_is_off_by_default)
+{
+	libra_params_t p;
+	libra_ledger_t *l = _ledger(1);
+	double when = -1.0;
+
+	libra_params_default(&p);
+	ck_assert(p.price_damping == 0.0);
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	libra_price_feedback(l, &p, 0);
+	ck_assert(isnan(libra_ledger_node_load_avg(l, 0, &when)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_without_an_average_prices_as_before)
+{
+	/* no feedback yet: no previous price to step from */
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t raw = _damped(0), p = _damped(600);
+
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	ck_assert_double_eq_tol(libra_rate(l, &p, 0.1, 0, 1, 10, 0, 1000),
+				libra_rate(l, &raw, 0.1, 0, 1, 10, 0, 1000),
+				TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_a_rise_of_demand_at_once)
+{
+	/* idle node averaged at t=0, then half of it committed at t=0:
+	 * the average has not moved (lag 0.5), RESFree 490 is priced as
+	 * 490 + 1000 * 0.5, bounded by RESMax - RES_i = 990 */
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t raw = _damped(0), p = _damped(600);
+	double r;
+
+	libra_price_feedback(l, &p, 0);
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	r = libra_rate(l, &p, 0.1, 0, 1, 10, 0, 1000);
+	ck_assert_double_eq_tol(r, 1.0 + 0.1 * 1000.0 / 990.0, TOL);
+	ck_assert(r < libra_rate(l, &raw, 0.1, 0, 1, 10, 0, 1000));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_follows_the_time_constant)
+{
+	/* at t = tau the average has made 1 - 1/e of the step: lag
+	 * 0.5/e; window [100, 1000]: RESMax 900, committed 450, RES_i 10 */
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t p = _damped(100);
+	double free = 900.0 - 450.0 - 10.0 + 900.0 * 0.5 * exp(-1.0);
+
+	libra_price_feedback(l, &p, 0);
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	ck_assert_double_eq_tol(libra_load_smoothed(l, &p, 0, 100),
+				0.5 - 0.5 * exp(-1.0), TOL);
+	ck_assert_double_eq_tol(libra_rate(l, &p, 0.1, 0, 1, 10, 100, 1000),
+				1.0 + 0.1 * 900.0 / free, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_converges_to_the_raw_price)
+{
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t raw = _damped(0), p = _damped(60);
+	double prev = 0.0;
+
+	libra_price_feedback(l, &p, 0);
+	_commit(l, 1, 5000, 10000, 0, 1, 0);
+	for (double t = 0; t <= 3000; t += 300) {
+		double d = libra_rate(l, &p, 0.1, 0, 1, 10, t, 10000);
+		double r = libra_rate(l, &raw, 0.1, 0, 1, 10, t, 10000);
+
+		ck_assert(d <= r + TOL);
+		ck_assert(d >= prev - TOL);	/* rises steadily */
+		prev = d;
+		if (t >= 3000)
+			ck_assert_double_eq_tol(d, r, 1e-9 * r);
+	}
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_a_fall_is_bounded)
+{
+	/* a node averaged full that is idle now: the lag (-1) would leave
+	 * RESFree -10; it is priced as if the job just filled it, RES_i =
+	 * 10 free: PUtil = 1000 / 10 = 100, finite */
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t p = _damped(600);
+
+	libra_ledger_set_node_load_avg(l, 0, 1.0, 0);
+	ck_assert_double_eq_tol(libra_rate(l, &p, 0.1, 0, 1, 10, 0, 1000),
+				1.0 + 0.1 * 100.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_never_makes_a_full_node_priceable)
+{
+	libra_ledger_t *l = _ledger(1);
+	libra_params_t p = _damped(600);
+
+	libra_price_feedback(l, &p, 0);
+	_commit(l, 1, 995, 1000, 0, 1, 0);
+	ck_assert(isinf(libra_rate(l, &p, 0.1, 0, 1, 10, 0, 1000)));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_damping_feedback_stores_the_average)
+{
+	libra_ledger_t *l = _ledger(2);
+	libra_params_t p = _damped(100);
+	double when;
+
+	libra_price_feedback(l, &p, 0);
+	ck_assert_double_eq_tol(libra_ledger_node_load_avg(l, 0, &when), 0.0,
+				TOL);
+	_commit(l, 1, 500, 1000, 0, 2, 0);	/* share 0.5 on 2 CPUs */
+	libra_price_feedback(l, &p, 50);
+	ck_assert_double_eq_tol(libra_ledger_node_load_avg(l, 0, &when),
+				0.5 - 0.5 * exp(-0.5), TOL);
+	ck_assert_double_eq_tol(when, 50.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("price");
@@ -684,6 +826,17 @@ static Suite *_suite(void)
 	T(tc, test_static_price_thesis_units);
 	T(tc, test_static_price_scales_by_price_base_per_second);
 	T(tc, test_static_price_rewards_longer_deadlines);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("damping");
+	T(tc, test_damping_is_off_by_default);
+	T(tc, test_damping_without_an_average_prices_as_before);
+	T(tc, test_damping_a_rise_of_demand_at_once);
+	T(tc, test_damping_follows_the_time_constant);
+	T(tc, test_damping_converges_to_the_raw_price);
+	T(tc, test_damping_a_fall_is_bounded);
+	T(tc, test_damping_never_makes_a_full_node_priceable);
+	T(tc, test_damping_feedback_stores_the_average);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("time");

@@ -548,6 +548,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 
 	libra_admit(l, p, sla, &req, now, q);
 	libra_auto_feedback(l, p, q, now);
+	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, now, err_msg);
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
