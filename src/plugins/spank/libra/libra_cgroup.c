@@ -353,8 +353,18 @@ static bool _load_sla(void)
 
 	if (libra_load_job(&msg, cg.job_id, SHOW_DETAIL) || !msg ||
 	    msg->record_count < 1) {
-		slurm_error("libra: job %u: cannot load its record from slurmctld: %s",
-			    cg.job_id, slurm_strerror(libra_errno()));
+		int rc = libra_errno();
+
+		/*
+		 * A step run with "srun --no-allocate" (root only) has no job
+		 * record in slurmctld, hence no SLA and no share: not an error.
+		 */
+		if (rc == ESLURM_INVALID_JOB_ID)
+			slurm_debug("libra: job %u: no job record in slurmctld (srun --no-allocate?): no share to enforce",
+				    cg.job_id);
+		else
+			slurm_error("libra: job %u: cannot load its record from slurmctld: %s",
+				    cg.job_id, slurm_strerror(rc));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return false;
