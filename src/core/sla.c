@@ -735,12 +735,24 @@ extern void libra_format_duration(double secs, char *buf, size_t len)
 						  "%ld%c", part[i], unit[i]);
 }
 
+/*
+ * A duration a refusal names, formatted into buf (32 bytes) only when a
+ * message needs it: "in the past" when it is not positive.
+ */
+static const char *_span(double secs, char buf[32])
+{
+	if (!(secs > 0.0))
+		return "in the past";
+	libra_format_duration(secs, buf, 32);
+	return buf;
+}
+
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 					double slurm_deadline,
 					char *err, size_t errlen)
 {
 	libra_sla_t tmp = *sla;
-	char d_buf[32], re_buf[32], due_buf[32];
+	char a_buf[32], b_buf[32];
 	libra_sla_err_t rc = LIBRA_SLA_OK;
 
 	if (!(tmp.set & LIBRA_SLA_RUNTIME)) {
@@ -771,16 +783,11 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 			   "runtime: must be positive and at most 3650 days");
 		goto out;
 	}
-	/* the durations the messages below name */
-	libra_format_duration(tmp.runtime, re_buf, sizeof(re_buf));
-	libra_format_duration(tmp.deadline - tmp.submit, d_buf, sizeof(d_buf));
-	libra_format_duration(tmp.due_date - tmp.submit, due_buf,
-			      sizeof(due_buf));
 	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
 		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
 			   "deadline: %s from submission is not after the runtime estimate %s",
-			   (tmp.deadline > tmp.submit) ? d_buf : "in the past",
-			   re_buf);
+			   _span(tmp.deadline - tmp.submit, a_buf),
+			   _span(tmp.runtime, b_buf));
 		goto out;
 	}
 	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
@@ -791,15 +798,16 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {
 		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
 			   "duedate: %s from submission is after the deadline %s",
-			   due_buf, d_buf);
+			   _span(tmp.due_date - tmp.submit, a_buf),
+			   _span(tmp.deadline - tmp.submit, b_buf));
 		goto out;
 	}
 	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
 	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
 		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
 			   "duedate: %s from submission is before the runtime estimate %s has run",
-			   (tmp.due_date > tmp.submit) ? due_buf : "in the past",
-			   re_buf);
+			   _span(tmp.due_date - tmp.submit, a_buf),
+			   _span(tmp.runtime, b_buf));
 		goto out;
 	}
 	if (!(tmp.set & LIBRA_SLA_BUDGET))

@@ -1100,6 +1100,26 @@ START_TEST(test_finish_duedate_after_deadline_is_refused)
 }
 END_TEST
 
+/* The refusals of libra_sla_finish() name the durations in question. */
+START_TEST(test_finish_messages_name_the_durations)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_eq(_parse_finish("runtime=2h,deadline=1h30m", 0, 0,
+				       &sla), LIBRA_SLA_EDEADLINE);
+	ck_assert_str_eq(err, "deadline: 1h30m from submission is not after the runtime estimate 2h");
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=2020-01-01T00:00Z",
+				       0, 0, &sla), LIBRA_SLA_EDEADLINE);
+	ck_assert_str_eq(err, "deadline: in the past from submission is not after the runtime estimate 1h");
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=2h,duedate=3h", 0,
+				       0, &sla), LIBRA_SLA_ERANGE);
+	ck_assert_str_eq(err, "duedate: 3h from submission is after the deadline 2h");
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,duedate=45m",
+				       0, 0, &sla), LIBRA_SLA_EDEADLINE);
+	ck_assert_str_eq(err, "duedate: 45m from submission is before the runtime estimate 1h has run");
+}
+END_TEST
+
 START_TEST(test_finish_duedate_inside_window_is_accepted)
 {
 	libra_sla_t sla;
@@ -1361,6 +1381,7 @@ static Suite *_suite(void)
 	T(tc, test_finish_missing_deadline_is_emissing);
 	T(tc, test_finish_time_limit_shorter_than_deadline_rule);
 	T(tc, test_finish_duedate_after_deadline_is_refused);
+	T(tc, test_finish_messages_name_the_durations);
 	T(tc, test_finish_duedate_inside_window_is_accepted);
 	suite_add_tcase(s, tc);
 
