@@ -315,6 +315,16 @@ static int _held_room(const libra_ledger_t *l, const libra_request_t *req,
 	return INT_MAX;
 }
 
+extern bool libra_admit_held_fits(const libra_ledger_t *l,
+				  const libra_demand_t *d, int node, int cpus)
+{
+	libra_request_t req = { .demand = *d };
+
+	if (node < 0 || node >= libra_ledger_node_count(l))
+		return false;
+	return _held_room(l, &req, node, false) >= (cpus > 1 ? cpus : 1);
+}
+
 /*
  * CPUs of the node a job may take before any policy test: none if it is not
  * eligible, else its CPUs up to the request's, within the free job slots

@@ -248,4 +248,15 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_request_t *req, double now,
 				double max_period, libra_offer_t *o);
 
+/*
+ * Does a job asking demand d fit on the node with "cpus" of its CPUs there,
+ * beside the memory and GPUs held now, by running jobs and by admitted
+ * jobs not started yet (a hold, a dependency)?  True where the node tracks
+ * neither, or d asks nothing.  For a job without an admission, which Slurm
+ * places itself: sched/libra starts it only on nodes where this holds, so
+ * that it never takes what an admitted job holds (design.md decision 17).
+ */
+extern bool libra_admit_held_fits(const libra_ledger_t *l,
+				  const libra_demand_t *d, int node, int cpus);
+
 #endif /* LIBRA_ADMIT_H */

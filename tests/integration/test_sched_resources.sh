@@ -12,7 +12,11 @@
 #  3. a workload of memory-heavy time-shared jobs never leaves an admitted
 #     job waiting for resources (pending with reason Resources, or
 #     sched/libra's "libra: admitted on ...: <why>"): what does not fit in
-#     the memory left is refused instead, and every admitted job completes.
+#     the memory left is refused instead, and every admitted job completes;
+#  4. admitted jobs that have not started (held by their owner) keep their
+#     memory and GPU: a best-effort job asking them is not started there
+#     (it waits, saying why), and the admitted jobs start at once when
+#     released; the best-effort jobs run once the memory is free again.
 # Nodes: n1 and n2 with 2 CPUs and 2000 MB, n3 with 2 CPUs, 2000 MB and a
 # (fake) GPU (contrib/cluster/README.md, LIBRA_NODE_SPEC).
 # shellcheck source=lib.sh
@@ -155,6 +159,56 @@ for id in "${!admitted[@]}"; do
 	wait_until 120 "accounting to have job $id" sacct_record_final "$id"
 	expect_eq COMPLETED "$(sacct_field "$id" State)" "memory job $id"
 	expect_eq true "$(json_get "$(sacct_record "$id")" final.met)" "memory job $id met its deadline"
+done
+
+# --- 4. best effort beside admitted jobs not started yet ----------------------
+# Held admitted jobs hold their memory (and n3's GPU) from their admission,
+# while Slurm sees those nodes free.  Before decision 17's best-effort rule
+# sched/libra started best-effort jobs there, and the admitted jobs, once
+# released, waited for resources.
+gate=$LIBRA_WORK/go-held
+libra_sbatch_admitted "held GPU job" -J held-gpu -H -n 1 --mem=1500 --gres=gpu:1 \
+	--comment="$SLA" --wrap "$(gate_wait "$gate")"
+held=("$SB_JOBID")
+for i in 1 2; do
+	libra_sbatch_admitted "held job $i" -J "held$i" -H -n 1 --mem=1500 \
+		--comment="$SLA" --wrap "$(gate_wait "$gate")"
+	held+=("$SB_JOBID")
+done
+declare -A held_node=()
+for j in "${held[@]}"; do
+	held_node[$j]=$(json_get "$(job_record "$j")" admit.place.0.node)
+done
+assert_eq n3 "${held_node[${held[0]}]}" "the held GPU job's admitted node"
+
+libra_sbatch -J be-mem -n 1 --mem=1000 --wrap 'true'
+[ -n "$SB_JOBID" ] || fail "a best-effort job asking 1000 MB was not accepted: $SB_OUT"
+be_mem=$SB_JOBID
+libra_sbatch -J be-gpu -n 1 --mem=100 --gres=gpu:1 --wrap 'true'
+[ -n "$SB_JOBID" ] || fail "a best-effort GPU job was not accepted: $SB_OUT"
+be_gpu=$SB_JOBID
+BE_HELD='libra: best effort: memory or GPUs held for admitted jobs'
+# job_reason_has JOBID TEXT: the pending job's reason contains TEXT.
+job_reason_has() { [[ $(squeue -h -j "$1" -o %r 2>/dev/null) == *"$2"* ]]; }
+wait_until 120 "the best-effort memory job to wait for the held jobs' memory" \
+	job_reason_has "$be_mem" "$BE_HELD on 3 node(s)"
+wait_until 120 "the best-effort GPU job to wait for the held GPU" \
+	job_reason_has "$be_gpu" "$BE_HELD"
+note "best-effort jobs waiting: $(squeue -h -j "$be_mem,$be_gpu" -o '%i %T %r' | tr '\n' ';')"
+
+scontrol release "$(IFS=,; echo "${held[*]}")" || fail "could not release the held jobs"
+for j in "${held[@]}"; do
+	wait_until 120 "held job $j to run once released" job_in_state "$j" RUNNING
+	assert_eq "${held_node[$j]}" "$(job_field "$j" NodeList)" "where released job $j runs"
+done
+job_in_state "$be_mem" PENDING || fail "best-effort job $be_mem is $(job_state "$be_mem") while the admitted jobs hold the memory"
+job_in_state "$be_gpu" PENDING || fail "best-effort job $be_gpu is $(job_state "$be_gpu") while an admitted job holds the GPU"
+gate_open "$gate"
+for j in "${held[@]}" "$be_mem" "$be_gpu"; do
+	wait_until 180 "job $j to end" job_ended "$j"
+done
+for j in "${held[@]}" "$be_mem" "$be_gpu"; do
+	wait_until 120 "accounting to have job $j completed" sacct_in_state "$j" COMPLETED
 done
 
 expect_done

@@ -1706,6 +1706,50 @@ START_TEST(test_best_effort_jobs_hold_memory_and_gpus)
 }
 END_TEST
 
+START_TEST(test_held_fits_counts_admitted_jobs_not_started)
+{
+	/* node 0: an admitted job (not started: its commitment is all the
+	 * ledger knows) holds 6000 MB and the GPU; node 1: 3 GPUs, 8000 MB
+	 * free; node 2 tracks neither */
+	libra_ledger_t *l = _held_nodes(3, 4, 8000, 1);
+	libra_demand_t mem = { .mem_per_node = 4000 };
+	libra_demand_t per_cpu = { .mem_per_cpu = 3000 };
+	libra_demand_t whole = { .mem_whole_node = true };
+	libra_demand_t gpu = { .gpus_per_node = 1 };
+	libra_demand_t spread = { .gpus = 2 };
+	libra_demand_t none = { 0 };
+
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 1, 8000, 3), 0);
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 2, 0, 0), 0);
+	_hold(l, 1, 0, 6000, 1, false);
+
+	ck_assert(!libra_admit_held_fits(l, &mem, 0, 1));
+	ck_assert(libra_admit_held_fits(l, &mem, 1, 4));
+	ck_assert(libra_admit_held_fits(l, &mem, 2, 4));
+	/* 3000 MB per CPU: 2 CPUs in 8000 MB, none in 2000 */
+	ck_assert(libra_admit_held_fits(l, &per_cpu, 1, 2));
+	ck_assert(!libra_admit_held_fits(l, &per_cpu, 1, 3));
+	ck_assert(!libra_admit_held_fits(l, &per_cpu, 0, 1));
+	ck_assert(!libra_admit_held_fits(l, &whole, 0, 1));
+	ck_assert(libra_admit_held_fits(l, &whole, 1, 1));
+	ck_assert(!libra_admit_held_fits(l, &gpu, 0, 1));
+	ck_assert(libra_admit_held_fits(l, &gpu, 1, 1));
+	ck_assert(!libra_admit_held_fits(l, &gpu, 2, 1));
+	/* GPUs spread over the job: each node needs one free */
+	ck_assert(!libra_admit_held_fits(l, &spread, 0, 1));
+	ck_assert(libra_admit_held_fits(l, &spread, 1, 1));
+	/* nothing asked fits anywhere, 0 CPUs count as 1 */
+	ck_assert(libra_admit_held_fits(l, &none, 0, 0));
+	ck_assert(!libra_admit_held_fits(l, &none, 3, 1));
+	ck_assert(!libra_admit_held_fits(l, &none, -1, 1));
+	/* released: the memory and GPU are free again */
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert(libra_admit_held_fits(l, &mem, 0, 1));
+	ck_assert(libra_admit_held_fits(l, &gpu, 0, 1));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_memory_refusal_gives_the_figures)
 {
 	/* nodes of 8000 and 6000 MB with 4000 and 3000 free: 5000 MB asked,
@@ -2443,6 +2487,7 @@ static Suite *_suite(void)
 	T(tc, test_memory_and_gpus_must_both_fit);
 	T(tc, test_release_frees_memory_for_the_next_job);
 	T(tc, test_best_effort_jobs_hold_memory_and_gpus);
+	T(tc, test_held_fits_counts_admitted_jobs_not_started);
 	T(tc, test_memory_refusal_gives_the_figures);
 	T(tc, test_gpu_refusal_gives_the_figures);
 	T(tc, test_more_than_any_node_has_is_resources);

@@ -111,6 +111,23 @@ extern int libra_slurm_demand(job_desc_msg_t *job_desc,
 			      char **err_msg);
 
 /*
+ * The same for a job slurmctld holds (its details and TRES strings, with
+ * the defaults Slurm applied at submission).  Returns false, logged at
+ * debug level, when the job has no details or asks what demand.h refuses.
+ */
+extern bool libra_slurm_job_demand(job_record_t *job_ptr, libra_demand_t *d);
+
+/*
+ * The nodes where a job without an admission, asking d, would take memory
+ * or GPUs that running or admitted jobs hold (libra_admit_held_fits(),
+ * with as many of its CPUs as the node has, up to the job's minimum):
+ * a bitmap of the node table to exclude, with *n nodes set, or NULL when
+ * none is.  Hub lock and slurmctld's node read lock held.
+ */
+extern bitstr_t *libra_slurm_held_excluded(job_record_t *job_ptr,
+					   const libra_demand_t *d, int *n);
+
+/*
  * Put a running job that has no admission (best effort) into the ledger
  * with its CPUs and no share: it holds job slots, and the memory and GPUs
  * Slurm allocated it.  Hub lock held.

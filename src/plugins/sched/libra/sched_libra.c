@@ -174,12 +174,15 @@ static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 }
 
 /*
- * Start a pending job, on "nodes" when given (its admitted placement).
+ * Start a pending job, on "nodes" when given (its admitted placement),
+ * never on the nodes in "exc" (with those the job itself excludes).
  * Returns select_nodes()'s code.
  */
-static int _start_job(job_record_t *job_ptr, const char *nodes)
+static int _start_job(job_record_t *job_ptr, const char *nodes,
+		      bitstr_t *exc)
 {
 	bitstr_t *saved = job_ptr->details->req_node_bitmap, *req = NULL;
+	bitstr_t *saved_exc = job_ptr->details->exc_node_bitmap;
 	int rc;
 
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);	/* select_nodes() */
@@ -191,12 +194,20 @@ static int _start_job(job_record_t *job_ptr, const char *nodes)
 		}
 		job_ptr->details->req_node_bitmap = req;
 	}
+	if (exc) {
+		/* select_nodes() reads exc_node_bitmap, never replaces it */
+		if (saved_exc)
+			bit_or(exc, saved_exc);
+		job_ptr->details->exc_node_bitmap = exc;
+	}
 	rc = libra_select_nodes(job_ptr, SLURMDB_JOB_FLAG_SCHED);
 	/* select_nodes() may have replaced the bitmap: free what is there */
 	if (nodes && job_ptr->details) {
 		FREE_NULL_BITMAP(job_ptr->details->req_node_bitmap);
 		job_ptr->details->req_node_bitmap = saved;
 	}
+	if (exc && job_ptr->details)
+		job_ptr->details->exc_node_bitmap = saved_exc;
 	if (rc != SLURM_SUCCESS)
 		return rc;
 
@@ -405,9 +416,11 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 			 uint32_t *unsaved)
 {
 	libra_record_t rec;
+	libra_demand_t demand;
+	bitstr_t *held = NULL;
 	char *nodes = NULL;
 	bool has_rec, admitted;
-	int rc;
+	int rc, nheld = 0;
 
 	if (!_before_deadline(job_ptr, now, next))
 		return false;
@@ -433,8 +446,15 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 			libra_hub_unlock();
 		}
 		nodes = libra_slurm_place_names(&rec);
+	} else if (libra_slurm_job_demand(job_ptr, &demand)) {
+		/* not where admitted jobs, started or not, hold memory or
+		 * GPUs it would need (decision 17) */
+		libra_hub_lock();
+		held = libra_slurm_held_excluded(job_ptr, &demand, &nheld);
+		libra_hub_unlock();
 	}
-	rc = _start_job(job_ptr, nodes);
+	rc = _start_job(job_ptr, nodes, held);
+	FREE_NULL_BITMAP(held);
 	if (rc == SLURM_SUCCESS) {
 		/* not "sched/libra: ": test_sched_workload.sh reads this line */
 		info("sched: libra: started %pJ on %s%s", job_ptr,
@@ -444,6 +464,10 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 		_set_reason(job_ptr, WAIT_RESOURCES,
 			    "libra: admitted on %s: %s", nodes,
 			    slurm_strerror(rc));
+	} else if (nheld) {
+		_set_reason(job_ptr, WAIT_RESOURCES,
+			    "libra: best effort: memory or GPUs held for admitted jobs on %d node(s): %s",
+			    nheld, slurm_strerror(rc));
 	} else {
 		_set_reason(job_ptr, WAIT_RESOURCES, "libra: best effort: %s",
 			    slurm_strerror(rc));
