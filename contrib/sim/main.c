@@ -53,7 +53,8 @@ enum {
 	OPT_DELTA, OPT_BETA_MIN, OPT_BETA_MAX, OPT_FR_ALPHA, OPT_FR_DISCOUNT,
 	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_PROBE_CSV, OPT_PROBE_EVERY,
 	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_DUE_FRAC,
-	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_HELP,
+	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_MEMORY,
+	OPT_NODE_MEMORY, OPT_HELP,
 	OPT_VERSION,
 };
 
@@ -108,6 +109,8 @@ static const struct option long_opts[] = {
 	{ "markup", required_argument, NULL, OPT_MARKUP },
 	{ "tier", required_argument, NULL, OPT_TIER },
 	{ "price-damping", required_argument, NULL, OPT_PRICE_DAMPING },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "node-memory", required_argument, NULL, OPT_NODE_MEMORY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -140,6 +143,10 @@ static void _usage(FILE *f)
 "  --due-frac F            due date at F of the deadline period (none)\n"
 "  --due-rate              z-curve at the job's penalty rate (to 0 at TD)\n"
 "  --tier T                value | standard | premium | urgency (none)\n"
+"  --memory M              requested | used | either: each job's memory\n"
+"                          per processor from SWF field 10, 7, or 10 else 7\n"
+"                          (none; needs --node-memory)\n"
+"  --node-memory MB        memory of each 1-CPU node (time-shared policies)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -408,6 +415,24 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_DUE_RATE:
 			cfg->due_rate = true;
 			break;
+		case OPT_MEMORY:
+			if (!strcmp(a, "requested"))
+				cfg->mem = SIM_MEM_REQUESTED;
+			else if (!strcmp(a, "used"))
+				cfg->mem = SIM_MEM_USED;
+			else if (!strcmp(a, "either"))
+				cfg->mem = SIM_MEM_EITHER;
+			else
+				_usage_error("--memory: '%s' is not requested, "
+					     "used or either", a);
+			break;
+		case OPT_NODE_MEMORY:
+			cfg->node_mem_mb = (uint64_t) _num(name, a, 0, true,
+							   1e12, false);
+			if (!cfg->node_mem_mb)
+				_usage_error("--node-memory: '%s' is less "
+					     "than 1 MB", a);
+			break;
 		case OPT_TIER:
 			cfg->tier_by_urgency = !strcmp(a, "urgency");
 			if (!cfg->tier_by_urgency &&
@@ -507,6 +532,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		_usage_error("--first and --last exclude each other");
 	if (cfg->due_rate && !(cfg->due_frac > 0.0))
 		_usage_error("--due-rate needs --due-frac");
+	if ((cfg->mem != SIM_MEM_NONE) != (cfg->node_mem_mb > 0))
+		_usage_error("--memory and --node-memory go together");
 	if (libra_params_check(p, err, sizeof(err)))
 		_usage_error("--beta-min, --beta-max: %s", err);
 }

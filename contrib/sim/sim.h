@@ -63,6 +63,14 @@ typedef enum {
 	SIM_EST_UNDER,		/* RE = R (1 - pct/100) */
 } sim_est_t;
 
+/* Memory per processor from the SWF (--memory; design.md decision 17). */
+typedef enum {
+	SIM_MEM_NONE = 0,	/* not read: no job asks memory */
+	SIM_MEM_REQUESTED,	/* field 10, requested memory */
+	SIM_MEM_USED,		/* field 7, used memory */
+	SIM_MEM_EITHER,		/* requested where given, else used */
+} sim_mem_t;
+
 typedef struct sim_config {
 	const char *trace;
 	int procs;		/* 0: from the trace header */
@@ -92,6 +100,10 @@ typedef struct sim_config {
 	 * tier_by_urgency: premium for high-urgency jobs, value for others */
 	libra_tier_t tier;
 	bool tier_by_urgency;
+	/* memory: which SWF field a job's memory per processor comes from,
+	 * and each (1-CPU) node's memory [MB]; time-shared policies only */
+	sim_mem_t mem;
+	uint64_t node_mem_mb;
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
@@ -126,6 +138,7 @@ typedef struct sim_job {
 	double due_date;	/* ISQoS due date, absolute; 0: none */
 	bool due_rate;		/* the z-curve falls at PR (else to 0 at TD) */
 	libra_tier_t tier;	/* mark-up tier */
+	uint64_t mem_mb;	/* memory per processor [MB]; 0: none */
 	bool high;		/* high urgency */
 	bool hard;		/* hard deadline */
 } sim_job_t;

@@ -498,6 +498,8 @@ static int _arrive(ts_t *s, int i, double now)
 	libra_request_t req = { .cpus = j->procs };
 	libra_sla_t sla;
 
+	if (s->cfg->node_mem_mb)	/* else 0: nodes do not track it */
+		req.demand.mem_per_cpu = j->mem_mb;
 	if (_progress_all(s, now))
 		return -1;
 	sim_job_sla(j, &sla);
@@ -644,6 +646,13 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 		if (libra_ledger_add_node(s.l, name, 1) != k) {
 			snprintf(err, errlen, "core: libra_ledger_add_node(%s)"
 				 " did not return index %d", name, k);
+			goto out;
+		}
+		if (cfg->node_mem_mb &&
+		    libra_ledger_set_node_resources(s.l, k, cfg->node_mem_mb,
+						    0)) {
+			snprintf(err, errlen, "core: libra_ledger_set_node_"
+				 "resources(%s)", name);
 			goto out;
 		}
 		s.nodes[k].next = INFINITY;

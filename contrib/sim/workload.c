@@ -59,6 +59,31 @@ enum {
 	STREAM_PENALTY,
 };
 
+
+/*
+ * A job's memory per processor in MB (SWF fields 7 and 10 are KB per
+ * processor, -1 when unknown), as --memory says; 0: none.
+ */
+static uint64_t _mem_mb(const sim_config_t *cfg, const libra_swf_job_t *s)
+{
+	double kb = -1;
+
+	switch (cfg->mem) {
+	case SIM_MEM_NONE:
+		return 0;
+	case SIM_MEM_REQUESTED:
+		kb = s->req_mem;
+		break;
+	case SIM_MEM_USED:
+		kb = s->used_mem;
+		break;
+	case SIM_MEM_EITHER:
+		kb = s->req_mem > 0 ? s->req_mem : s->used_mem;
+		break;
+	}
+	return kb > 0 ? (uint64_t) ceil(kb / 1024.0) : 0;
+}
+
 /* A factor that will not come out above "floor" after this many draws is
  * a configuration error (e.g. --deadline-low-mean 0.5 --cv 0). */
 #define MAX_DRAWS 100000
@@ -226,6 +251,7 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 		j->estimate = _estimate(cfg, s);
 		if (!(j->estimate > 0))
 			j->estimate = j->runtime;
+		j->mem_mb = _mem_mb(cfg, s);
 
 		sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_URGENCY);
 		j->high = sim_rng_uniform(&r) < cfg->high_pct / 100.0;
