@@ -162,6 +162,17 @@ static void _set_reason(job_record_t *job_ptr, uint32_t reason,
 	last_job_update = time(NULL);
 }
 
+/*
+ * Seconds Slurm's own time limit of a hard-deadline job lies past the
+ * deadline.  sched/libra ends the job at its deadline (_check_deadline():
+ * settled DEADLINE, state CANCELLED); slurmctld's job_time_limit(), which
+ * runs every PERIODIC_TIMEOUT (30 s) and ends a job as TIMEOUT, is only
+ * the backstop for a pass that comes late.  With both at the same second
+ * the first to run won: seen on Slurm 24.11, where the periodic check fell
+ * on the deadline's second.
+ */
+#define LIBRA_END_GRACE 5
+
 /* Slurm's end time: where the core ends the job (libra_end_limit()). */
 static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 {
@@ -169,8 +180,11 @@ static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 
 	if (rec->best_effort)
 		return;
-	if ((end = libra_end_limit(&rec->sla)) > 0.0)
-		job_ptr->end_time = (time_t) ceil(end);
+	if ((end = libra_end_limit(&rec->sla)) <= 0.0)
+		return;
+	job_ptr->end_time = (time_t) ceil(end);
+	if (rec->sla.type == LIBRA_DEADLINE_HARD)
+		job_ptr->end_time += LIBRA_END_GRACE;
 }
 
 /*
@@ -489,12 +503,13 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	time_t next = 0;
 
 	/*
-	 * A running admitted job's end time is its hard deadline (or later,
-	 * _set_end_time()): until then there is nothing to check, and no
-	 * record to parse, which keeps the passes short when many jobs run.
+	 * A running admitted job's end time is its hard deadline plus the
+	 * grace (or later, _set_end_time()): until the deadline there is
+	 * nothing to check, and no record to parse, which keeps the passes
+	 * short when many jobs run.
 	 */
-	if (job_ptr->end_time > now)
-		return job_ptr->end_time;
+	if (job_ptr->end_time - LIBRA_END_GRACE > now)
+		return job_ptr->end_time - LIBRA_END_GRACE;
 	if (!libra_slurm_job_record(job_ptr, &rec))
 		return 0;
 	if (rec.best_effort || rec.settled ||
