@@ -17,7 +17,8 @@
  *  A weight holds until the next update, so the thread paces each job to be
  *  done one interval before its deadline (libra_share_paced(), share.h).
  *
- *  Layout (cgroup v1; v2 has the same tree in one hierarchy):
+ *  Layout (cgroup v1; v2 has the same tree in one hierarchy, with
+ *  cpu.weight = weight and cpu.stat's usage_usec the CPU time):
  *
  *	cpu/libra/<node>/job_<id>	cpu.shares = weight
  *	cpuacct/libra/<node>/job_<id>	cpuacct.usage = CPU time [ns]
@@ -35,7 +36,12 @@
  *  an SLA runs at share_min (best effort).
  *
  *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
- *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_prefix=NAME
+ *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_v2_root=DIR
+ *  (the v2 hierarchy, instead of the first cgroup2 mount with the cpu
+ *  controller; v2 is then used even where v1 is mounted; a plain
+ *  directory there is written as the kernel's files would be, which is
+ *  how the tests exercise v2 on a host whose cpu controller is v1),
+ *  cgroup_prefix=NAME
  *  (the top directory, "libra" by default; several clusters on one host,
  *  as in the tests, each need their own), top_weight=N (the top
  *  directory's weight against the host's other processes; left alone by
@@ -53,8 +59,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
@@ -65,6 +74,10 @@
 #include "record.h"
 #include "share.h"
 #include "sla.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 /* Top directory under each controller; plugstack "cgroup_prefix=". */
 static char libra_dir[64] = "libra";
@@ -78,6 +91,16 @@ static struct {
 	double interval;
 	double share_min;
 	char root[1024];
+	char v2root[1024];		/* cgroup_v2_root=, or "" */
+
+	/*
+	 * v2 on a plain directory tree, not a cgroup2 filesystem (a
+	 * cgroup_v2_root= made to test the v2 path where the cpu controller
+	 * is bound to v1): the files the kernel would provide are created
+	 * as they are written, and a job's directory keeps them after it
+	 * ends, for the test to read.
+	 */
+	bool plain;
 
 	/* this step */
 	bool active;
@@ -110,13 +133,17 @@ static struct {
 static int _write_file(const char *dir, const char *file, const char *val)
 {
 	char path[PATH_MAX];
-	int fd, rc = 0, err;
+	int fd, rc = 0, err, flags = O_WRONLY;
 	ssize_t len = (ssize_t) strlen(val);
+	bool procs = !strcmp(file, "cgroup.procs");
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if ((fd = open(path, O_WRONLY)) < 0)
+	if (cg.plain)	/* a file per value; cgroup.procs a line per task */
+		flags |= O_CREAT | (procs ? O_APPEND : O_TRUNC);
+	if ((fd = open(path, flags, 0644)) < 0)
 		return -1;
-	if (write(fd, val, (size_t) len) != len)
+	if (write(fd, val, (size_t) len) != len ||
+	    (cg.plain && procs && write(fd, "\n", 1) != 1))
 		rc = -1;
 	/* callers read errno after a failure (_enter: ENOENT, ENODEV) */
 	err = errno;
@@ -185,14 +212,27 @@ static bool _v2_has_cpu(const char *dir)
 	return false;
 }
 
-/* Where is the cgroup v2 hierarchy (with the cpu controller)? */
+/*
+ * Where is the cgroup v2 hierarchy (with the cpu controller)?  The one
+ * cgroup_v2_root= names, else the first cgroup2 mount in /proc/mounts.
+ */
 static bool _find_v2(char *out, size_t len)
 {
 	char dev[256], dir[PATH_MAX], type[64];
 	bool found = false;
-	FILE *f = fopen("/proc/mounts", "r");
+	FILE *f;
 
-	if (!f)
+	if (cg.v2root[0]) {
+		struct statfs fs;
+
+		if (!_v2_has_cpu(cg.v2root))
+			return false;
+		cg.plain = !statfs(cg.v2root, &fs) &&
+			   fs.f_type != CGROUP2_SUPER_MAGIC;
+		snprintf(out, len, "%s", cg.v2root);
+		return true;
+	}
+	if (!(f = fopen("/proc/mounts", "r")))
 		return false;
 	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]\n", dev, dir,
 				type) == 3) {
@@ -557,6 +597,14 @@ static int _parse_args(int ac, char **av)
 			cg.top_weight = (unsigned) w;
 		} else if (!strncmp(av[i], "cgroup_root", klen) && klen == 11) {
 			snprintf(cg.root, sizeof(cg.root), "%s", val);
+		} else if (!strncmp(av[i], "cgroup_v2_root", klen) &&
+			   klen == 14) {
+			if (val[0] != '/' || strlen(val) >= sizeof(cg.v2root)) {
+				slurm_error("libra: cgroup_v2_root=%s: give an absolute path",
+					    val);
+				return -1;
+			}
+			snprintf(cg.v2root, sizeof(cg.v2root), "%s", val);
 		} else if (!strncmp(av[i], "cgroup_prefix", klen) &&
 			   klen == 13) {
 			if (!*val || strlen(val) >= sizeof(libra_dir) ||
@@ -569,7 +617,7 @@ static int _parse_args(int ac, char **av)
 			}
 			snprintf(libra_dir, sizeof(libra_dir), "%s", val);
 		} else {
-			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, top_weight, cgroup_root, cgroup_prefix)",
+			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, top_weight, cgroup_root, cgroup_v2_root, cgroup_prefix)",
 				    av[i]);
 			return -1;
 		}
@@ -655,7 +703,12 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 		cg.cpus = ncpus;
 
 	snprintf(path, sizeof(path), "%s/cpu/cpu.shares", cg.root);
-	if (!access(path, W_OK)) {
+	if (cg.v2root[0] && !_find_v2(v2root, sizeof(v2root))) {
+		slurm_error("libra: cgroup_v2_root=%s has no cpu in its cgroup.controllers; not enforcing shares",
+			    cg.v2root);
+		return 0;
+	}
+	if (!cg.v2root[0] && !access(path, W_OK)) {
 		cg.version = 1;
 		if (_setup())
 			goto fail;

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# test_enforce_v2: the SPANK plugin's cgroup v2 path, as far as this machine
+# lets it run (issue 17).  Here the kernel's cpu controller is bound to
+# cgroup v1, and no cgroup2 hierarchy can weight CPUs (doc/design.md,
+# "Slurm releases").  With cgroup_v2_root= naming a plain directory made to
+# look like one (a cgroup.controllers listing cpu), the real slurmstepd runs
+# the plugin's v2 code, which writes the tree and the files the kernel would
+# have had (libra_spank(8)):
+#  1. <root>/<prefix>/<node>/job_<id>, with "+cpu" in cgroup.subtree_control
+#     at each level above it and the top weight (10000, v2's largest) at
+#     the top; the job's task in its cgroup.procs (the process of that job);
+#  2. cpu.weight in proportion to each job's share (libra_weight_v2: share x
+#     10000): two jobs of shares 2:1 on one node get weights 2:1;
+#  3. the weight follows the CPU time that cpu.stat's usage_usec reports
+#     (written here as the kernel would): a job reported done with its
+#     estimate drops to the best-effort share (share_min 0.01: weight 100).
+# What this cannot show: that a kernel divides CPU time by these weights
+# (test_enforce shows it with v1's cpu.shares), the kernel's own files and
+# their errors, and Slurm's cgroup/v2 plugin beside ours (the local cluster
+# runs proctrack/linuxproc and task/none).
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+export LIBRA_NODES=1
+v2=$LIBRA_CLUSTER_DIR/cgv2
+rm -rf "$v2"
+mkdir -p "$v2"
+printf 'cpu memory pids\n' >"$v2/cgroup.controllers"
+: >"$v2/cgroup.subtree_control"
+libra_cluster_env 'libra_policy=libra' libra_capacity=0.9
+export LIBRA_PLUGSTACK="required libra_spank.so interval=1 top_weight=65536 cgroup_v2_root=$v2"
+cluster_start
+prefix=$(sed -n 's/.*cgroup_prefix=\([^ ]*\).*/\1/p' "$LIBRA_CLUSTER_DIR/etc/plugstack.conf")
+[ -n "$prefix" ] || fail "no cgroup_prefix in plugstack.conf"
+node=$v2/$prefix/n1
+
+gate=$LIBRA_WORK/go
+# shares 0.2 and 0.1 of n1's CPU: 60 s and 30 s of CPU by 300 s
+libra_sbatch_admitted "share 0.2" -J big -n 1 \
+	--comment="runtime=60s,deadline=300s,budget=1000" --wrap "$(gate_wait "$gate")"
+big=$SB_JOBID
+libra_sbatch_admitted "share 0.1" -J small -n 1 \
+	--comment="runtime=30s,deadline=300s,budget=1000" --wrap "$(gate_wait "$gate")"
+small=$SB_JOBID
+# shellcheck disable=SC2317 # called through wait_until
+have_weights() { [ -s "$node/job_$big/cpu.weight" ] && [ -s "$node/job_$small/cpu.weight" ]; }
+wait_until 120 "both jobs' cpu.weight under $node" have_weights
+
+# 1. the tree
+note "tree: $(cd "$v2" && find . | sort | tr '\n' ' ')"
+for d in "$v2" "$v2/$prefix" "$node"; do
+	assert_contains "$(cat "$d/cgroup.subtree_control")" "+cpu" "cgroup.subtree_control of ${d#"$v2"}"
+done
+assert_eq 10000 "$(cat "$v2/$prefix/cpu.weight")" "the top directory's weight (top_weight=65536, v2's largest)"
+for j in "$big" "$small"; do
+	pids=$(cat "$node/job_$j/cgroup.procs")
+	[ -n "$pids" ] || fail "job $j: no task in its cgroup.procs"
+	for pid in $pids; do
+		env=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) ||
+			fail "job $j: task $pid of its cgroup.procs is not running"
+		assert_contains "$env" "SLURM_JOB_ID=$j" "job $j: task $pid's job"
+	done
+	note "job $j: cgroup.procs $pids, cpu.weight $(cat "$node/job_$j/cpu.weight")"
+done
+
+# 2. weights 2:1
+wb=$(cat "$node/job_$big/cpu.weight")
+ws=$(cat "$node/job_$small/cpu.weight")
+awk -v b="$wb" -v s="$ws" 'BEGIN { r = b / s; exit !(r >= 1.8 && r <= 2.2) }' ||
+	fail "cpu.weight $wb and $ws are not the shares' 2:1 within 10%"
+awk -v b="$wb" 'BEGIN { exit !(b >= 1900 && b <= 2400) }' ||
+	fail "the share-0.2 job's cpu.weight $wb is not about 0.2 x 10000"
+
+# 3. the weight follows cpu.stat: big reported done with its 60 s
+printf 'usage_usec 60000000\nuser_usec 60000000\nsystem_usec 0\n' >"$node/job_$big/cpu.stat"
+# shellcheck disable=SC2317 # called through wait_until
+weight_is() { [ "$(cat "$node/job_$1/cpu.weight" 2>/dev/null)" = "$2" ]; }
+wait_until 30 "the done job's weight to drop to share_min's 100" weight_is "$big" 100
+note "after cpu.stat reported 60 s done: job $big cpu.weight $(cat "$node/job_$big/cpu.weight"), job $small $(cat "$node/job_$small/cpu.weight")"
+awk -v s="$(cat "$node/job_$small/cpu.weight")" 'BEGIN { exit !(s >= 950) }' ||
+	fail "the other job's weight changed with the done job's cpu.stat"
+
+gate_open "$gate"
+wait_until 120 "the jobs to end" bash -c "[ -z \"\$(squeue -h -j $big,$small -o %i)\" ]"
+expect_done
+cluster_stop
+assert_nothing_left
+rm -rf "$v2"
+pass
