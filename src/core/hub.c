@@ -19,6 +19,7 @@ static int hub_users;
 static bool hub_woken, hub_stop, hub_synced;
 static libra_ledger_t *hub_ledger;
 static libra_params_t hub_params;
+static libra_quotes_t *hub_quotes;
 
 extern int libra_hub_init(void)
 {
@@ -41,6 +42,9 @@ extern int libra_hub_init(void)
 		if (!hub_ledger)
 			rc = -1;
 	}
+	if (!rc && !hub_quotes &&
+	    !(hub_quotes = libra_quotes_create((double) time(NULL))))
+		rc = -1;
 	if (!rc) {
 		hub_users++;
 		hub_stop = false;
@@ -55,6 +59,8 @@ extern void libra_hub_fini(void)
 	if (hub_users > 0 && --hub_users == 0) {
 		libra_ledger_destroy(hub_ledger);
 		hub_ledger = NULL;
+		libra_quotes_destroy(hub_quotes);
+		hub_quotes = NULL;
 		hub_synced = false;
 	}
 	pthread_mutex_unlock(&hub_mutex);
@@ -78,6 +84,11 @@ extern libra_ledger_t *libra_hub_ledger(void)
 extern libra_params_t *libra_hub_params(void)
 {
 	return &hub_params;
+}
+
+extern libra_quotes_t *libra_hub_quotes(void)
+{
+	return hub_quotes;
 }
 
 extern uint32_t libra_hub_next_token(void)

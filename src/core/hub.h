@@ -22,6 +22,7 @@
 
 #include "ledger.h"
 #include "params.h"
+#include "quote.h"
 
 /* Create the hub on first use (idempotent); returns 0 or -1. */
 extern int libra_hub_init(void);
@@ -34,6 +35,8 @@ extern void libra_hub_lock(void);
 extern void libra_hub_unlock(void);
 extern libra_ledger_t *libra_hub_ledger(void);
 extern libra_params_t *libra_hub_params(void);
+/* The binding quotes given and not yet gone (quote.h). */
+extern libra_quotes_t *libra_hub_quotes(void);
 
 /* Replace the ledger (destroying the old one), e.g. when the node table
  * changed.  Lock held. */

@@ -84,6 +84,10 @@ typedef struct libra_params {
 	double markup_tier[4];	/* by libra_tier_t (sla.h); [0] unused */
 	double price_damping;	/* Libra+$: time constant [s] of the smoothed
 				 * demand its price sees; 0: off (price.h) */
+	double quote_hold;	/* how long a binding quote holds its price
+				 * and capacity [s] (quote.h) */
+	double quote_max;	/* binding quotes one user may hold at once
+				 * (a whole number); 0: none given */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

@@ -167,6 +167,11 @@ extern char *libra_record_to_json(const libra_record_t *r)
 		_add_num(admit, "price_mem", r->price_mem, &ok);
 	if (r->price_gpus != 0.0)
 		_add_num(admit, "price_gpus", r->price_gpus, &ok);
+	if (r->quote_id) {
+		json_object_object_add(admit, "quote",
+				       json_object_new_int64(r->quote_id));
+		_add_num(admit, "hold_end", r->quote_until, &ok);
+	}
 	place = json_object_new_array();
 	for (int i = 0; i < r->nplace; i++) {
 		json_object *p = json_object_new_object();
@@ -561,7 +566,7 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
-		"place", NULL
+		"quote", "hold_end", "place", NULL
 	};
 	json_object *v, *admit;
 	const char *policy;
@@ -623,6 +628,18 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	if ((v = _get(admit, "demand")) &&
 	    _dec_demand(d, v, "admit.demand", &r->demand))
 		return -1;
+	if (_get(admit, "quote") || _get(admit, "hold_end")) {
+		double id;
+
+		if (_get_num(d, admit, "admit", "quote", true, 1,
+			     LIBRA_SLA_QUOTE_MAX_ID, &id) ||
+		    _get_num(d, admit, "admit", "hold_end", true, 0, TIME_MAX,
+			     &r->quote_until))
+			return -1;
+		if (id != floor(id))
+			return _dfail(d, "admit.quote: not whole");
+		r->quote_id = (uint32_t) id;
+	}
 	if (!(v = _get(admit, "place")))
 		return _dfail(d, "admit.place: missing");
 	if (_dec_place(d, v, r))
@@ -802,6 +819,11 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 	if (d.failed)
 		memset(r, 0, sizeof(*r));
 	return d.failed ? -1 : 0;
+}
+
+extern double libra_record_commit_time(const libra_record_t *r)
+{
+	return r->quote_id ? r->quote_until : r->admitted;
 }
 
 extern void libra_record_free(libra_record_t *r)

@@ -27,6 +27,10 @@
  *	      "price_mem":16.4,"price_gpus":8,
  *	      "place":[{"node":"g1","cpus":2,"mem":4096,"gpus":1}]}
  *
+ *  A job made of a binding quote (decision 20) names it and the end of its
+ *  hold, from which its share was committed: "quote":481272,
+ *  "hold_end":1795000300 in "admit", both or neither.
+ *
  *  Each is written only when not 0, so the record of a job asking neither
  *  is the one written before memory was known, and such records still
  *  parse.
@@ -73,6 +77,10 @@ typedef struct libra_record {
 	double price_gpus;	/* of which for GPUs */
 	double rate;		/* highest per-CPU-second rate */
 	libra_demand_t demand;	/* the memory and GPUs the job asked */
+	uint32_t quote_id;	/* made of binding quote N (quote.h), 0: not
+				 * ("quote" in "admit") */
+	double quote_until;	/* the end of that quote's hold, from which
+				 * its share was committed ("hold_end") */
 	int nplace;
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */
@@ -90,6 +98,13 @@ extern int libra_record_from_json(const char *text, libra_record_t *r,
 				  char *err, size_t errlen);
 
 extern void libra_record_free(libra_record_t *r);
+
+/*
+ * When the job's share was committed in the ledger (libra_ledger_commit()'s
+ * "now"): the admission time, or the end of the hold of the quote it was
+ * made of (quote.h).  A ledger rebuilt from the record commits there.
+ */
+extern double libra_record_commit_time(const libra_record_t *r);
 
 /*
  * Without decoding it (the scheduler asks for every pending job at every

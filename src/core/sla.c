@@ -32,10 +32,11 @@ static const struct {
 	{ "duedate",	 LIBRA_SLA_DUEDATE },
 	{ "due",	 LIBRA_SLA_DUEDATE },	/* the same field, shorter */
 	{ "tier",	 LIBRA_SLA_TIER },
+	{ "quote",	 LIBRA_SLA_QUOTE },
 };
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
 #define SLA_KNOWN_KEYS \
-	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier"
+	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote"
 
 static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
 			     const char *fmt, ...)
@@ -452,6 +453,21 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 				     "%s: '%.40s' is not value, standard or premium",
 				     key, val);
 		return LIBRA_SLA_OK;
+	case LIBRA_SLA_QUOTE: {
+		unsigned long id;
+
+		if (!strcmp(val, "hold")) {
+			tmp->quote = 0;
+			return LIBRA_SLA_OK;
+		}
+		if (!_parse_uint(val, strlen(val), &id) || !id ||
+		    id > LIBRA_SLA_QUOTE_MAX_ID)
+			return _fail(err, errlen, LIBRA_SLA_EVALUE,
+				     "%s: '%.40s' is not hold or a quote number (1-%u)",
+				     key, val, LIBRA_SLA_QUOTE_MAX_ID);
+		tmp->quote = (uint32_t) id;
+		return LIBRA_SLA_OK;
+	}
 	}
 	return _fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
 }
@@ -624,8 +640,25 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 		p = comma + 1;
 	}
 	if (rc == LIBRA_SLA_OK)
+		rc = libra_sla_check_quote(&tmp, err, errlen);
+	if (rc == LIBRA_SLA_OK)
 		*sla = tmp;
 	return rc;
+}
+
+extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
+					     char *err, size_t errlen)
+{
+	if (!libra_sla_takes_quote(sla))
+		return LIBRA_SLA_OK;
+	for (size_t i = 0; i < SLA_NKEYS; i++) {
+		if (sla_keys[i].bit != LIBRA_SLA_QUOTE &&
+		    (sla->set & sla_keys[i].bit))
+			return _fail(err, errlen, LIBRA_SLA_EDUP,
+				     "quote: quote %u carries its own SLA; give no %s with it",
+				     sla->quote, sla_keys[i].key);
+	}
+	return LIBRA_SLA_OK;
 }
 
 static const char *tier_names[LIBRA_TIER_COUNT] = {
@@ -669,6 +702,7 @@ static double _field(const libra_sla_t *s, uint32_t bit)
 	case LIBRA_SLA_DUEDATE:		return s->due_date;
 	case LIBRA_SLA_TYPE:		return (double) s->type;
 	case LIBRA_SLA_TIER:		return (double) s->tier;
+	case LIBRA_SLA_QUOTE:		return (double) s->quote;
 	}
 	return 0.0;
 }
@@ -686,6 +720,7 @@ static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
 	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
 	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
 	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
+	case LIBRA_SLA_QUOTE:	    dst->quote = src->quote; break;
 	}
 	dst->set |= bit;
 }

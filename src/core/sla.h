@@ -12,7 +12,8 @@
  *	runtime=30m,deadline=3h,budget=40,type=soft,penalty=0.1
  *
  *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate
- *  (or due), tier.
+ *  (or due), tier, quote ("hold", or the number of a quote to take: that
+ *  quote carries the SLA, so no other key may be given with it).
  *  Durations: "90s", "45m", "2h", "1.5h", "3d", "1h30m" (units falling),
  *  Slurm's "[D-]HH:MM:SS",
  *  "MM:SS", "D-HH", "D-HH:MM", or a bare number of minutes (as --time).
@@ -47,6 +48,10 @@
 /* Not a key: set by libra_sla_accept() when a quote aims the job's share at
  * a time before its deadline (a due date). */
 #define LIBRA_SLA_TARGET	(1u << 8)
+/* "quote=hold" asks for a binding quote; "quote=ID" takes one (quote.h).
+ * Not part of the agreed SLA: job_submit/qos clears it before recording. */
+#define LIBRA_SLA_QUOTE		(1u << 9)
+#define LIBRA_SLA_QUOTE_MAX_ID	999999999u
 
 /* Limits that make absurd input an error instead of an overflow. */
 #define LIBRA_SLA_MAX_TEXT	1024		/* bytes of SLA text */
@@ -82,6 +87,8 @@ typedef struct libra_sla {
 	double due_date;	/* soft target (LIBRA_SLA_DUEDATE) [s] */
 	libra_deadline_type_t type;
 	libra_tier_t tier;	/* LIBRA_SLA_TIER, else LIBRA_TIER_NONE */
+	uint32_t quote;		/* LIBRA_SLA_QUOTE: 0 "hold", else the id of
+				 * the quote to take */
 	double target;		/* LIBRA_SLA_TARGET: when the admitted share
 				 * finishes the estimate [s]: the due date or
 				 * the earliest time after it that admission
@@ -133,6 +140,19 @@ extern bool libra_sla_text_is_sla(const char *text);
 extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 				       libra_sla_t *sla,
 				       char *err, size_t errlen);
+
+/* Does the SLA take a quote ("quote=ID")?  It then holds nothing else. */
+static inline bool libra_sla_takes_quote(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_QUOTE) && sla->quote;
+}
+
+/*
+ * "quote=ID" with any other field is an error (the quote carries the SLA):
+ * LIBRA_SLA_EDUP with a message naming the first other key, else OK.
+ */
+extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
+					     char *err, size_t errlen);
 
 /*
  * Parse one value for one key into sla (used for the SPANK options, which

@@ -533,6 +533,9 @@ static const struct {
 	  false, "-0", "100", "100.000001" },
 	{ K("libra_price_damping", price_damping), "0", false, "-0", "1e8",
 	  "100000000.000001" },
+	{ K("libra_quote_hold", quote_hold), "1", false, "0.999999999",
+	  "86400", "86400.000001" },
+	{ K("libra_quote_max", quote_max), "0", false, "-0", "1000", "1001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))

@@ -409,7 +409,7 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		n++;
 	}
 	if (n && libra_ledger_commit(l, job_ptr->job_id, &rec->sla, place, n,
-				     rec->admitted))
+				     libra_record_commit_time(rec)))
 		error("%s: %pJ: cannot restore its admission into the ledger",
 		      plugin_type, job_ptr);
 	xfree(place);
@@ -545,11 +545,15 @@ extern int libra_slurm_sync(time_t now)
 			continue;
 		}
 		if (rec.token && libra_ledger_has_job(l, rec.token) &&
-		    libra_ledger_job_committed(l, rec.token) == rec.admitted &&
+		    libra_ledger_job_committed(l, rec.token) ==
+		    libra_record_commit_time(&rec) &&
 		    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
 			debug("%s: admission %u is %pJ", plugin_type,
 			      rec.token, job_ptr);
 			_mark(&s, rec.token);
+			if (rec.quote_id)	/* made of a binding quote */
+				libra_quotes_mark_taken(libra_hub_quotes(),
+							rec.quote_id);
 		} else {
 			_commit_record(l, job_ptr, &rec);
 		}
@@ -563,15 +567,23 @@ extern int libra_slurm_sync(time_t now)
 	for (int i = 0; i < s.n; i++) {
 		if (s.seen[i])
 			continue;
+		/*
+		 * A token's job is being created, or it is a binding quote's,
+		 * committed at the end of its hold (decision 20): held until
+		 * then, and LIBRA_TOKEN_HOLD more.
+		 */
 		if (libra_is_token(s.ids[i]) &&
 		    fine_now - libra_ledger_job_committed(l, s.ids[i]) < hold) {
-			waiting++;	/* its job is being created */
+			if (!libra_quotes_token_held(libra_hub_quotes(),
+						     s.ids[i], fine_now))
+				waiting++;
 			continue;
 		}
 		libra_ledger_release(l, s.ids[i]);
 	}
 	xfree(s.ids);
 	xfree(s.seen);
+	libra_quotes_expire(libra_hub_quotes(), fine_now, LIBRA_QUOTE_FORGET);
 	libra_ledger_expire(l, (double) now);
 	return waiting;
 }

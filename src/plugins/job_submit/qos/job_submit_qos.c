@@ -187,6 +187,20 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 	*has_sla = sla->set || deadline > 0.0;
 	if (!*has_sla)
 		return SLURM_SUCCESS;
+	if (libra_sla_takes_quote(sla)) {
+		/* the quote carries the SLA (decision 20) */
+		if ((rc = libra_sla_check_quote(sla, err, sizeof(err)))) {
+			xstrfmtcat(*err_msg, "libra: rejected: %s (the libra options included)",
+				   err);
+			return ESLURM_INVALID_QOS;
+		}
+		if (deadline > 0.0) {
+			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u carries its own SLA; give no --deadline with it",
+				   sla->quote);
+			return ESLURM_INVALID_TIME_VALUE;
+		}
+		return SLURM_SUCCESS;
+	}
 	if ((job_desc->time_limit != NO_VAL) &&
 	    (job_desc->time_limit != INFINITE))
 		time_limit = job_desc->time_limit * 60.0;
@@ -506,8 +520,84 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 	return _store(job_desc, &rec, err_msg);
 }
 
+/* The request as a quote keeps it, to compare a job taking the quote. */
+static void _shape(const job_desc_msg_t *job_desc, const libra_request_t *req,
+		   libra_quote_shape_t *shape)
+{
+	memset(shape, 0, sizeof(*shape));
+	shape->cpus = req->cpus;
+	shape->min_nodes = req->min_nodes;
+	shape->max_nodes = req->max_nodes;
+	shape->cpus_per_task = req->cpus_per_task;
+	shape->cpus_per_node = req->cpus_per_node;
+	shape->demand = req->demand;
+	snprintf(shape->partition, sizeof(shape->partition), "%s",
+		 job_desc->partition ? job_desc->partition : "");
+}
+
+/* "2026-11-25T16:05:12", local time, as Slurm prints times */
+static void _clock(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf, len, "%.0f", t);
+}
+
+/*
+ * "quote=hold": may this user hold one more binding quote?  0, or an
+ * errno with the reason in err_msg.
+ */
+static int _quote_allowed(const libra_params_t *p, uint32_t uid, double now,
+			  char **err_msg)
+{
+	int held = libra_quotes_held(libra_hub_quotes(), uid, now);
+
+	if (p->quote_max < 1.0) {
+		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: this cluster gives no binding quotes (libra_quote_max=0); submit the job without it");
+		return ESLURM_INVALID_QOS;
+	}
+	if (held >= (int) p->quote_max) {
+		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: you hold %d binding quote%s, the most allowed (libra_quote_max=%d); take one (--comment=quote=N) or let one expire",
+			   held, held == 1 ? "" : "s", (int) p->quote_max);
+		return ESLURM_INVALID_QOS;
+	}
+	return 0;
+}
+
+/*
+ * A binding quote for an accepted admission (decision 20): kept in the
+ * book; the record (of the job, when the submission was not a test) names
+ * it.  Returns its number, 0 when out of memory.
+ */
+static uint32_t _quote_keep(const job_desc_msg_t *job_desc,
+			    const libra_request_t *req,
+			    const libra_record_t *rec, const libra_quote_t *q,
+			    uint32_t uid, double now, double until)
+{
+	libra_held_quote_t h;
+
+	memset(&h, 0, sizeof(h));
+	h.token = rec->token;
+	h.uid = uid;
+	h.issued = now;
+	h.until = until;
+	h.policy = rec->policy;
+	h.sla = rec->sla;
+	h.price = rec->price;
+	h.price_mem = rec->price_mem;
+	h.price_gpus = rec->price_gpus;
+	h.rate = rec->rate;
+	_shape(job_desc, req, &h.shape);
+	h.nplace = q->nplace;
+	h.place = (libra_place_t *) q->place;
+	return libra_quotes_add(libra_hub_quotes(), &h);
+}
+
 static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
-		  char **err_msg, libra_refusal_t *ref)
+		  uint32_t uid, char **err_msg, libra_refusal_t *ref)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_params_t *p = libra_hub_params();
@@ -518,7 +608,16 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	part_record_t *part_ptr;
 	char what[128], m1[32], *nodes;
 	int rc = SLURM_SUCCESS;
+	/* a binding quote is admitted as if started at its hold's end */
+	bool hold = (sla->set & LIBRA_SLA_QUOTE);
+	double at = hold ? now + p->quote_hold : now;
 
+	sla->set &= ~LIBRA_SLA_QUOTE;
+	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
+		info("%s: %s", plugin_type, *err_msg);
+		xfree(q);
+		return rc;
+	}
 	_request(job_desc, &req);
 	ref->cpus = req.cpus;
 	ref->min_nodes = req.min_nodes;
@@ -546,11 +645,16 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		return ESLURM_INVALID_NODE_NAME;
 	}
 
-	libra_admit(l, p, sla, &req, now, q);
+	libra_admit(l, p, sla, &req, at, q);
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, now, err_msg);
+		if (hold) {
+			libra_format_duration(p->quote_hold, m1, sizeof(m1));
+			xstrfmtcat(*err_msg, " (quote=hold: priced for a start as late as the end of its %s hold)",
+				   m1);
+		}
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
 			 libra_verdict_name(q->verdict));
 		info("%s: %s", plugin_type, *err_msg);
@@ -575,23 +679,46 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		rc = SLURM_ERROR;
 		goto out;
 	}
+	if (hold) {
+		rec.quote_until = at;
+		if (!(rec.quote_id = _quote_keep(job_desc, &req, &rec, q, uid,
+						 now, at))) {
+			libra_record_free(&rec);
+			xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+			rc = SLURM_ERROR;
+			goto out;
+		}
+	}
 	rc = _store(job_desc, &rec, err_msg);
 	libra_record_free(&rec);
-	if (rc)
-		goto out;
-	if (libra_ledger_commit(l, rec.token, &agreed, q->place, q->nplace,
-				now)) {
+	if (!rc && libra_ledger_commit(l, rec.token, &agreed, q->place,
+				       q->nplace, at)) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
 		rc = SLURM_ERROR;
+	}
+	if (rc) {
+		if (rec.quote_id)
+			libra_quotes_remove(libra_hub_quotes(), rec.quote_id);
 		goto out;
 	}
 	_set_time_limit(job_desc, sla, now);
 
 	_describe(sla, req.cpus, now, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
-	xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
-		   _money(q->price, m1, sizeof(m1)), what,
-		   libra_policy_name(p->policy), nodes);
+	if (hold) {
+		char until[32], span[32];
+
+		_clock(at, until, sizeof(until));
+		libra_format_duration(p->quote_hold, span, sizeof(span));
+		xstrfmtcat(*err_msg, "libra: quote %u: price %s (%s, %s) on %s, held for you until %s (%s); to take it, submit the job with --comment=quote=%u and the same CPUs, nodes, memory, GPUs and partition",
+			   rec.quote_id, _money(q->price, m1, sizeof(m1)),
+			   what, libra_policy_name(p->policy), nodes, until,
+			   span, rec.quote_id);
+	} else {
+		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
+			   _money(q->price, m1, sizeof(m1)), what,
+			   libra_policy_name(p->policy), nodes);
+	}
 	if ((agreed.set & LIBRA_SLA_TARGET) &&
 	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {
 		char t[32];
@@ -606,6 +733,134 @@ out:
 	xfree(req.eligible);
 	xfree(q);
 	return rc;
+}
+
+/*
+ * "quote=N": a job made of binding quote N at its price, with no second
+ * admission: the quote's token already holds its share, memory and GPUs
+ * (doc/design.md decision 20).  Refused, with the reason, when the quote
+ * is unknown, another user's, expired or taken, when the job asks
+ * something else than was quoted, or when what it held is gone.
+ */
+static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+		       double now, uint32_t uid, char **err_msg,
+		       libra_refusal_t *ref)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_quotes_t *b = libra_hub_quotes();
+	libra_held_quote_t *h;
+	libra_quote_status_t st;
+	libra_quote_shape_t shape;
+	libra_request_t req;
+	libra_record_t rec;
+	part_record_t *part_ptr;
+	const char *differs;
+	char t[32], what[128], m1[32], *nodes;
+	int rc;
+
+	snprintf(ref->verdict, sizeof(ref->verdict), "quote");
+	st = libra_quotes_find(b, sla->quote, uid, now, &h);
+	if (st == LIBRA_QUOTE_OK && libra_ledger_has_job(l, h->token)) {
+		/*
+		 * Its token may already be a job's: one submitted with
+		 * quote=hold rather than tested.  The scheduler re-keys it at
+		 * its next pass; do it now (rare: once per quote taken).
+		 */
+		libra_slurm_sync(time(NULL));
+		st = libra_quotes_find(b, sla->quote, uid, now, &h);
+	}
+	switch (st) {
+	case LIBRA_QUOTE_OK:
+		break;
+	case LIBRA_QUOTE_UNKNOWN:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until its hold ends, and not across a restart of slurmctld); ask for a new one with quote=hold",
+			   sla->quote);
+		return ESLURM_INVALID_QOS;
+	case LIBRA_QUOTE_NOT_OWNER:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u is another user's",
+			   sla->quote);
+		return ESLURM_INVALID_QOS;
+	case LIBRA_QUOTE_EXPIRED:
+		_clock(h->until, t, sizeof(t));
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u expired at %s; ask for a new one with quote=hold",
+			   sla->quote, t);
+		return ESLURM_INVALID_QOS;
+	case LIBRA_QUOTE_TAKEN:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u was already taken by a job",
+			   sla->quote);
+		return ESLURM_INVALID_QOS;
+	}
+
+	ref->has_sla = true;
+	ref->sla = h->sla;
+	_request(job_desc, &req);
+	ref->cpus = req.cpus;
+	ref->min_nodes = req.min_nodes;
+	ref->max_nodes = req.max_nodes;
+	if (!(part_ptr = _partition(job_desc))) {
+		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
+			   job_desc->partition ? job_desc->partition : "(default)");
+		return ESLURM_INVALID_PARTITION_NAME;
+	}
+	if ((rc = libra_slurm_demand(job_desc, part_ptr, &req.demand,
+				     err_msg)))
+		return rc;
+	ref->demand = req.demand;
+	_shape(job_desc, &req, &shape);
+	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: this job asks another %s than was quoted; submit it with the CPUs, nodes, memory, GPUs and partition of the quote",
+			   sla->quote, differs + 4 /* past "the " */);
+		return ESLURM_INVALID_QOS;
+	}
+	/* what it held: released by a node table change, or a node down */
+	for (int i = 0; i < h->nplace && libra_ledger_has_job(l, h->token);
+	     i++) {
+		if (libra_ledger_node_up(l, h->place[i].node))
+			continue;
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: its node %s is no longer available; ask for a new quote",
+			   sla->quote,
+			   libra_ledger_node_name(l, h->place[i].node));
+		libra_ledger_release(l, h->token);
+		libra_quotes_remove(b, sla->quote);
+		return ESLURM_INVALID_QOS;
+	}
+	if (!libra_ledger_has_job(l, h->token)) {
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
+			   sla->quote);
+		libra_quotes_remove(b, sla->quote);
+		return ESLURM_INVALID_QOS;
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	rec.policy = h->policy;
+	rec.token = h->token;
+	rec.sla = h->sla;
+	rec.admitted = now;
+	rec.price = h->price;
+	rec.price_mem = h->price_mem;
+	rec.price_gpus = h->price_gpus;
+	rec.rate = h->rate;
+	rec.demand = h->shape.demand;
+	rec.quote_id = h->id;
+	rec.quote_until = h->until;
+	if (libra_record_set_place(&rec, l, h->place, h->nplace)) {
+		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+		return SLURM_ERROR;
+	}
+	rc = _store(job_desc, &rec, err_msg);
+	nodes = rc ? NULL : libra_slurm_place_names(&rec);
+	libra_record_free(&rec);
+	if (rc)
+		return rc;
+	h->taken = true;
+	_set_time_limit(job_desc, &h->sla, now);
+	_describe(&h->sla, h->shape.cpus, now, what, sizeof(what));
+	xstrfmtcat(*err_msg, "libra: admitted: quote %u taken: price %s (%s, %s) on %s",
+		   h->id, _money(h->price, m1, sizeof(m1)), what,
+		   libra_policy_name(h->policy), nodes);
+	info("%s: uid %u: %s", plugin_type, uid, *err_msg);
+	xfree(nodes);
+	return SLURM_SUCCESS;
 }
 
 /*
@@ -704,8 +959,14 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		libra_slurm_sync(time(NULL));
 		libra_hub_set_synced(true);
 	}
-	if (has_sla) {
-		rc = _admit(job_desc, &sla, now, err_msg, &ref);
+	if (has_sla && libra_sla_takes_quote(&sla)) {
+		rc = _take_quote(job_desc, &sla, now, submit_uid, err_msg,
+				 &ref);
+		if (rc)
+			info("%s: uid %u: %s", plugin_type, submit_uid,
+			     *err_msg);
+	} else if (has_sla) {
+		rc = _admit(job_desc, &sla, now, submit_uid, err_msg, &ref);
 	} else {
 		snprintf(ref.verdict, sizeof(ref.verdict), "no_sla");
 		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  quote.h - binding quotes: a price and the capacity behind it, held for a
+ *  while for one user (doc/design.md decision 20; ISQoS's offers, thesis
+ *  chapter 7's request-lock-confirm).
+ *
+ *  A user asks with "quote=hold" in the SLA (sbatch --test-only): the job
+ *  is admitted as usual, but as if it started only when the hold ends, so
+ *  that the share committed in the ledger (RE / (TD - until)) still meets
+ *  the deadline however late within the hold the user takes the quote.  The
+ *  admission is committed under a ledger token (hub.h) dated at the hold's
+ *  end, and the book keeps the quote: its number, owner, the agreed SLA,
+ *  price, request and placement.  Submitting "quote=ID" before the hold
+ *  ends makes a job of it at that price with no second admission; after
+ *  it, or when the capacity is gone (a node of the placement went down),
+ *  the submission is refused with that reason.
+ *
+ *  Bounded: a user holds at most libra_quote_max untaken quotes at once, and
+ *  a quote's capacity is released at the end of its hold, taken or not.
+ *
+ *  The book is in slurmctld's memory only: a restart of slurmctld forgets
+ *  untaken quotes (their capacity with them); a job made of a quote keeps
+ *  it, in its record.  The numbers of a new book start from its creation
+ *  time, so that a number given before a restart is not given again soon.
+ *
+ *  No locking: the hub's lock serialises access.
+\*****************************************************************************/
+
+#ifndef LIBRA_QUOTE_H
+#define LIBRA_QUOTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ledger.h"
+#include "sla.h"
+
+/* The shape of the request a quote was for; a job taking it must ask the
+ * same. */
+typedef struct libra_quote_shape {
+	int cpus;
+	int min_nodes, max_nodes;	/* 0: not given */
+	int cpus_per_task, cpus_per_node; /* 0: not given */
+	libra_demand_t demand;
+	char partition[64];		/* "" for the default partition */
+} libra_quote_shape_t;
+
+typedef struct libra_held_quote {
+	uint32_t id;		/* the number the user gives back */
+	uint32_t token;		/* the ledger token holding the capacity */
+	uint32_t uid;		/* the only user who may take it */
+	double issued;		/* when it was given */
+	double until;		/* end of the hold; the ledger commit time */
+	int policy;		/* libra_policy_t that priced it */
+	libra_sla_t sla;	/* the agreed SLA (libra_sla_accept()) */
+	double price, price_mem, price_gpus, rate;
+	libra_quote_shape_t shape;
+	int nplace;
+	libra_place_t *place;	/* owned by the book */
+	bool taken;		/* a job was submitted with it */
+} libra_held_quote_t;
+
+typedef struct libra_quotes libra_quotes_t;
+
+/* How long after its hold a quote is remembered, so that taking it is
+ * refused as expired rather than unknown [s]. */
+#define LIBRA_QUOTE_FORGET 3600.0
+
+/* An empty book whose first number derives from "now". NULL: no memory. */
+extern libra_quotes_t *libra_quotes_create(double now);
+extern void libra_quotes_destroy(libra_quotes_t *b);
+
+/* Untaken quotes of uid whose hold has not ended at now. */
+extern int libra_quotes_held(const libra_quotes_t *b, uint32_t uid,
+			     double now);
+
+/*
+ * Keep a quote: *h is copied (its place array too) and given the next
+ * number, returned (0: out of memory).  The caller has checked the user's
+ * limit and committed the token.
+ */
+extern uint32_t libra_quotes_add(libra_quotes_t *b, const libra_held_quote_t *h);
+
+typedef enum {
+	LIBRA_QUOTE_OK = 0,
+	LIBRA_QUOTE_UNKNOWN,	/* no such number (never given, forgotten
+				 * after its hold, or before a restart) */
+	LIBRA_QUOTE_NOT_OWNER,	/* another user's */
+	LIBRA_QUOTE_EXPIRED,	/* its hold ended */
+	LIBRA_QUOTE_TAKEN,	/* a job was already submitted with it */
+} libra_quote_status_t;
+
+/* A phrase for messages: "no such quote", "expired", ... */
+extern const char *libra_quote_status_name(libra_quote_status_t st);
+
+/*
+ * Find quote id for uid at now: LIBRA_QUOTE_OK with *h pointing into the
+ * book (valid until the book next changes), or why not (*h then still
+ * points at the quote when there is one, for the message).
+ */
+extern libra_quote_status_t libra_quotes_find(libra_quotes_t *b, uint32_t id,
+					      uint32_t uid, double now,
+					      libra_held_quote_t **h);
+
+/* Does a job ask what the quote was for?  NULL when it does, else what
+ * differs ("the CPU count", "the partition", ...). */
+extern const char *libra_quote_shape_differs(const libra_quote_shape_t *q,
+					     const libra_quote_shape_t *job);
+
+/* A job was made of quote id (no-op when absent). */
+extern void libra_quotes_mark_taken(libra_quotes_t *b, uint32_t id);
+
+/* Forget a quote (its capacity gone). */
+extern void libra_quotes_remove(libra_quotes_t *b, uint32_t id);
+
+/*
+ * Is this ledger token an untaken quote's, held at now?  Its admission is
+ * then not a job being created: the scheduler need not look again soon.
+ */
+extern bool libra_quotes_token_held(const libra_quotes_t *b, uint32_t token,
+				    double now);
+
+/* Forget the quotes whose hold ended more than "grace" seconds before now
+ * (the ledger releases their tokens itself); returns how many. */
+extern int libra_quotes_expire(libra_quotes_t *b, double now, double grace);
+
+/* Quotes in the book. */
+extern int libra_quotes_count(const libra_quotes_t *b);
+
+#endif /* LIBRA_QUOTE_H */

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  test_quote.c - binding quotes (quote.h, doc/design.md decision 20): the
+ *  book, the "quote" SLA key, the record's quote fields, the parameters,
+ *  and the share a quote holds in the ledger.
+ *
+ *  The ledger case: one node of one CPU; a quote at t = 0 for RE 100 s,
+ *  TD 400, held 200 s, is admitted as if it started at 200: share
+ *  100 / (400 - 200) = 0.5, not 100 / 400 = 0.25.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "admit.h"
+#include "ledger.h"
+#include "params.h"
+#include "quote.h"
+#include "record.h"
+#include "share.h"
+#include "sla.h"
+#include "testutil.h"
+
+static libra_held_quote_t _held(uint32_t uid, uint32_t token, double until)
+{
+	static libra_place_t pl[2] = { PLACE(0, 2), PLACE(1, 2) };
+	libra_held_quote_t h;
+
+	memset(&h, 0, sizeof(h));
+	h.uid = uid;
+	h.token = token;
+	h.issued = 1000.0;
+	h.until = until;
+	h.price = 12.5;
+	h.shape.cpus = 4;
+	h.nplace = 2;
+	h.place = pl;
+	return h;
+}
+
+START_TEST(test_book_numbers_are_distinct_and_from_the_clock)
+{
+	libra_quotes_t *b = libra_quotes_create(1795000000.0);
+	libra_held_quote_t h = _held(1001, 0xF0000001u, 1300.0);
+	uint32_t a, c;
+
+	ck_assert_ptr_nonnull(b);
+	a = libra_quotes_add(b, &h);
+	c = libra_quotes_add(b, &h);
+	ck_assert_uint_ge(a, 100000);
+	ck_assert_uint_le(a, 999999);
+	ck_assert_uint_eq(c, a + 1);
+	ck_assert_int_eq(libra_quotes_count(b), 2);
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_book_copies_the_placement)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_place_t pl[1] = { PLACE(3, 1) };
+	libra_held_quote_t h = _held(1001, 0xF0000001u, 1300.0), *got;
+	uint32_t id;
+
+	h.place = pl;
+	h.nplace = 1;
+	id = libra_quotes_add(b, &h);
+	pl[0].node = 7;		/* the caller's array is its own */
+	ck_assert_int_eq(libra_quotes_find(b, id, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_OK);
+	ck_assert_int_eq(got->nplace, 1);
+	ck_assert_int_eq(got->place[0].node, 3);
+	ck_assert(!got->taken);
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_find_says_why_not)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_held_quote_t h = _held(1001, 0xF0000001u, 1300.0), *got;
+	uint32_t id = libra_quotes_add(b, &h);
+
+	ck_assert_int_eq(libra_quotes_find(b, id + 1, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_UNKNOWN);
+	ck_assert_ptr_null(got);
+	ck_assert_int_eq(libra_quotes_find(b, id, 1002, 1100.0, &got),
+			 LIBRA_QUOTE_NOT_OWNER);
+	/* the hold ends at 1300: taken at 1300 still, not after */
+	ck_assert_int_eq(libra_quotes_find(b, id, 1001, 1300.0, &got),
+			 LIBRA_QUOTE_OK);
+	ck_assert_int_eq(libra_quotes_find(b, id, 1001, 1300.5, &got),
+			 LIBRA_QUOTE_EXPIRED);
+	ck_assert_ptr_nonnull(got);
+	got->taken = true;
+	ck_assert_int_eq(libra_quotes_find(b, id, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_TAKEN);
+	ck_assert_str_eq(libra_quote_status_name(LIBRA_QUOTE_EXPIRED),
+			 "expired");
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_held_counts_one_users_live_untaken_quotes)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_held_quote_t h = _held(1001, 0xF0000001u, 1300.0), *got;
+	uint32_t id;
+
+	id = libra_quotes_add(b, &h);
+	libra_quotes_add(b, &h);
+	h.uid = 1002;
+	libra_quotes_add(b, &h);
+	ck_assert_int_eq(libra_quotes_held(b, 1001, 1100.0), 2);
+	ck_assert_int_eq(libra_quotes_held(b, 1002, 1100.0), 1);
+	ck_assert_int_eq(libra_quotes_held(b, 1001, 1301.0), 0);
+	libra_quotes_find(b, id, 1001, 1100.0, &got);
+	got->taken = true;
+	ck_assert_int_eq(libra_quotes_held(b, 1001, 1100.0), 1);
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_token_held_until_taken_or_expired)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_held_quote_t h = _held(1001, 0xF0000009u, 1300.0), *got;
+	uint32_t id = libra_quotes_add(b, &h);
+
+	ck_assert(libra_quotes_token_held(b, 0xF0000009u, 1200.0));
+	ck_assert(!libra_quotes_token_held(b, 0xF0000008u, 1200.0));
+	ck_assert(!libra_quotes_token_held(b, 0xF0000009u, 1300.5));
+	libra_quotes_find(b, id, 1001, 1200.0, &got);
+	got->taken = true;	/* its job is being created */
+	ck_assert(!libra_quotes_token_held(b, 0xF0000009u, 1200.0));
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_expire_and_remove)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_held_quote_t h = _held(1001, 0xF0000001u, 1300.0), *got;
+	uint32_t a, c;
+
+	a = libra_quotes_add(b, &h);
+	h.until = 2000.0;
+	c = libra_quotes_add(b, &h);
+	ck_assert_int_eq(libra_quotes_expire(b, 1302.0, 3.0), 0);
+	ck_assert_int_eq(libra_quotes_expire(b, 1303.5, 3.0), 1);
+	ck_assert_int_eq(libra_quotes_find(b, a, 1001, 1000.0, &got),
+			 LIBRA_QUOTE_UNKNOWN);
+	ck_assert_int_eq(libra_quotes_find(b, c, 1001, 1000.0, &got),
+			 LIBRA_QUOTE_OK);
+	libra_quotes_remove(b, c);
+	ck_assert_int_eq(libra_quotes_count(b), 0);
+	libra_quotes_remove(b, c);	/* absent: nothing happens */
+	libra_quotes_destroy(b);
+}
+END_TEST
+
+START_TEST(test_shape_names_what_differs)
+{
+	libra_quote_shape_t q, j;
+
+	memset(&q, 0, sizeof(q));
+	q.cpus = 4;
+	q.max_nodes = 2;
+	q.demand.mem_per_cpu = 1024;
+	snprintf(q.partition, sizeof(q.partition), "batch");
+	j = q;
+	ck_assert_ptr_null(libra_quote_shape_differs(&q, &j));
+	j.cpus = 2;
+	ck_assert_str_eq(libra_quote_shape_differs(&q, &j), "the CPU count");
+	j = q;
+	j.max_nodes = 1;
+	ck_assert_str_eq(libra_quote_shape_differs(&q, &j), "the node count");
+	j = q;
+	j.demand.gpus_per_node = 1;
+	ck_assert_str_eq(libra_quote_shape_differs(&q, &j),
+			 "the memory or GPUs");
+	j = q;
+	j.partition[0] = '\0';
+	ck_assert_str_eq(libra_quote_shape_differs(&q, &j), "the partition");
+}
+END_TEST
+
+/* --- the "quote" key ---------------------------------------------------- */
+
+START_TEST(test_sla_quote_hold_asks_with_the_rest_of_the_sla)
+{
+	libra_sla_t sla;
+	char err[256];
+
+	ck_assert_int_eq(libra_sla_parse("runtime=1m,deadline=10m,quote=hold",
+					 100.0, &sla, err, sizeof(err)),
+			 LIBRA_SLA_OK);
+	ck_assert(sla.set & LIBRA_SLA_QUOTE);
+	ck_assert_uint_eq(sla.quote, 0);
+	ck_assert(!libra_sla_takes_quote(&sla));
+}
+END_TEST
+
+START_TEST(test_sla_quote_number_takes_a_quote_alone)
+{
+	libra_sla_t sla;
+	char err[256];
+
+	ck_assert_int_eq(libra_sla_parse("quote=123456", 100.0, &sla, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert(libra_sla_takes_quote(&sla));
+	ck_assert_uint_eq(sla.quote, 123456);
+	ck_assert_int_eq(libra_sla_parse("quote=123456,deadline=1h", 100.0,
+					 &sla, err, sizeof(err)),
+			 LIBRA_SLA_EDUP);
+	ck_assert_names(err, "quote 123456 carries its own SLA");
+	ck_assert_names(err, "deadline");
+	ck_assert_uint_eq(sla.set, 0);	/* nothing half-parsed */
+}
+END_TEST
+
+START_TEST(test_sla_quote_bad_values_name_the_key)
+{
+	static const char *bad[] = {
+		"quote=0", "quote=-1", "quote=abc", "quote=1000000000",
+		"quote=12x", "quote=yes",
+	};
+	libra_sla_t sla;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(libra_sla_parse(bad[i], 0.0, &sla, err,
+						 sizeof(err)),
+				 LIBRA_SLA_EVALUE);
+		ck_assert_names(err, "quote: ");
+		ck_assert_names(err, "not hold or a quote number");
+	}
+}
+END_TEST
+
+START_TEST(test_sla_quote_taken_with_options_is_refused_after_merge)
+{
+	libra_sla_t sla, opts;
+	char err[256];
+
+	ck_assert_int_eq(libra_sla_parse("quote=200000", 0.0, &sla, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_parse("budget=10", 0.0, &opts, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_merge(&sla, "--comment", &opts,
+					 "the libra options", err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_check_quote(&sla, err, sizeof(err)),
+			 LIBRA_SLA_EDUP);
+	ck_assert_names(err, "budget");
+}
+END_TEST
+
+/* --- the record --------------------------------------------------------- */
+
+static libra_record_t _record(void)
+{
+	static libra_record_place_t pl = { .node = "n1", .cpus = 1 };
+	libra_record_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.policy = LIBRA_POLICY_LIBRA_PRICE;
+	r.token = 0xF0000010u;
+	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	r.sla.runtime = 100;
+	r.sla.submit = 1000;
+	r.sla.deadline = 1400;
+	r.admitted = 1060;
+	r.price = 3;
+	r.rate = 0.01;
+	r.nplace = 1;
+	r.place = &pl;
+	return r;
+}
+
+START_TEST(test_record_keeps_the_quote_and_its_hold_end)
+{
+	libra_record_t r = _record(), back;
+	char err[256], *json;
+
+	ck_assert_double_eq_tol(libra_record_commit_time(&r), 1060, TOL);
+	r.quote_id = 345678;
+	r.quote_until = 1300;
+	ck_assert_double_eq_tol(libra_record_commit_time(&r), 1300, TOL);
+	json = libra_record_to_json(&r);
+	ck_assert_ptr_nonnull(json);
+	ck_assert_names(json, "\"quote\":345678");
+	ck_assert_int_eq(libra_record_from_json(json, &back, err,
+						sizeof(err)), 0);
+	ck_assert_uint_eq(back.quote_id, 345678);
+	ck_assert_double_eq_tol(back.quote_until, 1300, TOL);
+	ck_assert_double_eq_tol(libra_record_commit_time(&back), 1300, TOL);
+	libra_record_free(&back);
+	free(json);
+}
+END_TEST
+
+START_TEST(test_record_without_quote_writes_none)
+{
+	libra_record_t r = _record();
+	char *json = libra_record_to_json(&r);
+
+	ck_assert_ptr_null(strstr(json, "quote"));
+	ck_assert_ptr_null(strstr(json, "hold_end"));
+	free(json);
+}
+END_TEST
+
+START_TEST(test_record_quote_needs_its_hold_end)
+{
+	libra_record_t back;
+	char err[256];
+	const char *text =
+		"{\"libra\":1,\"policy\":\"libra+$\",\"sla\":{\"runtime\":100,"
+		"\"submit\":1000,\"deadline\":1400,\"type\":\"hard\"},"
+		"\"admit\":{\"time\":1060,\"price\":3,\"rate\":0.01,"
+		"\"quote\":345678,\"place\":[{\"node\":\"n1\",\"cpus\":1}]}}";
+
+	ck_assert_int_eq(libra_record_from_json(text, &back, err,
+						sizeof(err)), -1);
+	ck_assert_names(err, "hold_end");
+}
+END_TEST
+
+/* --- parameters --------------------------------------------------------- */
+
+START_TEST(test_params_quote_hold_and_limit)
+{
+	libra_params_t p;
+	char err[256];
+
+	libra_params_default(&p);
+	ck_assert_double_eq_tol(p.quote_hold, 300, TOL);
+	ck_assert_double_eq_tol(p.quote_max, 4, TOL);
+	ck_assert_int_eq(libra_params_parse(&p, "libra_quote_hold=90,libra_quote_max=0",
+					    err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(p.quote_hold, 90, TOL);
+	ck_assert_double_eq_tol(p.quote_max, 0, TOL);
+	ck_assert_int_ne(libra_params_parse(&p, "libra_quote_max=2.5", err,
+					    sizeof(err)), 0);
+	ck_assert_names(err, "libra_quote_max");
+	ck_assert_int_ne(libra_params_parse(&p, "libra_quote_hold=0", err,
+					    sizeof(err)), 0);
+	ck_assert_names(err, "libra_quote_hold");
+}
+END_TEST
+
+/* --- the share a quote holds -------------------------------------------- */
+
+static libra_quote_t aq;	/* big: off the stack */
+
+START_TEST(test_quote_admitted_at_the_hold_end_commits_that_share)
+{
+	libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+	libra_params_t p;
+	libra_request_t req = { .cpus = 1 };
+	libra_sla_t sla;
+	double hold = 200.0;
+
+	libra_params_default(&p);
+	p.policy = LIBRA_POLICY_LIBRA;
+	ck_assert_int_eq(libra_ledger_add_node(l, "n0", 1), 0);
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = 100;
+	sla.submit = 0;
+	sla.deadline = 400;
+
+	libra_admit(l, &p, &sla, &req, 0.0 + hold, &aq);
+	ck_assert_int_eq(aq.verdict, LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(aq.share, 0.5, TOL);
+	ck_assert_int_eq(libra_ledger_commit(l, 0xF0000001u, &sla, aq.place,
+					     aq.nplace, 0.0 + hold), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 0xF0000001u),
+				200, TOL);
+
+	/* at t = 0, a job wanting 0.6 of the CPU no longer fits */
+	sla.runtime = 240;
+	libra_admit(l, &p, &sla, &req, 0.0, &aq);
+	ck_assert_int_eq(aq.verdict, LIBRA_REJECT_DEADLINE);
+	/* one wanting 0.5 does */
+	sla.runtime = 200;
+	libra_admit(l, &p, &sla, &req, 0.0, &aq);
+	ck_assert_int_eq(aq.verdict, LIBRA_ACCEPT);
+
+	/* a deadline the hold leaves too little time for is refused */
+	sla.runtime = 250;
+	libra_admit(l, &p, &sla, &req, 0.0 + hold, &aq);
+	ck_assert_int_ne(aq.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("quote");
+	TCase *tc;
+
+	tc = tcase_create("book");
+	T(tc, test_book_numbers_are_distinct_and_from_the_clock);
+	T(tc, test_book_copies_the_placement);
+	T(tc, test_find_says_why_not);
+	T(tc, test_held_counts_one_users_live_untaken_quotes);
+	T(tc, test_token_held_until_taken_or_expired);
+	T(tc, test_expire_and_remove);
+	T(tc, test_shape_names_what_differs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sla");
+	T(tc, test_sla_quote_hold_asks_with_the_rest_of_the_sla);
+	T(tc, test_sla_quote_number_takes_a_quote_alone);
+	T(tc, test_sla_quote_bad_values_name_the_key);
+	T(tc, test_sla_quote_taken_with_options_is_refused_after_merge);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("record");
+	T(tc, test_record_keeps_the_quote_and_its_hold_end);
+	T(tc, test_record_without_quote_writes_none);
+	T(tc, test_record_quote_needs_its_hold_end);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("params");
+	T(tc, test_params_quote_hold_and_limit);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ledger");
+	T(tc, test_quote_admitted_at_the_hold_end_commits_that_share);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}
