@@ -5,7 +5,9 @@
 # time limit, CPUs, tasks, nodes, partition, node lists, QOS) fails for the
 # job's owner, the job's AdminComment and its other settings stay as they
 # were, and slurmctld logs why ("job_submit/qos: refused update of admitted
-# JobId=...: changing ... would alter its SLA or price").  Requeueing the
+# JobId=...: changing ... would alter its SLA or price"); from Slurm 24.11
+# scontrol also shows the user that reason ("libra: refused: changing ...
+# would alter the job's SLA or price").  Requeueing the
 # job neither duplicates nor changes its record.  An operator (root) can
 # still change the comment, the time limit and the deadline.
 # shellcheck source=lib.sh
@@ -95,6 +97,8 @@ attempts=(
 	"R|endtime=now+3hours|Attempt to extend end time for JobId=\$id"
 )
 
+slurm_major=$(scontrol -V | awk '{ split($2, v, "."); print v[1] + 0 }')
+slurm_major=${slurm_major:-0}
 n=0
 for a in "${attempts[@]}"; do
 	IFS='|' read -r which args expect <<<"$a"
@@ -105,6 +109,15 @@ for a in "${attempts[@]}"; do
 	rc=0
 	out=$(runuser -u "$user" -- scontrol update jobid="$id" "$args" 2>&1) || rc=$?
 	what="attempt $n (as $user: scontrol update jobid=$id $args)"
+	[ "$n" != 1 ] || note "$what: scontrol says: $out"
+	# From 24.11 Slurm returns job_modify's message to the user
+	# (LIBRA_JOB_MODIFY in libra_compat.h); 22.05 gives the hook none.
+	if [ "$slurm_major" -ge 24 ] && [[ $expect == "$Q"* ]]; then
+		want=${expect#*uid $uid: }
+		want="libra: refused: ${want%%;*} would alter the job's SLA or price"
+		[[ $out == *"$want"* ]] ||
+			expect_fail "$what: scontrol did not show the plugin's reason '$want': $out"
+	fi
 	if [ "$rc" = 0 ]; then
 		expect_fail "$what: succeeded ($out)"
 	fi
