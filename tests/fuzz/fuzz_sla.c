@@ -24,7 +24,8 @@ static void _assert_zeroed(const libra_sla_t *s, const char *text)
 	FUZZ_ASSERT(s->set == 0 && s->runtime == 0 && s->submit == 0 &&
 		    s->deadline == 0 && s->budget == 0 &&
 		    s->penalty_rate == 0 && s->penalty_cap == 0 &&
-		    s->due_date == 0 && s->type == LIBRA_DEADLINE_HARD,
+		    s->due_date == 0 && s->type == LIBRA_DEADLINE_HARD &&
+		    s->quote == 0,
 		    "half-parsed record escaped for \"%s\"", text);
 }
 
@@ -33,9 +34,16 @@ static void _assert_parsed(const libra_sla_t *s, const char *text)
 	const uint32_t all = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
 			     LIBRA_SLA_BUDGET | LIBRA_SLA_PENALTY |
 			     LIBRA_SLA_TYPE | LIBRA_SLA_DUEDATE |
-			     LIBRA_SLA_PENALTY_CAP;
+			     LIBRA_SLA_PENALTY_CAP | LIBRA_SLA_TIER |
+			     LIBRA_SLA_QUOTE;
 
 	FUZZ_ASSERT((s->set & ~all) == 0, "unknown bits for \"%s\"", text);
+	/* a quote taken carries the SLA: nothing else beside it */
+	if ((s->set & LIBRA_SLA_QUOTE) && s->quote)
+		FUZZ_ASSERT(s->set == LIBRA_SLA_QUOTE &&
+			    s->quote <= LIBRA_SLA_QUOTE_MAX_ID,
+			    "quote %u with other fields for \"%s\"", s->quote,
+			    text);
 	if (s->set & LIBRA_SLA_RUNTIME)
 		FUZZ_ASSERT(isfinite(s->runtime) && s->runtime >= 0 &&
 			    s->runtime <= LIBRA_SLA_MAX_DURATION,
