@@ -520,6 +520,32 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 	return _store(job_desc, &rec, err_msg);
 }
 
+/*
+ * The job's request (CPUs, nodes, memory, GPUs) and its partition, also
+ * into the refusal record; 0, or an errno with the reason in err_msg.
+ */
+static int _read_request(job_desc_msg_t *job_desc, libra_request_t *req,
+			 part_record_t **part_ptr, libra_refusal_t *ref,
+			 char **err_msg)
+{
+	int rc;
+
+	_request(job_desc, req);
+	ref->cpus = req->cpus;
+	ref->min_nodes = req->min_nodes;
+	ref->max_nodes = req->max_nodes;
+	if (!(*part_ptr = _partition(job_desc))) {
+		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
+			   job_desc->partition ? job_desc->partition : "(default)");
+		return ESLURM_INVALID_PARTITION_NAME;
+	}
+	if ((rc = libra_slurm_demand(job_desc, *part_ptr, &req->demand,
+				     err_msg)))
+		return rc;
+	ref->demand = req->demand;
+	return 0;
+}
+
 /* The request as a quote keeps it, to compare a job taking the quote. */
 static void _shape(const job_desc_msg_t *job_desc, const libra_request_t *req,
 		   libra_quote_shape_t *shape)
@@ -618,25 +644,13 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(q);
 		return rc;
 	}
-	_request(job_desc, &req);
-	ref->cpus = req.cpus;
-	ref->min_nodes = req.min_nodes;
-	ref->max_nodes = req.max_nodes;
 	ref->has_sla = true;
 	ref->sla = *sla;
-	if (!(part_ptr = _partition(job_desc))) {
-		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
-			   job_desc->partition ? job_desc->partition : "(default)");
-		xfree(q);
-		return ESLURM_INVALID_PARTITION_NAME;
-	}
-	rc = libra_slurm_demand(job_desc, part_ptr, &req.demand, err_msg);
-	if (rc) {
+	if ((rc = _read_request(job_desc, &req, &part_ptr, ref, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		xfree(q);
 		return rc;
 	}
-	ref->demand = req.demand;
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
 	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
 					    job_desc->exc_nodes, err_msg);
@@ -793,19 +807,8 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 
 	ref->has_sla = true;
 	ref->sla = h->sla;
-	_request(job_desc, &req);
-	ref->cpus = req.cpus;
-	ref->min_nodes = req.min_nodes;
-	ref->max_nodes = req.max_nodes;
-	if (!(part_ptr = _partition(job_desc))) {
-		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
-			   job_desc->partition ? job_desc->partition : "(default)");
-		return ESLURM_INVALID_PARTITION_NAME;
-	}
-	if ((rc = libra_slurm_demand(job_desc, part_ptr, &req.demand,
-				     err_msg)))
+	if ((rc = _read_request(job_desc, &req, &part_ptr, ref, err_msg)))
 		return rc;
-	ref->demand = req.demand;
 	_shape(job_desc, &req, &shape);
 	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: this job asks another %s than was quoted; submit it with the CPUs, nodes, memory, GPUs and partition of the quote",
