@@ -359,13 +359,29 @@ static void _cand_init(const libra_ledger_t *l, cand_t *c, int node,
 	c->gpus_free = libra_ledger_node_gpus_free(l, node);
 }
 
-/* Most CPUs of share s the node can still take under the share test. */
+/*
+ * The node's load for a job that runs on [now, until] (admit.h): the most
+ * share committed at any time in that window, seen at the real now (an
+ * advance reservation is quoted at its begin).
+ */
+static double _load(const libra_ledger_t *l, const libra_request_t *req,
+		    int node, double now, double until)
+{
+	double real = req->booked > 0.0 && req->booked < now ? req->booked :
+			now;
+
+	return libra_ledger_node_peak_share(l, node, real, now, until);
+}
+
+/* Most CPUs of share s the node can still take under the share test, for
+ * a job running on [now, until]. */
 static int _room(const libra_ledger_t *l, const libra_params_t *p,
-		 const libra_request_t *req, int node, double s)
+		 const libra_request_t *req, int node, double s, double now,
+		 double until)
 {
 	int cpus = libra_ledger_node_cpus(l, node);
 	double free_share = p->capacity * cpus -
-			    libra_ledger_node_share(l, node);
+			    _load(l, req, node, now, until);
 	double k;
 
 	if (!_eligible(l, req, node) || !(s > 0.0))
@@ -529,14 +545,14 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 	int n = 0, nodes = libra_ledger_node_count(l);
 
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, req, j, q->share);
+		int room = _room(l, p, req, j, q->share, now, sla->deadline);
 
 		if (room < 1)
 			continue;
 		/* best fit: least free share first */
 		_cand_init(l, &c[n], j, room,
 			   p->capacity * libra_ledger_node_cpus(l, j) -
-			   libra_ledger_node_share(l, j));
+			   _load(l, req, j, now, sla->deadline));
 		n++;
 	}
 	_place_static(l, p, sla, req, now, c, n, false, LIBRA_REJECT_DEADLINE,
@@ -698,7 +714,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 	double base = libra_price_base_per_sec(p);
 
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, req, j, share);
+		int room = _room(l, p, req, j, share, now, sla->deadline);
 		double res_free, res_max, putil;
 
 		if (room < 1)

@@ -48,6 +48,19 @@
  *  overload than jobs with earlier ones.  Nodes in index order (no best
  *  fit).  Price as Libra.
  *
+ *  Advance reservations (doc/design.md decision 21): a request booked to
+ *  begin later is quoted with "now" at its begin (share RE / (TD - begin),
+ *  priced for [begin, TD]) and req->booked the real now.  Every share test
+ *  above uses the node's load over the job's window, the most the ledger
+ *  commits at any time in it (libra_ledger_node_peak_share()): a booked
+ *  job weighs on a node only from its begin, so a job that ends before it
+ *  is admitted beside it and one that would overlap it is refused where
+ *  the two do not fit; a node's jobs that end before a booked job begins
+ *  leave it their capacity.  Without booked jobs the load is the node
+ *  share, and every decision is what it was.  LibraSLA's and LibraRiskD's
+ *  projections count a booked job as if it ran from now (on the safe
+ *  side).
+ *
  *  Requests name a CPU count and optionally a node count range; a job puts
  *  at most N_j CPUs on a node (its tasks need distinct CPUs).
  *
@@ -86,6 +99,10 @@ typedef struct libra_request {
 				 * share a CPU (OverSubscribe=FORCE:N), so a
 				 * node takes at most N * CPUs - CPUs in use */
 	libra_demand_t demand;	/* memory and GPUs (ledger.h); all 0: none */
+	double booked;		/* an advance reservation (decision 21):
+				 * when it is being booked, the real now,
+				 * the admission's "now" being its begin;
+				 * 0: the job may start at once */
 } libra_request_t;
 
 typedef enum {

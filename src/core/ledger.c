@@ -40,6 +40,7 @@ typedef struct ledger_node {
 	int gpus;		/* the node's GPUs */
 	uint64_t mem_used;	/* sum of the entries' memory */
 	int gpus_used;		/* sum of the entries' GPUs */
+	int nbooked;		/* entries with a begin time (start finite) */
 	int nentries, capacity;
 	libra_entry_t *entries;
 } ledger_node_t;
@@ -123,6 +124,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 		l->nodes[i].thesis_work = 0.0;
 		l->nodes[i].mem_used = 0;
 		l->nodes[i].gpus_used = 0;
+		l->nodes[i].nbooked = 0;
 	}
 }
 
@@ -386,7 +388,11 @@ extern double libra_ledger_node_share(const libra_ledger_t *l, int node)
 
 extern double libra_entry_work_at(const libra_entry_t *e, double now)
 {
-	double w = e->work - e->share * (now - e->since);
+	double w;
+
+	if (now <= e->since)
+		return e->work;	/* a booked job has not begun */
+	w = e->work - e->share * (now - e->since);
 
 	return w > 0.0 ? w : 0.0;
 }
@@ -401,15 +407,25 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 		return 0.0;
 	for (int i = 0; i < n->nentries; i++) {
 		const libra_entry_t *e = &n->entries[i];
-		double until = t_end;
+		double from = now, until = t_end;
+
+		double share = e->share;
 
 		/*
 		 * At its share a job does share * (min(T, TD) - now) by T.
-		 * A job already past its deadline runs on at share_min.
+		 * A job already past its deadline runs on at share_min (the
+		 * model of libra_ledger_expire(), whether or not it was
+		 * applied yet).  A booked job works only from its begin
+		 * (decision 21).
 		 */
+		if (e->start > from)
+			from = e->start;
 		if (e->deadline > now && e->deadline < t_end)
 			until = e->deadline;
-		sum += e->cpus * e->share * (until - now);
+		else if (e->deadline <= now && !e->best_effort)
+			share = fmin(share, l->share_min);
+		if (until > from)
+			sum += e->cpus * share * (until - from);
 	}
 	return sum;
 }
@@ -456,7 +472,9 @@ static void _node_resum(ledger_node_t *n)
 	n->job_cpus = 0;
 	n->mem_used = 0;
 	n->gpus_used = 0;
+	n->nbooked = 0;
 	for (int i = 0; i < n->nentries; i++) {
+		n->nbooked += isfinite(n->entries[i].start);
 		n->job_cpus += n->entries[i].cpus;
 		n->mem_used += n->entries[i].mem_mb;
 		n->gpus_used += n->entries[i].gpus;
@@ -542,6 +560,7 @@ static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
 	n->job_cpus += e->cpus;
 	n->mem_used += e->mem_mb;
 	n->gpus_used += e->gpus;
+	n->nbooked += isfinite(e->start);
 	if (!e->best_effort)
 		n->thesis_work += e->cpus * e->runtime;
 	return 0;
@@ -565,10 +584,13 @@ static void _entry_remove(ledger_node_t *n, uint32_t id)
 	_node_resum(n);
 }
 
-extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
-			       const libra_sla_t *sla,
-			       const libra_place_t *place, int nplace,
-			       double now)
+/*
+ * Commit at now; the share counts from "start" (-INFINITY: at once) and the
+ * job progresses from "since" (now, or its begin).
+ */
+static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
+		   const libra_place_t *place, int nplace, double now,
+		   double since, double start)
 {
 	libra_entry_t e;
 	ledger_job_t *j;
@@ -606,7 +628,8 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 
 	memset(&e, 0, sizeof(e));
 	e.job_id = job_id;
-	e.since = now;
+	e.since = since;
+	e.start = start;
 	e.best_effort = j->best_effort;
 	e.budget = -1.0;
 	if (sla) {
@@ -620,7 +643,7 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 		e.penalty_rate = sla->penalty_rate;
 		e.type = sla->type;
 		e.work = sla->runtime;
-		e.share = libra_share_remaining(e.work, e.deadline - now,
+		e.share = libra_share_remaining(e.work, e.deadline - since,
 						l->share_min);
 	}
 	for (int i = 0; i < nplace; i++) {
@@ -636,6 +659,83 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 		return -1;
 	}
 	return 0;
+}
+
+extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
+			       const libra_sla_t *sla,
+			       const libra_place_t *place, int nplace,
+			       double now)
+{
+	return _commit(l, job_id, sla, place, nplace, now, now, -INFINITY);
+}
+
+extern int libra_ledger_commit_booked(libra_ledger_t *l, uint32_t job_id,
+				      const libra_sla_t *sla,
+				      const libra_place_t *place, int nplace,
+				      double now, double begin)
+{
+	if (!sla || !(begin > now))
+		return libra_ledger_commit(l, job_id, sla, place, nplace, now);
+	return _commit(l, job_id, sla, place, nplace, now, begin, begin);
+}
+
+extern int libra_ledger_node_booked(const libra_ledger_t *l, int node,
+				    double t)
+{
+	const ledger_node_t *n = _node(l, node);
+	int count = 0;
+
+	if (!n || !n->nbooked)
+		return 0;
+	for (int i = 0; i < n->nentries; i++)
+		count += n->entries[i].start > t;
+	return count;
+}
+
+/*
+ * What entry e commits at time t >= now (ledger.h): nothing before its
+ * start; its share until its target; its tail after.  A job already past
+ * its target at now keeps its share: when it ends is not known.
+ */
+static double _entry_share_at(const libra_ledger_t *l, const libra_entry_t *e,
+			      double now, double t)
+{
+	if (t < e->start)
+		return 0.0;
+	if (e->best_effort || t < e->deadline || e->deadline <= now)
+		return e->cpus * e->share;
+	return e->cpus * fmin(e->share, l->share_min);
+}
+
+extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
+					   double now, double from,
+					   double until)
+{
+	const ledger_node_t *n = _node(l, node);
+	double peak = 0.0;
+
+	if (!n)
+		return 0.0;
+	if (!n->nbooked && from <= now)
+		return n->share_sum;
+	/*
+	 * The sum only falls between the times booked entries begin (a
+	 * target turns a share into its smaller tail), so its most in the
+	 * window is at "from" or at one of those begins.
+	 */
+	if (from < now)
+		from = now;
+	for (int b = -1; b < n->nentries; b++) {
+		double t = b < 0 ? from : n->entries[b].start, sum = 0.0;
+
+		if (b >= 0 && !(t > from && t < until))
+			continue;
+		for (int i = 0; i < n->nentries; i++)
+			sum += _entry_share_at(l, &n->entries[i], now, t);
+		if (sum > peak)
+			peak = sum;
+	}
+	return peak;
 }
 
 extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id)

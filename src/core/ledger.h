@@ -40,6 +40,17 @@
  *    what it is given, even beyond a node's size (a record restored after
  *    a node shrank): the fit is admission's test, not the ledger's.
  *
+ *  - Advance reservations (decision 21): a job booked to begin later
+ *    counts only from its begin time: its share RE / (target - begin)
+ *    holds on [begin, target).  Every job's committed share is a step
+ *    function of time: cpus * share on [start, target), then a tail of
+ *    cpus * share_min (a job that overran its estimate runs on at
+ *    share_min; best-effort jobs commit nothing).  A job already past its
+ *    target now keeps the share it has.  libra_ledger_node_peak_share() is the
+ *    most of that sum at any time of a window, the admission test's load;
+ *    with no booked entry on the node it is the node share, so jobs that
+ *    may run now are admitted exactly as before reservations existed.
+ *
  *  The ledger is a cache: the plugins rebuild it from the job records.
  *  It has no locking; the owner serialises access.
 \*****************************************************************************/
@@ -87,6 +98,9 @@ typedef struct libra_entry {
 	double share;		/* committed share per CPU, clamped */
 	double work;		/* remaining estimated work per CPU at since */
 	double since;		/* time of the last progress report */
+	double start;		/* from when its share counts: -INFINITY
+				 * for a job that may run now, its begin
+				 * time for an advance reservation */
 	double runtime;		/* RE */
 	double submit;		/* TSU */
 	double deadline;	/* TD, or the target its admission aimed
@@ -193,6 +207,34 @@ extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 			       const libra_place_t *place, int nplace,
 			       double now);
 
+/*
+ * Commit an advance reservation (decision 21): as libra_ledger_commit() at
+ * now, but the job's share counts only from begin (> now, else this is
+ * libra_ledger_commit()): share RE / (target - begin), and no work is done
+ * before begin.  Memory and GPUs are held from now (a space-shared
+ * resource is not booked by time).
+ */
+extern int libra_ledger_commit_booked(libra_ledger_t *l, uint32_t job_id,
+				      const libra_sla_t *sla,
+				      const libra_place_t *place, int nplace,
+				      double now, double begin);
+
+/*
+ * The most share [CPUs] the node's jobs commit at any time in [from,
+ * until], from >= now (the step functions of the model above, seen at
+ * now).  With no booked entry and from = now it is
+ * libra_ledger_node_share(); entries booked later add where they begin,
+ * jobs whose target falls before "from" leave their tail only.
+ * O(entries) per booked entry that begins inside the window.
+ */
+extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
+					   double now, double from,
+					   double until);
+
+/* Entries on the node booked to begin later than t (0: none). */
+extern int libra_ledger_node_booked(const libra_ledger_t *l, int node,
+				    double t);
+
 /* Remove a job (finished, failed, cancelled), freeing its shares, memory
  * and GPUs.  Returns 0 or -1 if absent. */
 extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id);
@@ -250,7 +292,8 @@ extern int libra_ledger_job_count(const libra_ledger_t *l);
 extern int libra_ledger_job_places(const libra_ledger_t *l, uint32_t job_id,
 				   const libra_place_t **place);
 
-/* Remaining estimated work per CPU of an entry at time now. */
+/* Remaining estimated work per CPU of an entry at time now (all of it
+ * before the entry's progress starts, at its "since"). */
 extern double libra_entry_work_at(const libra_entry_t *e, double now);
 
 #endif /* LIBRA_LEDGER_H */

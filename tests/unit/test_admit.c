@@ -2375,6 +2375,113 @@ START_TEST(test_damping_keeps_the_placement_and_lowers_a_rising_price)
 }
 END_TEST
 
+
+/* ------------------------------------------ advance reservations (21) */
+
+/* 1 node, 1 CPU; job 1 booked at 600 with share 0.5 until 1000 */
+static libra_ledger_t *_booked_node(void)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_sla_t sla = _sla(200, 0, 1000, NO_BUDGET);
+	libra_place_t pl = PLACE(0, 1);
+
+	ck_assert_int_eq(libra_ledger_commit_booked(l, 1, &sla, &pl, 1, 0,
+						    600), 0);
+	return l;
+}
+
+START_TEST(test_job_ending_before_a_booking_takes_the_whole_cpu)
+{
+	libra_ledger_t *l = _booked_node();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(540, 0, 600, NO_BUDGET);	/* share 0.9 */
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_job_overlapping_a_booking_is_refused_where_both_do_not_fit)
+{
+	libra_ledger_t *l = _booked_node();
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t fits = _sla(320, 0, 800, NO_BUDGET);	/* 0.4 */
+	libra_sla_t breaks = _sla(480, 0, 800, NO_BUDGET);	/* 0.6 */
+
+	_admit(l, &p, &fits, 1, 0, 0, 0);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	_admit(l, &p, &breaks, 1, 0, 0, 0);
+	ck_assert_int_eq(q.verdict, LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_booking_is_admitted_beside_a_job_that_ends_before_it)
+{
+	/* 1 CPU, a job at 0.9 until 600; a booking [600, 1000) at 0.75 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(300, 0, 1000, NO_BUDGET);
+	libra_request_t req = { .cpus = 1, .booked = 1.0 };
+
+	_commit(l, 2, 540, 600, 0, 1, 0);
+	memset(&q, 0x5a, sizeof(q));
+	libra_admit(l, &p, &sla, &req, 600, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.share, 0.75, TOL);
+	/* seen at 700 instead, job 2 is past its deadline: its end is
+	 * unknown and it keeps its share (0.9 + 0.5 > 1) */
+	sla = _sla(300, 0, 1400, NO_BUDGET);
+	req.booked = 700;
+	libra_admit(l, &p, &sla, &req, 800, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_REJECT_DEADLINE);
+	req.booked = 1.0;
+	libra_admit(l, &p, &sla, &req, 800, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_booking_is_refused_where_it_meets_another_booking)
+{
+	libra_ledger_t *l = _booked_node();	/* 0.5 on [600, 1000) */
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_request_t req = { .cpus = 1, .booked = 1.0 };
+	libra_sla_t late = _sla(300, 0, 1300, NO_BUDGET);	/* 0.6 */
+	libra_sla_t after = _sla(300, 0, 1500, NO_BUDGET);
+
+	memset(&q, 0x5a, sizeof(q));
+	libra_admit(l, &p, &late, &req, 800, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_REJECT_DEADLINE);
+	/* from 1000 on, job 1 leaves its tail only */
+	libra_admit(l, &p, &after, &req, 1000, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_booking_is_priced_for_its_own_window)
+{
+	/* Libra+$: an idle node prices a booking as a job admitted at its
+	 * begin with the same window */
+	libra_ledger_t *l = _nodes(1, 2);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(300, 0, 1600, NO_BUDGET);
+	libra_request_t req = { .cpus = 1, .booked = 1.0 };
+	double price;
+
+	memset(&q, 0x5a, sizeof(q));
+	libra_admit(l, &p, &sla, &req, 600, &q);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	price = q.price;
+	sla = _sla(300, 0, 1000, NO_BUDGET);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_double_eq_tol(q.price, price, 1e-9 * price);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit");
@@ -2512,6 +2619,14 @@ static Suite *_suite(void)
 
 	tc = tcase_create("damping");
 	T(tc, test_damping_keeps_the_placement_and_lowers_a_rising_price);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("booked");
+	T(tc, test_job_ending_before_a_booking_takes_the_whole_cpu);
+	T(tc, test_job_overlapping_a_booking_is_refused_where_both_do_not_fit);
+	T(tc, test_booking_is_admitted_beside_a_job_that_ends_before_it);
+	T(tc, test_booking_is_refused_where_it_meets_another_booking);
+	T(tc, test_booking_is_priced_for_its_own_window);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");

@@ -967,6 +967,134 @@ START_TEST(test_rekey_keeps_what_is_held)
 }
 END_TEST
 
+
+/* ------------------------------------------ advance reservations (21) */
+
+static void _book(libra_ledger_t *l, uint32_t job, double re, double begin,
+		  double td, int node, int cpus, double now)
+{
+	libra_sla_t sla = _sla(re, now, td);
+	libra_place_t pl = PLACE(node, cpus);
+
+	ck_assert_int_eq(libra_ledger_commit_booked(l, job, &sla, &pl, 1, now,
+						    begin), 0);
+}
+
+START_TEST(test_booked_share_is_runtime_over_window_from_begin)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	/* RE 100 between begin 600 and TD 1000: share 0.25 */
+	_book(l, 1, 100, 600, 1000, 1, 2, 0);
+	ck_assert_double_eq_tol(_entry(l, 1, 1)->share, 0.25, TOL);
+	ck_assert_double_eq_tol(_entry(l, 1, 1)->start, 600, TOL);
+	ck_assert_int_eq(libra_ledger_node_booked(l, 1, 0), 1);
+	ck_assert_int_eq(libra_ledger_node_booked(l, 1, 600), 0);
+	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 1), 0, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_booked_job_does_no_work_before_begin)
+{
+	libra_ledger_t *l = _two_nodes();
+	const libra_entry_t *e;
+
+	_book(l, 1, 100, 600, 1000, 0, 1, 0);
+	e = _entry(l, 0, 1);
+	ck_assert_double_eq_tol(libra_entry_work_at(e, 300), 100, TOL);
+	ck_assert_double_eq_tol(libra_entry_work_at(e, 800), 50, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_booking_at_or_before_now_is_a_plain_commit)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_book(l, 1, 100, 0, 1000, 0, 1, 0);
+	ck_assert(isinf(_entry(l, 0, 1)->start));
+	ck_assert_int_eq(libra_ledger_node_booked(l, 0, -1e9), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.1, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_peak_without_booking_is_node_share)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 200, 0, 2, 0);	/* 2 x 0.5 until 200 */
+	_commit(l, 2, 100, 1000, 0, 1, 0);	/* 0.1 */
+	ck_assert_double_eq_tol(libra_ledger_node_peak_share(l, 0, 0, 0, 5000),
+				libra_ledger_node_share(l, 0), 1e-12);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_peak_counts_booking_only_where_windows_overlap)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_book(l, 1, 200, 600, 1000, 0, 4, 0);	/* 4 x 0.5 on [600, 1000) */
+	_commit(l, 2, 100, 200, 0, 1, 0);	/* 0.5 until 200 */
+	/* a job ending by 600 sees only job 2 */
+	ck_assert_double_eq_tol(libra_ledger_node_peak_share(l, 0, 0, 0, 600),
+				0.5, TOL);
+	/* one running into it sees the booking, and job 2's tail */
+	ck_assert_double_eq_tol(libra_ledger_node_peak_share(l, 0, 0, 0, 700),
+				2.0 + SMIN, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_peak_for_a_later_window_leaves_ended_jobs_their_tail)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_commit(l, 1, 100, 200, 0, 2, 0);	/* 2 x 0.5 until 200 */
+	/* seen at 0, the window [600, 1000): job 1 overran at most */
+	ck_assert_double_eq_tol(
+		libra_ledger_node_peak_share(l, 0, 0, 600, 1000), 2 * SMIN,
+		TOL);
+	/* a job past its target now keeps its share: its end is unknown */
+	ck_assert_double_eq_tol(
+		libra_ledger_node_peak_share(l, 0, 300, 600, 1000), 1.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_window_work_of_booking_starts_at_begin)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_book(l, 1, 100, 600, 1000, 0, 1, 0);	/* 0.25 on [600, 1000) */
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 500),
+				0, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 800),
+				50, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 5000),
+				100, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_release_of_booking_clears_the_count)
+{
+	libra_ledger_t *l = _two_nodes();
+
+	_book(l, 1, 100, 600, 1000, 0, 1, 0);
+	_commit(l, 2, 100, 1000, 0, 1, 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert_int_eq(libra_ledger_node_booked(l, 0, 0), 0);
+	ck_assert_double_eq_tol(libra_ledger_node_peak_share(l, 0, 0, 0, 900),
+				0.1, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("ledger");
@@ -1042,6 +1170,17 @@ static Suite *_suite(void)
 	T(tc, test_clear_jobs_frees_memory_and_gpus_keeps_sizes);
 	T(tc, test_held_window_until_deadline_or_whole_window);
 	T(tc, test_rekey_keeps_what_is_held);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("booked");
+	T(tc, test_booked_share_is_runtime_over_window_from_begin);
+	T(tc, test_booked_job_does_no_work_before_begin);
+	T(tc, test_booking_at_or_before_now_is_a_plain_commit);
+	T(tc, test_peak_without_booking_is_node_share);
+	T(tc, test_peak_counts_booking_only_where_windows_overlap);
+	T(tc, test_peak_for_a_later_window_leaves_ended_jobs_their_tail);
+	T(tc, test_window_work_of_booking_starts_at_begin);
+	T(tc, test_release_of_booking_clears_the_count);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("invariant");
