@@ -30,6 +30,10 @@
  *  met, and a job whose C exceeds its budget is refused at submission
  *  ("budget": the provider sets the price and the budget caps it, thesis
  *  6.4.1).  Bid-based: the job earns U = B - DY * PR.
+ *
+ *  An advance reservation (--reserve-frac) is not eligible before its
+ *  begin, as Slurm holds a job with --begin: it enters the queue then, and
+ *  FCFS orders it by its begin.
 \*****************************************************************************/
 
 #include <math.h>
@@ -158,12 +162,12 @@ static void _arrive(bf_t *b, int i)
 		break;
 	case SIM_FCFS_BF:
 	default:
-		a = j->submit;
+		a = j->begin;
 		break;
 	}
 	b->state[i] = ST_QUEUED;
 	b->live[i] = 1;
-	sim_squeue_insert(&b->queue, a, j->submit, i);
+	sim_squeue_insert(&b->queue, a, j->begin, i);
 	sim_pq_push(&b->expiry, b->latest[i], i);
 }
 
@@ -228,6 +232,7 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 {
 	bf_t b;
 	size_t n = w->n, ai = 0, i;
+	size_t *ord = sim_jobs_by_begin(w);	/* jobs become eligible */
 
 	memset(&b, 0, sizeof(b));
 	b.cfg = cfg;
@@ -243,14 +248,14 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 		b.latest[i] = w->jobs[i].deadline - w->jobs[i].estimate;
 
 	while (ai < n || b.done.n) {
-		double ta = ai < n ? w->jobs[ai].submit : INFINITY;
+		double ta = ai < n ? w->jobs[ord[ai]].begin : INFINITY;
 		double tc = b.done.n ? b.done.a[0].t : INFINITY;
 		double now = ta < tc ? ta : tc;
 
 		while (b.done.n && b.done.a[0].t <= now)
 			_complete(&b, sim_pq_pop(&b.done).idx, now);
-		while (ai < n && w->jobs[ai].submit <= now)
-			_arrive(&b, (int) ai++);
+		while (ai < n && w->jobs[ord[ai]].begin <= now)
+			_arrive(&b, (int) ord[ai++]);
 		_pass(&b, now);
 	}
 	/* Nothing can still wait: with no job running every waiting job
@@ -271,5 +276,6 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 	free(b.live);
 	free(b.state);
 	free(b.latest);
+	free(ord);
 	return i < n ? -1 : 0;
 }

@@ -30,6 +30,9 @@
  *    queue is that of alpha PV_i/RPT_i + (1-alpha) PR_i, a constant of the
  *    job: the queue stays sorted without recomputing rewards.
  *  - A job with PR = 0 has infinite slack (accepted) unless PV < cost.
+ *  - An advance reservation (--reserve-frac) is submitted to the queue at
+ *    its begin: it is not eligible before, and refusing it earlier on
+ *    the queue of then would weigh waiting jobs it cannot delay.
 \*****************************************************************************/
 
 #include <math.h>
@@ -55,6 +58,7 @@ extern int sim_run_firstreward(const sim_config_t *cfg,
 			       sim_outcome_t *out, char *err, size_t errlen)
 {
 	size_t n = w->n, ai = 0, i;
+	size_t *ord = sim_jobs_by_begin(w);	/* jobs become eligible */
 	unsigned char *live = sim_xcalloc(n + 1, 1);
 	unsigned char *state = sim_xcalloc(n + 1, 1);
 	sim_squeue_t q;
@@ -67,7 +71,7 @@ extern int sim_run_firstreward(const sim_config_t *cfg,
 	memset(&done, 0, sizeof(done));
 
 	while (ai < n || done.n) {
-		double ta = ai < n ? w->jobs[ai].submit : INFINITY;
+		double ta = ai < n ? w->jobs[ord[ai]].begin : INFINITY;
 		double tc = done.n ? done.a[0].t : INFINITY;
 		double now = ta < tc ? ta : tc;
 
@@ -80,8 +84,8 @@ extern int sim_run_firstreward(const sim_config_t *cfg,
 			sim_settle(j, model, sim_base_charge(cfg, j),
 				   out[k].start, now, &out[k]);
 		}
-		while (ai < n && w->jobs[ai].submit <= now) {
-			int k = (int) ai++;
+		while (ai < n && w->jobs[ord[ai]].begin <= now) {
+			int k = (int) ord[ai++];
 			const sim_job_t *j = &w->jobs[k];
 			double rpt = j->estimate;
 			double pr = j->penalty_rate / 3600.0;
@@ -102,7 +106,7 @@ extern int sim_run_firstreward(const sim_config_t *cfg,
 			      (1.0 - cfg->fr_alpha) * pr;
 			state[k] = ST_QUEUED;
 			live[k] = 1;
-			sim_squeue_insert(&q, -key, j->submit, k);
+			sim_squeue_insert(&q, -key, j->begin, k);
 			queued_pr += pr;
 			nqueued++;
 		}
@@ -135,5 +139,6 @@ extern int sim_run_firstreward(const sim_config_t *cfg,
 	sim_pq_free(&done);
 	free(live);
 	free(state);
+	free(ord);
 	return i < n ? -1 : 0;
 }

@@ -54,7 +54,7 @@ enum {
 	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_PROBE_CSV, OPT_PROBE_EVERY,
 	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_DUE_FRAC,
 	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_MEMORY,
-	OPT_NODE_MEMORY, OPT_HELP,
+	OPT_NODE_MEMORY, OPT_RESERVE_FRAC, OPT_RESERVE_LEAD, OPT_HELP,
 	OPT_VERSION,
 };
 
@@ -111,6 +111,8 @@ static const struct option long_opts[] = {
 	{ "price-damping", required_argument, NULL, OPT_PRICE_DAMPING },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "node-memory", required_argument, NULL, OPT_NODE_MEMORY },
+	{ "reserve-frac", required_argument, NULL, OPT_RESERVE_FRAC },
+	{ "reserve-lead", required_argument, NULL, OPT_RESERVE_LEAD },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -147,6 +149,8 @@ static void _usage(FILE *f)
 "                          per processor from SWF field 10, 7, or 10 else 7\n"
 "                          (none; needs --node-memory)\n"
 "  --node-memory MB        memory of each 1-CPU node (time-shared policies)\n"
+"  --reserve-frac F        fraction of jobs that book a later start (0)\n"
+"  --reserve-lead S        a booked start, seconds after submission (3600)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -323,6 +327,7 @@ static void _defaults(sim_config_t *cfg)
 	cfg->probe_cpus = 1;
 	cfg->probe_runtime = 3600.0;
 	cfg->probe_period = 14400.0;
+	cfg->reserve_lead = 3600.0;
 }
 
 static void _parse(int argc, char **argv, sim_config_t *cfg)
@@ -432,6 +437,12 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			if (!cfg->node_mem_mb)
 				_usage_error("--node-memory: '%s' is less "
 					     "than 1 MB", a);
+			break;
+		case OPT_RESERVE_FRAC:
+			cfg->reserve_frac = _num(name, a, 0, false, 1, false);
+			break;
+		case OPT_RESERVE_LEAD:
+			cfg->reserve_lead = _num(name, a, 0, true, 1e8, false);
 			break;
 		case OPT_TIER:
 			cfg->tier_by_urgency = !strcmp(a, "urgency");
@@ -650,14 +661,18 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	_emit(cfg, f, n);
 }
 
-static void _csv_header(FILE *f)
+/* With --reserve-frac a last column, begin (empty: no reservation); the
+ * columns are those of earlier releases without it. */
+static void _csv_header(FILE *f, bool reserve)
 {
 	fprintf(f, "id,submit,procs,runtime,estimate,deadline,budget,"
 		"penalty_rate,type,urgency,accepted,verdict,start,end,price,"
-		"charge,deadline_met,policy\n");
+		"charge,deadline_met,policy%s\n",
+		reserve ? ",begin" : "");
 }
 
-static void _csv_rows(FILE *f, const sim_workload_t *w, sim_policy_t policy,
+static void _csv_rows(FILE *f, const sim_config_t *cfg,
+		      const sim_workload_t *w, sim_policy_t policy,
 		      const sim_outcome_t *out)
 {
 	size_t i;
@@ -676,7 +691,12 @@ static void _csv_rows(FILE *f, const sim_workload_t *w, sim_policy_t policy,
 				o->end, o->price, o->charge, o->met ? 1 : 0);
 		else
 			fprintf(f, ",,,%.6f,0,", 0.0);
-		fprintf(f, "%s\n", sim_policy_name(policy));
+		fprintf(f, "%s", sim_policy_name(policy));
+		if (cfg->reserve_frac > 0.0 && j->reserved)
+			fprintf(f, ",%.3f", j->begin);
+		else if (cfg->reserve_frac > 0.0)
+			fprintf(f, ",");
+		fprintf(f, "\n");
 	}
 }
 
@@ -724,7 +744,9 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 			.deadline_met = out[i].accepted && out[i].met,
 			.budget = j->budget,
 			.charge = out[i].accepted ? out[i].charge : 0.0,
-			.submit = j->submit,
+			/* a reservation waits from its begin, the time
+			 * it asked to start (Slurm's eligible time) */
+			.submit = j->begin,
 			.start = out[i].start,
 			.end = out[i].end,
 			.runtime = j->runtime,
@@ -735,7 +757,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	libra_metrics_finish(&m);
 	_summary(cfg, w, policy, model, &m);
 	if (csv)
-		_csv_rows(csv, w, policy, out);
+		_csv_rows(csv, cfg, w, policy, out);
 	free(out);
 	return 0;
 }
@@ -763,7 +785,7 @@ int main(int argc, char **argv)
 			sim_workload_free(&w);
 			return 1;
 		}
-		_csv_header(csv);
+		_csv_header(csv, cfg.reserve_frac > 0.0);
 	}
 
 	if (cfg.probe_csv) {

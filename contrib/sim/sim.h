@@ -104,6 +104,11 @@ typedef struct sim_config {
 	 * and each (1-CPU) node's memory [MB]; time-shared policies only */
 	sim_mem_t mem;
 	uint64_t node_mem_mb;
+	/* advance reservations (doc/design.md decision 21): each job books a
+	 * start reserve_lead seconds after its submission with probability
+	 * reserve_frac (0: none) */
+	double reserve_frac;
+	double reserve_lead;
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
@@ -129,10 +134,14 @@ typedef struct sim_config {
 typedef struct sim_job {
 	long id;		/* SWF job number */
 	double submit;		/* TSU [s since the window's first job] */
+	double begin;		/* when it may start: TSU, or the booked
+				 * begin of an advance reservation */
+	bool reserved;		/* an advance reservation: begin > TSU */
 	int procs;
 	double runtime;		/* R: actual run time from the trace */
 	double estimate;	/* RE */
-	double deadline;	/* TD, absolute */
+	double deadline;	/* TD, absolute (a reservation's moves with
+				 * its begin) */
 	double budget;		/* B */
 	double penalty_rate;	/* PR per hour */
 	double due_date;	/* ISQoS due date, absolute; 0: none */
@@ -176,6 +185,9 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen);
 extern void sim_workload_free(sim_workload_t *w);
 extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla);
+/* The job indices in the order they may start: by (begin, index); the
+ * caller frees it.  Without reservations it is 0..n-1. */
+extern size_t *sim_jobs_by_begin(const sim_workload_t *w);
 
 /* The engines; each fills out[0..n-1].  Return 0 or -1 with a message. */
 extern int sim_run_timeshare(const sim_config_t *cfg,

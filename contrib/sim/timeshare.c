@@ -35,6 +35,16 @@
  *  its node; when the last part ends, the job is settled (libra_settle(),
  *  LIBRA_END_COMPLETED: nothing is ever killed at its deadline here).
  *
+ *  Advance reservations (--reserve-frac; doc/design.md decision 21): a
+ *  job that booked a later begin is quoted at its submission with the
+ *  admission's "now" at its begin (req.booked the real now) and committed
+ *  with libra_ledger_commit_booked().  Its parts sit on their nodes,
+ *  pending, with no weight, until a begin event starts them (begins are
+ *  in submission order, the lead being the same for every job); until
+ *  then their ledger entries get no progress report, since a report
+ *  would recompute the booked share as RE / (TD - now) from before the
+ *  begin.  At equal times: completions, begins, probes, arrivals.
+ *
  *  Cost: each node keeps the time its next part ends, recomputed only when
  *  its set of parts or their weights change, in an indexed min-heap; an
  *  arrival touches every running part once (progress), which it must.
@@ -63,7 +73,9 @@ typedef struct {
 	double work;		/* actual CPU-seconds it needs: R */
 	double done;		/* actual CPU-seconds done */
 	double share;		/* the ledger's share */
-	double w;		/* CPU weight: the share (see _sla_weights) */
+	double w;		/* CPU weight: the share (see _sla_weights);
+				 * 0 while pending */
+	bool pending;		/* booked, not yet begun: it does not run */
 } part_t;
 
 typedef struct {
@@ -73,6 +85,7 @@ typedef struct {
 	double sw;		/* sum of the parts' weights */
 	double next;		/* when the next part ends; INFINITY if idle */
 	int argmin;		/* which part ends then */
+	int npending;		/* pending parts (advance reservations) */
 } tnode_t;
 
 typedef struct {
@@ -187,7 +200,8 @@ static void _advance(tnode_t *nd, double t)
 	double dt = t - nd->t;
 	int k;
 
-	if (dt > 0 && nd->n > 0) {
+	/* sw is 0 when every part is pending (or none runs) */
+	if (dt > 0 && nd->sw > 0) {
 		double f = dt / nd->sw;
 
 		for (k = 0; k < nd->n; k++)
@@ -209,8 +223,11 @@ static void _recompute(tnode_t *nd)
 	for (k = 0; k < nd->n; k++) {
 		const part_t *pt = &nd->p[k];
 		double left = pt->work - pt->done;
-		double tk = left > 0 ? left / pt->w : 0.0;
+		double tk;
 
+		if (pt->pending)
+			continue;
+		tk = left > 0 ? left / pt->w : 0.0;
 		sw += pt->w;
 		if (tk < best ||
 		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
@@ -245,6 +262,8 @@ static int _sync(ts_t *s, int node)
 	for (k = 0; k < ne; k++) {
 		if (e[k].job_id == (uint32_t) nd->p[k].job) {
 			nd->p[k].share = nd->p[k].w = e[k].share;
+			if (nd->p[k].pending)
+				nd->p[k].w = 0.0;
 			continue;
 		}
 		for (m = k + 1; m < nd->n; m++)
@@ -263,8 +282,12 @@ static int _sync(ts_t *s, int node)
 			nd->p[m] = tmp;
 		}
 		nd->p[k].share = nd->p[k].w = e[k].share;
+		if (nd->p[k].pending)
+			nd->p[k].w = 0.0;
 	}
 	for (k = 0; k < ne; k++) {
+		if (nd->p[k].pending)
+			continue;
 		if (!(nd->p[k].w > 0) || !isfinite(nd->p[k].w)) {
 			snprintf(s->err, s->errlen, "core: job %ld has share "
 				 "%g on node %d (the clamp promises > 0)",
@@ -298,6 +321,8 @@ static void _sla_weights(ts_t *s, tnode_t *nd)
 	for (k = 0; k < nd->n; k++) {
 		const part_t *pt = &nd->p[k];
 
+		if (pt->pending)	/* w stays 0 (_sync) */
+			continue;
 		sum += pt->share;
 		if (best < 0 || s->ret[pt->job] > s->ret[nd->p[best].job] ||
 		    (s->ret[pt->job] == s->ret[nd->p[best].job] &&
@@ -308,12 +333,14 @@ static void _sla_weights(ts_t *s, tnode_t *nd)
 		return;
 	if (sum <= 1.0) {
 		for (k = 0; k < nd->n; k++)
-			nd->p[k].w = nd->p[k].share;
+			if (!nd->p[k].pending)
+				nd->p[k].w = nd->p[k].share;
 		nd->p[best].w += 1.0 - sum;
 		return;
 	}
 	for (k = 0; k < nd->n; k++)
-		if (k == best || jobs[nd->p[k].job].hard)
+		if (!nd->p[k].pending &&
+		    (k == best || jobs[nd->p[k].job].hard))
 			prot += nd->p[k].share;
 	other = sum - prot;
 	f = other > 0.0 ? fmax(1.0 - prot, 0.0) / other : 0.0;
@@ -322,6 +349,8 @@ static void _sla_weights(ts_t *s, tnode_t *nd)
 	for (k = 0; k < nd->n; k++) {
 		part_t *pt = &nd->p[k];
 
+		if (pt->pending)
+			continue;
 		if (k == best || jobs[pt->job].hard)
 			pt->w = pt->share;
 		else
@@ -338,7 +367,7 @@ static int _sync_recompute(ts_t *s, int node)
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
 	double sw = 0.0, best = INFINITY;
 
-	if (ne != nd->n || s->policy == SIM_LIBRA_SLA)
+	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending)
 		goto slow;
 	for (k = 0; k < ne; k++) {
 		part_t *pt = &nd->p[k];
@@ -370,23 +399,53 @@ slow:
 
 /* --self-check: the ledger's share is the thesis' Fig. 3.3 partition,
  * (RE - cpu_done) / (TD - now), clamped as share.h says; TD is the target
- * its admission aimed the share at (a due date, decision 18). */
+ * its admission aimed the share at (a due date, decision 18).  A pending
+ * part keeps the share committed for its begin. */
+static int _check_part(ts_t *s, int node, int k, double now)
+{
+	const part_t *pt = &s->nodes[node].p[k];
+	const sim_job_t *j = &s->w->jobs[pt->job];
+	double want = libra_share(j->estimate, pt->done,
+				  pt->pending ? j->begin : now,
+				  s->target[pt->job], s->p.share_min);
+
+	if (fabs(want - pt->share) > 1e-9 * (1.0 + fabs(want))) {
+		snprintf(s->err, s->errlen, "self-check: job %ld on node %d "
+			 "at %.3f: ledger share %.17g, libra_share() %.17g",
+			 j->id, node, now, pt->share, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* --self-check of every part of a node, right after its progress report */
 static int _check_node(ts_t *s, int node, double now)
 {
+	for (int k = 0; k < s->nodes[node].n; k++)
+		if (_check_part(s, node, k, now))
+			return -1;
+	return 0;
+}
+
+/*
+ * Progress of a node with pending parts: each part that runs is reported
+ * alone, so that the booked entries keep the share committed for their
+ * begin (a report would give them RE / (TD - now) from before it).
+ */
+static int _progress_begun(ts_t *s, int node, double now)
+{
 	tnode_t *nd = &s->nodes[node];
-	int k;
 
-	for (k = 0; k < nd->n; k++) {
-		const sim_job_t *j = &s->w->jobs[nd->p[k].job];
-		double want = libra_share(j->estimate, nd->p[k].done, now,
-					  s->target[nd->p[k].job],
-					  s->p.share_min);
+	for (int k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
 
-		if (fabs(want - nd->p[k].share) > 1e-9 * (1.0 + fabs(want))) {
-			snprintf(s->err, s->errlen, "self-check: job %ld on "
-				 "node %d at %.3f: ledger share %.17g, "
-				 "libra_share() %.17g", j->id, node, now,
-				 nd->p[k].share, want);
+		if (pt->pending)
+			continue;
+		if (libra_ledger_progress(s->l, (uint32_t) pt->job, node,
+					  pt->done, now)) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_"
+				 "progress(job %ld, node %d) failed",
+				 s->w->jobs[pt->job].id, node);
 			return -1;
 		}
 	}
@@ -419,6 +478,11 @@ static int _progress_all(ts_t *s, double now)
 				return -1;
 			}
 		}
+		if (nd->npending) {
+			if (_progress_begun(s, n, now))
+				return -1;
+			goto synced;
+		}
 		for (int k = 0; k < nd->n; k++)
 			s->done[k] = nd->p[k].done;
 		if (libra_ledger_progress_node(s->l, n, s->done, nd->n,
@@ -428,6 +492,7 @@ static int _progress_all(ts_t *s, double now)
 				 "failed", n);
 			return -1;
 		}
+synced:
 		if (_sync_recompute(s, n))
 			return -1;
 		if (s->cfg->self_check && _check_node(s, n, now))
@@ -438,17 +503,24 @@ static int _progress_all(ts_t *s, double now)
 
 /*
  * An admitted job: commit the quote in the ledger and put one part of the
- * job on each node of its placement (1-CPU nodes).
+ * job on each node of its placement (1-CPU nodes); an advance reservation
+ * is committed for its begin and its parts wait, pending, until then.
  */
 static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 {
 	const sim_job_t *j = &s->w->jobs[i];
 	const libra_quote_t *q = s->q;
-	int cpus = 0;
+	int cpus = 0, rc;
 
 	s->target[i] = libra_sla_target(sla);	/* --self-check's */
-	if (libra_ledger_commit(s->l, (uint32_t) i, sla, q->place, q->nplace,
-				now)) {
+	if (j->reserved)
+		rc = libra_ledger_commit_booked(s->l, (uint32_t) i, sla,
+						q->place, q->nplace, now,
+						j->begin);
+	else
+		rc = libra_ledger_commit(s->l, (uint32_t) i, sla, q->place,
+					 q->nplace, now);
+	if (rc) {
 		snprintf(s->err, s->errlen, "core: libra_ledger_commit"
 			 "(job %ld) refused an accepted quote", j->id);
 		return -1;
@@ -471,6 +543,8 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 		nd->p[nd->n].work = j->runtime;
 		nd->p[nd->n].done = 0.0;
 		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
+		nd->p[nd->n].pending = j->reserved;
+		nd->npending += j->reserved;
 		nd->n++;
 		if (_sync_recompute(s, node))
 			return -1;
@@ -487,7 +561,52 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 	s->price[i] = q->price;
 	s->out[i].accepted = true;
 	s->out[i].verdict = libra_verdict_name(LIBRA_ACCEPT);
-	s->out[i].start = now;
+	s->out[i].start = j->begin;	/* now, unless booked */
+	return 0;
+}
+
+/*
+ * An advance reservation begins: its parts start running at the share
+ * committed for this time (the ledger's, unchanged since the commit).
+ */
+static int _begin(ts_t *s, int i, double now)
+{
+	const libra_place_t *pl;
+	int np = libra_ledger_job_places(s->l, (uint32_t) i, &pl);
+
+	if (np != s->left[i]) {
+		snprintf(s->err, s->errlen, "core: booked job %ld has %d "
+			 "places in the ledger, not %d", s->w->jobs[i].id, np,
+			 s->left[i]);
+		return -1;
+	}
+	for (int m = 0; m < np; m++) {
+		int node = pl[m].node, k;
+		tnode_t *nd = &s->nodes[node];
+
+		_advance(nd, now);	/* the others ran at their weights */
+		for (k = 0; k < nd->n; k++)
+			if (nd->p[k].job == i && nd->p[k].pending)
+				break;
+		if (k == nd->n) {
+			snprintf(s->err, s->errlen, "internal error: booked "
+				 "job %ld has no pending part on node %d",
+				 s->w->jobs[i].id, node);
+			return -1;
+		}
+		nd->p[k].pending = false;
+		nd->npending--;
+		if (_sync_recompute(s, node))
+			return -1;
+		/* the others' shares are as of the last report: check the
+		 * part that begins only */
+		for (k = 0; k < nd->n; k++)
+			if (nd->p[k].job == i)
+				break;
+		if (s->cfg->self_check && _check_part(s, node, k, now))
+			return -1;
+		_hfix(s, node);
+	}
 	return 0;
 }
 
@@ -498,6 +617,14 @@ static int _arrive(ts_t *s, int i, double now)
 	libra_request_t req = { .cpus = j->procs };
 	libra_sla_t sla;
 
+	/*
+	 * An advance reservation is quoted as if now were its begin, seen
+	 * from the real now (admit.h).  booked 0 means "not booked" to the
+	 * core, and the window's first job is submitted at time 0: book that
+	 * one at the least positive time instead.
+	 */
+	if (j->reserved)
+		req.booked = now > 0.0 ? now : nextafter(0.0, 1.0);
 	if (s->cfg->node_mem_mb)	/* else 0: nodes do not track it */
 		req.demand.mem_per_cpu = j->mem_mb;
 	if (_progress_all(s, now))
@@ -510,7 +637,7 @@ static int _arrive(ts_t *s, int i, double now)
 	 */
 	if (s->model == SIM_MODEL_BID && s->p.policy != LIBRA_POLICY_SLA)
 		sla.set &= ~LIBRA_SLA_BUDGET;
-	libra_admit(s->l, &s->p, &sla, &req, now, s->q);
+	libra_admit(s->l, &s->p, &sla, &req, j->begin, s->q);
 	if (s->q->verdict == LIBRA_ACCEPT) {
 		libra_sla_accept(&sla, s->q);
 		if (_place(s, i, &sla, now))
@@ -576,7 +703,7 @@ static int _complete(ts_t *s, int node)
 		part_t *pt = &nd->p[k];
 		int i = pt->job;
 
-		if (pt->work - pt->done > WORK_EPS) {
+		if (pt->pending || pt->work - pt->done > WORK_EPS) {
 			k++;
 			continue;
 		}
@@ -605,7 +732,7 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 			     char *err, size_t errlen)
 {
 	ts_t s;
-	size_t n = w->n, ai = 0, i;
+	size_t n = w->n, ai = 0, bi = 0, i;
 	double tp;
 	int k, rc = -1;
 
@@ -637,7 +764,7 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 		const sim_job_t *j = &w->jobs[i];
 
 		s.ret[i] = j->budget / j->estimate /
-			   (j->deadline - j->submit);
+			   (j->deadline - j->begin);
 	}
 	for (k = 0; k < s.nnodes; k++) {
 		char name[32];
@@ -662,19 +789,29 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 
 	tp = cfg->probe && n ? w->jobs[0].submit : INFINITY;
 	for (;;) {
-		double ta = ai < n ? w->jobs[ai].submit : INFINITY;
+		double ta = ai < n ? w->jobs[ai].submit : INFINITY, tb;
 		int top = s.heap[0];
 		double tc = s.nodes[top].next;
 
 		if (ai >= n)
 			tp = INFINITY;	/* probes only while jobs arrive */
-		if (ta == INFINITY && tc == INFINITY)
+		/* the next admitted reservation to begin: begins come in job
+		 * order (one lead for all), and after their job's arrival */
+		while (bi < ai && !(w->jobs[bi].reserved && out[bi].accepted))
+			bi++;
+		tb = bi < ai ? w->jobs[bi].begin : INFINITY;
+		if (ta == INFINITY && tc == INFINITY && tb == INFINITY)
 			break;
 		/* completions first: a CPU freed at t is free for a job
-		 * arriving at t; probes after the arrivals at their time */
-		if (tc <= ta && tc <= tp) {
+		 * arriving at t; a reservation begins before the arrivals at
+		 * its time; probes after the arrivals at their time */
+		if (tc <= ta && tc <= tp && tc <= tb) {
 			if (_complete(&s, top))
 				goto out;
+		} else if (tb <= ta && tb <= tp) {
+			if (_begin(&s, (int) bi, tb))
+				goto out;
+			bi++;
 		} else if (tp < ta) {
 			_probe(&s, tp);
 			tp += cfg->probe_every;

@@ -32,6 +32,13 @@
  *    to 0 at the deadline: the SLA then carries no penalty rate, which
  *    the core reads as that curve (settle.h); --due-rate keeps the job's
  *    own rate instead.  No random draw: the other factors are unchanged.
+ *  - advance reservations (--reserve-frac F, --reserve-lead S; none by
+ *    default; design.md decision 21): a job books a start S seconds after
+ *    its submission with probability F, from a stream of its own.  Its
+ *    deadline and due date move with its begin (the same window from its
+ *    begin as it would have had from its submission), so its share and
+ *    its SLA's period are the same; what changes is that it is admitted
+ *    at its submission against the window it booked.
  *
  *  The thesis never states the standard deviations; cv (default 0.25) is
  *  ours.  Every quantity is drawn from its own random stream keyed by the
@@ -57,6 +64,7 @@ enum {
 	STREAM_DEADLINE,
 	STREAM_BUDGET,
 	STREAM_PENALTY,
+	STREAM_RESERVE,
 };
 
 
@@ -160,10 +168,10 @@ static double _estimate(const sim_config_t *cfg, const libra_swf_job_t *s)
 static void _due(const sim_config_t *cfg, sim_job_t *j)
 {
 	if (cfg->due_frac > 0.0) {
-		j->due_date = j->submit + cfg->due_frac *
-					  (j->deadline - j->submit);
-		if (j->due_date < j->submit + j->estimate)
-			j->due_date = j->submit + j->estimate;
+		j->due_date = j->begin + cfg->due_frac *
+					 (j->deadline - j->begin);
+		if (j->due_date < j->begin + j->estimate)
+			j->due_date = j->begin + j->estimate;
 		j->due_rate = cfg->due_rate;
 	}
 	if (cfg->tier_by_urgency)
@@ -263,7 +271,18 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			j->hard = sim_rng_uniform(&r) < cfg->hard_pct / 100.0;
 		}
 
-		/* deadline: urgent = short */
+		/* an advance reservation: it begins reserve_lead later */
+		j->begin = j->submit;
+		if (cfg->reserve_frac > 0.0) {
+			sim_rng_init(&r, cfg->seed, (uint64_t) s->id,
+				     STREAM_RESERVE);
+			if (sim_rng_uniform(&r) < cfg->reserve_frac) {
+				j->reserved = true;
+				j->begin = j->submit + cfg->reserve_lead;
+			}
+		}
+
+		/* deadline: urgent = short; from the begin */
 		high_mean = cfg->d_low;
 		low_mean = cfg->d_low * cfg->d_ratio;
 		if (_draw(cfg, s->id, STREAM_DEADLINE,
@@ -271,7 +290,7 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			  "deadline", err, errlen))
 			goto fail;
 		df = _bias(df, cfg->bias_d, s->run, mean_r);
-		j->deadline = j->submit + df * j->runtime;
+		j->deadline = j->begin + df * j->runtime;
 
 		/* budget: urgent = pays more */
 		low_mean = cfg->b_low;
@@ -314,13 +333,57 @@ extern void sim_workload_free(sim_workload_t *w)
 	memset(w, 0, sizeof(*w));
 }
 
+typedef struct {
+	double begin;
+	size_t idx;
+} begin_key_t;
+
+static int _by_begin(const void *a, const void *b)
+{
+	const begin_key_t *x = a, *y = b;
+
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+extern size_t *sim_jobs_by_begin(const sim_workload_t *w)
+{
+	size_t *ord = sim_xcalloc(w->n ? w->n : 1, sizeof(*ord));
+	bool sorted = true;
+	begin_key_t *k;
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		ord[i] = i;
+		if (i && w->jobs[i].begin < w->jobs[i - 1].begin)
+			sorted = false;
+	}
+	/* jobs are in submission order: only reservations reorder them */
+	if (sorted)
+		return ord;
+	k = sim_xcalloc(w->n, sizeof(*k));
+	for (i = 0; i < w->n; i++) {
+		k[i].begin = w->jobs[i].begin;
+		k[i].idx = i;
+	}
+	qsort(k, w->n, sizeof(*k), _by_begin);
+	for (i = 0; i < w->n; i++)
+		ord[i] = k[i].idx;
+	free(k);
+	return ord;
+}
+
 extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla)
 {
 	memset(sla, 0, sizeof(*sla));
 	sla->set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
 		   LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
 	sla->runtime = j->estimate;
-	sla->submit = j->submit;
+	/* a reservation's SLA is that of the job submitted at its begin:
+	 * the same period D = TD - begin, so the same price, return and due
+	 * date; it is quoted and committed at its submission */
+	sla->submit = j->begin;
 	sla->deadline = j->deadline;
 	sla->budget = j->budget;
 	sla->penalty_rate = j->penalty_rate;
