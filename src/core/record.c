@@ -172,6 +172,8 @@ extern char *libra_record_to_json(const libra_record_t *r)
 				       json_object_new_int64(r->quote_id));
 		_add_num(admit, "hold_end", r->quote_until, &ok);
 	}
+	if (r->begin > 0.0)
+		_add_num(admit, "begin", r->begin, &ok);
 	place = json_object_new_array();
 	for (int i = 0; i < r->nplace; i++) {
 		json_object *p = json_object_new_object();
@@ -566,7 +568,7 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
-		"quote", "hold_end", "place", NULL
+		"quote", "hold_end", "begin", "place", NULL
 	};
 	json_object *v, *admit;
 	const char *policy;
@@ -640,6 +642,9 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 			return _dfail(d, "admit.quote: not whole");
 		r->quote_id = (uint32_t) id;
 	}
+	if (_get_num(d, admit, "admit", "begin", false, 1e-9, TIME_MAX,
+		     &r->begin))
+		return -1;
 	if (!(v = _get(admit, "place")))
 		return _dfail(d, "admit.place: missing");
 	if (_dec_place(d, v, r))

@@ -31,6 +31,9 @@
  *  hold, from which its share was committed: "quote":481272,
  *  "hold_end":1795000300 in "admit", both or neither.
  *
+ *  An advance reservation (decision 21) has its begin time, from which its
+ *  share counts: "begin":1795000600 in "admit".
+ *
  *  Each is written only when not 0, so the record of a job asking neither
  *  is the one written before memory was known, and such records still
  *  parse.
@@ -81,6 +84,9 @@ typedef struct libra_record {
 				 * ("quote" in "admit") */
 	double quote_until;	/* the end of that quote's hold, from which
 				 * its share was committed ("hold_end") */
+	double begin;		/* an advance reservation: booked to begin
+				 * then, its share counted from then
+				 * ("begin"); 0: not booked */
 	int nplace;
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */

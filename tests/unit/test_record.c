@@ -86,6 +86,9 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 	ck_assert_same_bits(a->price_gpus, b->price_gpus);
 	ck_assert_same_bits(a->rate, b->rate);
 	ck_assert(!memcmp(&a->demand, &b->demand, sizeof(a->demand)));
+	ck_assert_int_eq(a->quote_id, b->quote_id);
+	ck_assert_same_bits(a->quote_until, b->quote_until);
+	ck_assert_same_bits(a->begin, b->begin);
 	ck_assert_int_eq(a->nplace, b->nplace);
 	for (int i = 0; i < a->nplace; i++) {
 		ck_assert_str_eq(a->place[i].node, b->place[i].node);
@@ -938,6 +941,45 @@ START_TEST(test_tier_and_target_round_trip)
 }
 END_TEST
 
+START_TEST(test_booked_begin_round_trips)
+{
+	static const char text[] =
+		"{\"libra\":1,\"policy\":\"libra+$\","
+		"\"sla\":{\"runtime\":3600,\"submit\":1795000600,"
+		"\"deadline\":1795007800,\"type\":\"hard\","
+		"\"given\":[\"runtime\",\"deadline\"]},"
+		"\"admit\":{\"time\":1795000000,\"price\":96.1,\"rate\":0.0267,"
+		"\"begin\":1795000600.25,"
+		"\"place\":[{\"node\":\"n1\",\"cpus\":1}]}}";
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_double_eq_tol(r.begin, 1795000600.25, TOL);
+	/* the ledger commits it when it was admitted, from its begin */
+	ck_assert_double_eq_tol(libra_record_commit_time(&r), 1795000000, TOL);
+	_round_trip(&r);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_begin_is_refused)
+{
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,\"type\":\"hard\","
+		     "\"given\":[\"runtime\",\"deadline\"]},"
+		     "\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":1,"
+		     "\"begin\":\"soon\",\"place\":[]}}", "admit.begin");
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,\"type\":\"hard\","
+		     "\"given\":[\"runtime\",\"deadline\"]},"
+		     "\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":1,"
+		     "\"begin\":-5,\"place\":[]}}", "admit.begin");
+}
+END_TEST
+
 START_TEST(test_bad_tier_or_target_is_refused)
 {
 	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
@@ -984,6 +1026,8 @@ static Suite *_suite(void)
 	T(tc, test_text_is_record_reads_the_version_prefix);
 	T(tc, test_text_is_best_effort_of_encoded_records);
 	T(tc, test_set_place_names_the_quoted_nodes);
+	T(tc, test_booked_begin_round_trips);
+	T(tc, test_bad_begin_is_refused);
 	T(tc, test_set_place_keeps_memory_and_gpus);
 	T(tc, test_memory_and_gpus_round_trip);
 	T(tc, test_every_memory_and_gpu_form_round_trips);

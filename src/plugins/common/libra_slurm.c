@@ -408,8 +408,10 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		}
 		n++;
 	}
-	if (n && libra_ledger_commit(l, job_ptr->job_id, &rec->sla, place, n,
-				     libra_record_commit_time(rec)))
+	if (n && libra_ledger_commit_booked(l, job_ptr->job_id, &rec->sla,
+					    place, n,
+					    libra_record_commit_time(rec),
+					    rec->begin))
 		error("%s: %pJ: cannot restore its admission into the ledger",
 		      plugin_type, job_ptr);
 	xfree(place);

@@ -622,8 +622,30 @@ static uint32_t _quote_keep(const job_desc_msg_t *job_desc,
 	return libra_quotes_add(libra_hub_quotes(), &h);
 }
 
+/*
+ * What is wrong with booking an SLA to begin at "begin" (decision 21), or
+ * NULL.  A quote fixes its own start; a booking is binding already.
+ */
+static const char *_booking_error(const libra_sla_t *sla, double begin,
+				  double now)
+{
+	if (libra_sla_takes_quote(sla))
+		return "a job taking a quote starts when the quote says; submit it without --begin";
+	if (sla->set & LIBRA_SLA_QUOTE)
+		return "a booked job is priced and held at once: it needs no quote=hold";
+	if (begin - now > OFFER_HORIZON)
+		return "a job with an SLA is booked at most 30 days ahead";
+	return NULL;
+}
+
+/*
+ * Admit a job, or refuse it with the reason.  begin > 0: an advance
+ * reservation (decision 21), quoted and priced at its begin, counted in the
+ * ledger from then; its SLA was read with its begin as its submission.
+ */
 static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
-		  uint32_t uid, char **err_msg, libra_refusal_t *ref)
+		  double begin, uint32_t uid, char **err_msg,
+		  libra_refusal_t *ref)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_params_t *p = libra_hub_params();
@@ -634,9 +656,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	part_record_t *part_ptr;
 	char what[128], m1[32], *nodes;
 	int rc = SLURM_SUCCESS;
-	/* a binding quote is admitted as if started at its hold's end */
+	/* a binding quote is admitted as if started at its hold's end, a
+	 * booked job at its begin */
 	bool hold = (sla->set & LIBRA_SLA_QUOTE);
-	double at = hold ? now + p->quote_hold : now;
+	double at = hold ? now + p->quote_hold : begin > 0.0 ? begin : now;
+	char begin_txt[96] = "";
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -652,6 +676,14 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		return rc;
 	}
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
+	if (begin > 0.0) {
+		char t[32];
+
+		req.booked = now;
+		_clock(begin, t, sizeof(t));
+		snprintf(begin_txt, sizeof(begin_txt),
+			 " (booked to begin at %s; times from then)", t);
+	}
 	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
 					    job_desc->exc_nodes, err_msg);
 	if (!req.eligible) {
@@ -663,7 +695,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
-		_refuse_msg(l, p, sla, &req, q, now, err_msg);
+		_refuse_msg(l, p, sla, &req, q, at, err_msg);
+		xstrfmtcat(*err_msg, "%s", begin_txt);
 		if (hold) {
 			libra_format_duration(p->quote_hold, m1, sizeof(m1));
 			xstrfmtcat(*err_msg, " (quote=hold: priced for a start as late as the end of its %s hold)",
@@ -688,6 +721,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.price_gpus = q->price_gpus;
 	rec.rate = q->rate_max;
 	rec.demand = req.demand;
+	rec.begin = begin;
 	if (libra_record_set_place(&rec, l, q->place, q->nplace)) {
 		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
 		rc = SLURM_ERROR;
@@ -705,8 +739,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	}
 	rc = _store(job_desc, &rec, err_msg);
 	libra_record_free(&rec);
-	if (!rc && libra_ledger_commit(l, rec.token, &agreed, q->place,
-				       q->nplace, at)) {
+	if (!rc && (begin > 0.0 ?
+		    libra_ledger_commit_booked(l, rec.token, &agreed, q->place,
+					       q->nplace, now, begin) :
+		    libra_ledger_commit(l, rec.token, &agreed, q->place,
+					q->nplace, at))) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
 		rc = SLURM_ERROR;
 	}
@@ -715,9 +752,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 			libra_quotes_remove(libra_hub_quotes(), rec.quote_id);
 		goto out;
 	}
-	_set_time_limit(job_desc, sla, now);
+	/* Slurm counts a time limit from the job's start */
+	_set_time_limit(job_desc, sla, begin > 0.0 ? begin : now);
 
-	_describe(sla, req.cpus, now, what, sizeof(what));
+	_describe(sla, req.cpus, begin > 0.0 ? begin : now, what,
+		  sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
 	if (hold) {
 		char until[32], span[32];
@@ -729,15 +768,15 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 			   what, libra_policy_name(p->policy), nodes, until,
 			   span, rec.quote_id);
 	} else {
-		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s",
+		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s%s",
 			   _money(q->price, m1, sizeof(m1)), what,
-			   libra_policy_name(p->policy), nodes);
+			   libra_policy_name(p->policy), nodes, begin_txt);
 	}
 	if ((agreed.set & LIBRA_SLA_TARGET) &&
 	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {
 		char t[32];
 
-		libra_format_duration(agreed.target - now, t, sizeof(t));
+		libra_format_duration(agreed.target - at, t, sizeof(t));
 		xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
 			   t, _money(q->charge_target, m1, sizeof(m1)));
 	}
@@ -922,6 +961,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	double now = _now();
 	libra_sla_t sla;
 	bool has_sla = false;
+	double begin = 0.0;
+	const char *err;
 	int rc;
 
 	/* Nothing the user sent may pose as our record. */
@@ -932,7 +973,12 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	memset(&ref, 0, sizeof(ref));
 	ref.time = now;
 	snprintf(ref.verdict, sizeof(ref.verdict), "invalid");
-	if ((rc = _build_sla(job_desc, now, &sla, &has_sla, err_msg))) {
+	/* --begin later: an advance reservation (decision 21), whose SLA
+	 * counts from its begin as if it were submitted then */
+	if (job_desc->begin_time > (time_t) now + 1)
+		begin = (double) job_desc->begin_time;
+	if ((rc = _build_sla(job_desc, begin > 0.0 ? begin : now, &sla,
+			     &has_sla, err_msg))) {
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return rc;
@@ -941,8 +987,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		ref.has_budget = true;
 		ref.budget = sla.budget;
 	}
-	if (has_sla && job_desc->begin_time > (time_t) now + 1) {
-		xstrfmtcat(*err_msg, "libra: rejected: --begin: a job with an SLA starts as soon as it is admitted; its deadline says by when it must be done");
+	if (has_sla && begin > 0.0 && (err = _booking_error(&sla, begin,
+							      now))) {
+		xstrfmtcat(*err_msg, "libra: rejected: --begin: %s", err);
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return ESLURM_INVALID_TIME_VALUE;
 	}
@@ -969,7 +1016,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 			info("%s: uid %u: %s", plugin_type, submit_uid,
 			     *err_msg);
 	} else if (has_sla) {
-		rc = _admit(job_desc, &sla, now, submit_uid, err_msg, &ref);
+		rc = _admit(job_desc, &sla, now, begin, submit_uid, err_msg,
+			    &ref);
 	} else {
 		snprintf(ref.verdict, sizeof(ref.verdict), "no_sla");
 		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);

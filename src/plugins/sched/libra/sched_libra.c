@@ -4,7 +4,8 @@
  *
  *  Admission is job_submit/qos's; this thread keeps the promise.  Each pass
  *  (soon after an admission or a job's end, see GATHER_MIN; otherwise every
- *  libra_interval seconds, and at the next hard deadline) it
+ *  libra_interval seconds, at the next hard deadline and at the next begin
+ *  time of a booked job) it
  *   1. brings the shared ledger in step with the job and node tables;
  *   2. starts every admitted job that is pending, on the nodes its
  *      admission counted on (time-shared: partitions use
@@ -291,9 +292,10 @@ static bool _placement_up(const libra_record_t *rec)
 /*
  * Did the job's owner keep it pending: a user hold (not Slurm's hold after
  * a failed launch), a requeue other than after a node failure (those are
- * counted in the record), or a dependency?  Admission refuses --begin and
- * job_modify() refuses a later start or a new dependency from anyone but an
- * operator, so these come from the owner.
+ * counted in the record), or a dependency?  A booked job's --begin is
+ * before its deadline (admission, decision 21), and job_modify() refuses a
+ * later start or a new dependency from anyone but an operator, so these
+ * come from the owner.
  */
 static bool _owner_delayed(job_record_t *job_ptr, const libra_record_t *rec,
 			   time_t now)
@@ -440,8 +442,14 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 		return false;
 	if (job_ptr->priority == 0)
 		return false;			/* held */
-	if (!job_independent(job_ptr))
-		return false;			/* reason set by Slurm */
+	if (!job_independent(job_ptr)) {	/* reason set by Slurm */
+		/* booked (decision 21): a pass at its begin starts it */
+		time_t begin = job_ptr->details->begin_time;
+
+		if (begin > now && (!*next || begin < *next))
+			*next = begin;
+		return false;
+	}
 	if (!_state_saved(job_ptr)) {
 		/* started in a moment, once the state file has it */
 		if (job_ptr->job_id > *unsaved)
