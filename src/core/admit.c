@@ -1614,6 +1614,86 @@ out:
 	return v;
 }
 
+static int _cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Up to max distinct whole seconds in (after, until] at which a committed
+ * share on an eligible node falls to its tail; ascending, their count. */
+static int _slot_times(const libra_ledger_t *l, const libra_request_t *req,
+		       double after, double until, double *t, int max)
+{
+	int nodes = libra_ledger_node_count(l), n = 0, m = 0;
+	double *all = NULL;
+
+	for (int j = 0; j < nodes; j++) {
+		const libra_entry_t *e;
+		int k = libra_ledger_node_entries(l, j, &e);
+		double *grown;
+
+		if (!_eligible(l, req, j) || !k)
+			continue;
+		grown = realloc(all, (size_t) (n + k) * sizeof(*all));
+		if (!grown)
+			break;
+		all = grown;
+		for (int i = 0; i < k; i++) {
+			double at = ceil(e[i].deadline);
+
+			if (!e[i].best_effort && at > after && at <= until)
+				all[n++] = at;
+		}
+	}
+	if (n)
+		qsort(all, (size_t) n, sizeof(*all), _cmp_double);
+	for (int i = 0; i < n && m < max; i++)
+		if (!m || all[i] > t[m - 1])
+			t[m++] = all[i];
+	free(all);
+	return m;
+}
+
+extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
+			    const libra_sla_t *sla, const libra_request_t *req,
+			    double now, double max_delay, libra_slot_t *slot)
+{
+	double t[LIBRA_SLOT_TRIES];
+	libra_request_t r = *req;
+	libra_quote_t *q;
+	int n;
+	bool found = false;
+
+	memset(slot, 0, sizeof(*slot));
+	if (!(sla->deadline > now))
+		return false;
+	n = _slot_times(l, req, now, now + max_delay, t, LIBRA_SLOT_TRIES);
+	if (!n || !(q = malloc(sizeof(*q))))
+		return false;
+	if (!(r.booked > 0.0))
+		r.booked = now;
+	for (int i = 0; i < n && !found; i++) {
+		double shift = t[i] - now;
+		libra_sla_t s = *sla;
+
+		s.submit += shift;
+		s.deadline += shift;
+		if (s.set & LIBRA_SLA_DUEDATE)
+			s.due_date += shift;
+		libra_admit(l, p, &s, &r, t[i], q);
+		if (q->verdict == LIBRA_ACCEPT) {
+			slot->begin = t[i];
+			slot->deadline = s.deadline;
+			slot->price = q->price;
+			found = true;
+		}
+	}
+	free(q);
+	return found;
+}
+
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,
 				const libra_sla_t *sla,

@@ -100,9 +100,10 @@ typedef struct libra_request {
 				 * node takes at most N * CPUs - CPUs in use */
 	libra_demand_t demand;	/* memory and GPUs (ledger.h); all 0: none */
 	double booked;		/* an advance reservation (decision 21):
-				 * when it is being booked, the real now,
-				 * the admission's "now" being its begin;
-				 * 0: the job may start at once */
+				 * when it is being booked, the real now
+				 * (> 0, as every time here), the
+				 * admission's "now" being its begin; 0:
+				 * the job may start at once */
 } libra_request_t;
 
 typedef enum {
@@ -264,6 +265,30 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_sla_t *sla,
 				const libra_request_t *req, double now,
 				double max_period, libra_offer_t *o);
+
+/*
+ * The next free slot (thesis chapter 7's reservations; decision 21): for
+ * a request refused for its window [now, deadline] ("now" its begin when
+ * it is booked, req->booked then the real now), the earliest later begin,
+ * within max_delay, at which the same request with a window as long (its
+ * deadline and due date moved by as much) is admitted within its budget,
+ * as an advance reservation.  The slots tried are the whole seconds at
+ * which committed shares on the eligible nodes fall (their jobs' targets),
+ * earliest first, at most LIBRA_SLOT_TRIES of them: a free slot that opens
+ * elsewhere (between two targets) is not found.  Returns true with the
+ * begin, deadline and price of the slot.
+ */
+#define LIBRA_SLOT_TRIES 32
+
+typedef struct libra_slot {
+	double begin;
+	double deadline;
+	double price;
+} libra_slot_t;
+
+extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
+			    const libra_sla_t *sla, const libra_request_t *req,
+			    double now, double max_delay, libra_slot_t *slot);
 
 /*
  * Does a job asking demand d fit on the node with "cpus" of its CPUs there,

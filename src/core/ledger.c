@@ -776,8 +776,8 @@ static void _progress_entry(libra_ledger_t *l, ledger_node_t *n,
 	libra_entry_t *e = _entry_find(n, job_id);
 	double old;
 
-	if (!e || e->best_effort)
-		return;
+	if (!e || e->best_effort || now < e->start)
+		return;		/* a booked job's share holds until its begin */
 	old = e->share;
 	e->work = e->runtime - cpu_done;
 	if (e->work < 0.0)
@@ -847,7 +847,7 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 	for (int i = 0; i < n; i++) {
 		libra_entry_t *e = &nd->entries[i];
 
-		if (e->best_effort)
+		if (e->best_effort || now < e->start)
 			continue;
 		e->work = e->runtime - cpu_done[i];
 		if (e->work < 0.0)

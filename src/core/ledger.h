@@ -247,7 +247,8 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 /*
  * Report progress: the job has done cpu_done CPU-seconds per CPU on node
  * (or on all its nodes when node < 0) by time now.  Its share becomes
- * (RE - cpu_done) / (TD - now), clamped (thesis Fig. 3.3).
+ * (RE - cpu_done) / (TD - now), clamped (thesis Fig. 3.3).  A booked job
+ * before its begin keeps its booked share (a report then is ignored).
  */
 extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 				 double cpu_done, double now);

@@ -9,7 +9,8 @@
 #  - a job that overlaps it and fits beside it is admitted,
 #  - a job that ends before it begins is admitted with the CPU it needs,
 #    which counting the booking from now would have refused,
-#  - a second booking that would overlap it and break it is refused;
+#  - a second booking that would overlap it and break it is refused, with
+#    the next free slot offered, where it is then admitted;
 # a relative deadline counts from the begin; --begin with quote=hold and
 # --begin too far ahead are refused with the reason.
 #
@@ -65,6 +66,7 @@ d=$(to_begin 60)
 libra_sbatch_refused "B, overlapping R, would break it" \
 	"libra: rejected: not enough free CPU share to meet the deadline" \
 	-n 1 --comment="runtime=$((d * 6 / 10))s,deadline=${d}s" --wrap 'sleep 3'
+assert_contains "$SB_OUT" "; next free slot: --begin=" "B: the refusal offers a later slot"
 note "B: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB_OUT")"
 
 # C: share 0.4 until 60 s after R's begin: 0.5 + 0.4 fits
@@ -87,6 +89,22 @@ libra_sbatch_refused "booking D, overlapping R, would break it" \
 	-n 1 --begin="now+$(to_begin 30)" --comment="runtime=12s,deadline=60s" --wrap 'sleep 3'
 assert_contains "$SB_OUT" "(booked to begin at " "booking D: the refusal names its begin"
 note "D: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB_OUT")"
+# ... and offers the next free slot: when C's share falls, 60 s after R's
+# begin; D booked there is admitted
+[[ $SB_OUT =~ next\ free\ slot:\ --begin=([0-9T:-]+)\ at ]] ||
+	fail "booking D: no next free slot offered: $SB_OUT"
+slot=${BASH_REMATCH[1]}
+libra_sbatch_admitted "booking D at its next free slot" -n 1 --begin="$slot" \
+	--comment="runtime=12s,deadline=60s" --wrap 'sleep 3'
+dj=$SB_JOBID
+msg=$("$LIBRA_PYTHON" - "$(job_record "$dj")" "$begin" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1]); rb = float(sys.argv[2])
+late = r["admit"]["begin"] - rb
+print("" if abs(late - 60) <= 1 else "begins %.1f s after R's, not 60 s (when C's share falls)" % late)
+PY
+)
+assert_eq "" "$msg" "booking D at its next free slot"
 
 # --- 3. what a booking cannot be -------------------------------------------------
 libra_sbatch_refused "a booking with quote=hold" \
@@ -103,7 +121,8 @@ done
 [ "$(job_state "$r")" = PENDING ] ||
 	note "booking R is $(job_state "$r") at $(date +%s), $(to_begin 0) s before its begin"
 wait_until $((LEAD + 300)) "booking R to end" job_ended "$r"
-for j in "$a" "$c" "$r"; do
+wait_until 300 "booking D to end" job_ended "$dj"
+for j in "$a" "$c" "$r" "$dj"; do
 	wait_until 120 "job $j's settled record in sacct" sacct_record_final "$j"
 	final=$(sacct_record "$j")
 	assert_eq true "$(json_get "$final" final.met)" "job $j met its deadline (sacct: $final)"

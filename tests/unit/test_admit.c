@@ -2482,6 +2482,51 @@ START_TEST(test_booking_is_priced_for_its_own_window)
 }
 END_TEST
 
+START_TEST(test_next_slot_begins_when_a_share_falls)
+{
+	/* 1 CPU at time 1000: job 2 holds 0.9 until 1600; 0.5 for 400 s
+	 * fits from 1600 (times are positive: 0 is "not booked") */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(200, 1000, 1400, NO_BUDGET);
+	libra_request_t req = { .cpus = 1 };
+	libra_slot_t slot;
+
+	_commit(l, 2, 540, 1600, 0, 1, 1000);
+	_admit(l, &p, &sla, 1, 0, 0, 1000);
+	ck_assert_int_eq(q.verdict, LIBRA_REJECT_DEADLINE);
+	ck_assert(libra_next_slot(l, &p, &sla, &req, 1000, 86400, &slot));
+	ck_assert_double_eq_tol(slot.begin, 1600, TOL);
+	ck_assert_double_eq_tol(slot.deadline, 2000, TOL);
+	ck_assert(slot.price > 0.0);
+	/* not within 500 s */
+	ck_assert(!libra_next_slot(l, &p, &sla, &req, 1000, 500, &slot));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_next_slot_steps_over_a_booking)
+{
+	/* as above, and a booking of 0.8 on [1600, 2000): the slot is at
+	 * 2000, where the booking ends */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(200, 1000, 1400, NO_BUDGET);
+	libra_sla_t booked = _sla(320, 1000, 2000, NO_BUDGET);
+	libra_place_t pl = PLACE(0, 1);
+	libra_request_t req = { .cpus = 1 };
+	libra_slot_t slot;
+
+	_commit(l, 2, 540, 1600, 0, 1, 1000);
+	ck_assert_int_eq(libra_ledger_commit_booked(l, 3, &booked, &pl, 1,
+						    1000, 1600), 0);
+	ck_assert(libra_next_slot(l, &p, &sla, &req, 1000, 86400, &slot));
+	ck_assert_double_eq_tol(slot.begin, 2000, TOL);
+	ck_assert_double_eq_tol(slot.deadline, 2400, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit");
@@ -2627,6 +2672,8 @@ static Suite *_suite(void)
 	T(tc, test_booking_is_admitted_beside_a_job_that_ends_before_it);
 	T(tc, test_booking_is_refused_where_it_meets_another_booking);
 	T(tc, test_booking_is_priced_for_its_own_window);
+	T(tc, test_next_slot_begins_when_a_share_falls);
+	T(tc, test_next_slot_steps_over_a_booking);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");

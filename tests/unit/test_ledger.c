@@ -1095,6 +1095,26 @@ START_TEST(test_release_of_booking_clears_the_count)
 }
 END_TEST
 
+START_TEST(test_progress_before_begin_keeps_the_booked_share)
+{
+	libra_ledger_t *l = _two_nodes();
+	double done[1] = { 0.0 };
+
+	_book(l, 1, 100, 600, 1000, 0, 1, 0);	/* 0.25 */
+	ck_assert_int_eq(libra_ledger_progress(l, 1, -1, 0, 300), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.25, TOL);
+	ck_assert_int_eq(libra_ledger_progress_node(l, 0, done, 1, 300), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.25, TOL);
+	/* after its begin, reports count as for any job */
+	ck_assert_int_eq(libra_ledger_progress(l, 1, -1, 50, 800), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.25, TOL);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, -1, 80, 800), 0);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.1, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("ledger");
@@ -1181,6 +1201,7 @@ static Suite *_suite(void)
 	T(tc, test_peak_for_a_later_window_leaves_ended_jobs_their_tail);
 	T(tc, test_window_work_of_booking_starts_at_begin);
 	T(tc, test_release_of_booking_clears_the_count);
+	T(tc, test_progress_before_begin_keeps_the_booked_share);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("invariant");

@@ -388,12 +388,24 @@ static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
 	}
 }
 
+/* "2026-11-25T16:05:12", local time, as Slurm prints times */
+static void _clock(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf, len, "%.0f", t);
+}
+
 /* One line: why, and what would be admitted instead. */
 static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
 			const libra_quote_t *q, double now, char **err_msg)
 {
 	libra_offer_t offer;
+	libra_slot_t slot;
 	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
@@ -456,6 +468,12 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	} else {
 		xstrfmtcat(*err_msg, "; no deadline within 30 days fits%s",
 			   libra_sla_has_budget(sla) ? " the budget" : "");
+	}
+	/* or the same window later, booked (decision 21) */
+	if (libra_next_slot(l, p, sla, req, now, OFFER_HORIZON, &slot)) {
+		_clock(slot.begin, m1, sizeof(m1));
+		xstrfmtcat(*err_msg, "; next free slot: --begin=%s at %s",
+			   m1, _money_up(slot.price, m2, sizeof(m2)));
 	}
 }
 
@@ -559,17 +577,6 @@ static void _shape(const job_desc_msg_t *job_desc, const libra_request_t *req,
 	shape->demand = req->demand;
 	snprintf(shape->partition, sizeof(shape->partition), "%s",
 		 job_desc->partition ? job_desc->partition : "");
-}
-
-/* "2026-11-25T16:05:12", local time, as Slurm prints times */
-static void _clock(double t, char *buf, size_t len)
-{
-	time_t tt = (time_t) t;
-	struct tm tm;
-
-	if (!localtime_r(&tt, &tm) ||
-	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(buf, len, "%.0f", t);
 }
 
 /*
