@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  libra-check - is this Slurm configured for slurm-libra?
+ *
+ *  Reads slurm.conf (and the files it includes), plugstack.conf and, with
+ *  --running, what slurmctld runs ("scontrol show config"), and says, one
+ *  line per finding, what is missing or inconsistent and how to fix it.  A
+ *  mistake in these files otherwise shows up only as odd behaviour at run
+ *  time: no "defer", and srun starts jobs nobody admitted; no
+ *  OverSubscribe=FORCE, and admitted jobs wait for each other; no SPANK
+ *  line on a node, and its jobs run without their CPU shares.
+ *
+ *  The rules, their names and their severities are in one table (rules[]);
+ *  libra-check(8) lists them.  An ERROR breaks admissions, settlement or
+ *  enforcement; a WARNING loses something (records in sacct) or is likely
+ *  a mistake.  Exit status: 0 no error, 1 at least one error, 2 a file
+ *  could not be read or bad usage.
+ *
+ *  The libra_* parameters are checked by the policy core's own parser
+ *  (libra_params_parse()), the very code slurmctld runs.
+ *
+ *  slurm.conf syntax handled: "#" comments, "\" line continuations, keys
+ *  case-insensitive, several key=value pairs per line (PartitionName and
+ *  NodeName lines), values in double quotes, "Include FILE" (relative to
+ *  the directory of slurm.conf; no glob patterns).
+\*****************************************************************************/
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "params.h"
+
+#ifndef LIBRA_PLUGINDIR
+#define LIBRA_PLUGINDIR "/usr/lib/slurm"
+#endif
+
+#define LINE_MAX_LEN 65536
+#define MAX_INCLUDE_DEPTH 8
+
+/* ------------------------------------------------------------ the rules */
+
+typedef enum { SEV_WARNING, SEV_ERROR } severity_t;
+
+typedef struct rule {
+	const char *name;
+	severity_t sev;
+	const char *what;	/* for --list */
+} rule_t;
+
+enum {
+	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
+	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
+	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_RUNNING, R_COUNT
+};
+
+static const rule_t rules[R_COUNT] = {
+	[R_SCHED_TYPE] = { "sched-type", SEV_ERROR,
+		"SchedulerType is sched/libra" },
+	[R_SCHED_DEFER] = { "sched-defer", SEV_ERROR,
+		"SchedulerParameters has sched_interval=-1 and defer" },
+	[R_SCHED_PARAMS] = { "sched-params", SEV_ERROR,
+		"the libra_* SchedulerParameters are valid" },
+	[R_JOB_SUBMIT] = { "job-submit", SEV_ERROR,
+		"JobSubmitPlugins has qos" },
+	[R_JOBCOMP] = { "jobcomp", SEV_ERROR,
+		"JobCompType is jobcomp/libra" },
+	[R_STORE_COMMENT] = { "store-comment", SEV_WARNING,
+		"AccountingStoreFlags has job_comment" },
+	[R_ACCOUNTING] = { "accounting", SEV_WARNING,
+		"AccountingStorageType is accounting_storage/slurmdbd" },
+	[R_OVERSUBSCRIBE] = { "oversubscribe", SEV_ERROR,
+		"every partition has OverSubscribe=FORCE:N, N >= 2" },
+	[R_SELECT] = { "select", SEV_ERROR,
+		"SelectType gives CPUs, not whole nodes" },
+	[R_PLUGINS] = { "plugins", SEV_ERROR,
+		"PluginDir holds the slurmctld plugins and their library" },
+	[R_SPANK] = { "spank", SEV_ERROR,
+		"plugstack.conf loads an existing libra_spank.so" },
+	[R_SPANK_OPTIONAL] = { "spank-optional", SEV_WARNING,
+		"libra_spank.so is required, not optional" },
+	[R_RUNNING] = { "running", SEV_WARNING,
+		"slurmctld runs what slurm.conf says" },
+};
+
+static int nerrors, nwarnings;
+static bool quiet;
+
+/* One finding: "libra-check: ERROR [rule] where: what; fix: how". */
+__attribute__((format(printf, 3, 5)))
+static void _finding(int rule, const char *where, const char *fmt,
+		     const char *fix, ...)
+{
+	va_list ap;
+	bool err = rules[rule].sev == SEV_ERROR;
+
+	if (err)
+		nerrors++;
+	else
+		nwarnings++;
+	if (quiet && !err)
+		return;
+	printf("libra-check: %s [%s] %s: ", err ? "ERROR" : "WARNING",
+	       rules[rule].name, where);
+	va_start(ap, fix);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("; fix: %s\n", fix);
+}
+
+/* ------------------------------------------------------- slurm.conf */
+
+typedef struct pair {
+	char *key, *val;
+} pair_t;
+
+/* One logical line of key=value pairs, with where it was read. */
+typedef struct conf_line {
+	char where[256];
+	int npairs;
+	pair_t *pairs;
+} conf_line_t;
+
+typedef struct conf {
+	int nlines, cap;
+	conf_line_t *lines;
+} conf_t;
+
+static void *_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "libra-check: out of memory\n");
+		exit(2);
+	}
+	return q;
+}
+
+static char *_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(_xrealloc(NULL, n), s, n);
+}
+
+/* Split a line into key=value pairs (a value may be "quoted"); a word with
+ * no "=" (e.g. "Include file") becomes a pair with an empty key whose value
+ * is the word. */
+static void _split(char *s, conf_line_t *cl)
+{
+	while (*s) {
+		char *key, *val, *end;
+
+		while (isspace((unsigned char) *s))
+			s++;
+		if (!*s)
+			break;
+		key = s;
+		while (*s && *s != '=' && !isspace((unsigned char) *s))
+			s++;
+		if (*s != '=') {
+			end = s;
+			if (*s)
+				s++;
+			*end = '\0';
+			val = key;
+			key = "";
+		} else {
+			*s++ = '\0';
+			if (*s == '"') {
+				val = ++s;
+				while (*s && *s != '"')
+					s++;
+			} else {
+				val = s;
+				while (*s && !isspace((unsigned char) *s))
+					s++;
+			}
+			if (*s)
+				*s++ = '\0';
+		}
+		cl->pairs = _xrealloc(cl->pairs, (size_t) (cl->npairs + 1) *
+				      sizeof(*cl->pairs));
+		cl->pairs[cl->npairs].key = _xstrdup(key);
+		cl->pairs[cl->npairs].val = _xstrdup(val);
+		cl->npairs++;
+	}
+}
+
+static int _read_conf(conf_t *c, const char *path, const char *dir,
+		      int depth);
+
+static int _add_line(conf_t *c, char *text, const char *path, int lineno,
+		     const char *dir, int depth)
+{
+	conf_line_t cl;
+
+	memset(&cl, 0, sizeof(cl));
+	snprintf(cl.where, sizeof(cl.where), "%s:%d", path, lineno);
+	_split(text, &cl);
+	if (!cl.npairs) {
+		free(cl.pairs);
+		return 0;
+	}
+	/* "Include FILE" (one word, then the file) */
+	if (cl.npairs == 2 && !cl.pairs[0].key[0] && !cl.pairs[1].key[0] &&
+	    !strcasecmp(cl.pairs[0].val, "include")) {
+		char inc[4096];
+		const char *f = cl.pairs[1].val;
+		int rc;
+
+		if (f[0] == '/')
+			snprintf(inc, sizeof(inc), "%s", f);
+		else
+			snprintf(inc, sizeof(inc), "%s/%s", dir, f);
+		rc = _read_conf(c, inc, dir, depth + 1);
+		for (int i = 0; i < cl.npairs; i++) {
+			free(cl.pairs[i].key);
+			free(cl.pairs[i].val);
+		}
+		free(cl.pairs);
+		return rc;
+	}
+	if (c->nlines == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->lines = _xrealloc(c->lines, (size_t) c->cap *
+				     sizeof(*c->lines));
+	}
+	c->lines[c->nlines++] = cl;
+	return 0;
+}
+
+static int _read_conf(conf_t *c, const char *path, const char *dir,
+		      int depth)
+{
+	FILE *f;
+	char *buf = _xrealloc(NULL, LINE_MAX_LEN), *line = NULL;
+	size_t len = 0;
+	int lineno = 0, first = 0, rc = 0;
+
+	if (depth > MAX_INCLUDE_DEPTH) {
+		fprintf(stderr, "libra-check: %s: Include nested more than %d deep\n",
+			path, MAX_INCLUDE_DEPTH);
+		free(buf);
+		return -1;
+	}
+	if (!(f = fopen(path, "r"))) {
+		fprintf(stderr, "libra-check: cannot read %s: %s\n", path,
+			strerror(errno));
+		free(buf);
+		return -1;
+	}
+	buf[0] = '\0';
+	while (getline(&line, &len, f) >= 0) {
+		char *hash = strchr(line, '#');
+		size_t n;
+		bool more;
+
+		lineno++;
+		if (!buf[0])
+			first = lineno;
+		if (hash)
+			*hash = '\0';
+		n = strlen(line);
+		while (n && isspace((unsigned char) line[n - 1]))
+			line[--n] = '\0';
+		more = n && line[n - 1] == '\\';
+		if (more)
+			line[--n] = '\0';
+		if (strlen(buf) + n + 2 >= LINE_MAX_LEN) {
+			fprintf(stderr, "libra-check: %s:%d: line too long\n",
+				path, lineno);
+			rc = -1;
+			break;
+		}
+		/* a continued line goes on right after the "\", as in
+		 * Slurm's own parser */
+		strcat(buf, line);
+		if (more)
+			continue;
+		if ((rc = _add_line(c, buf, path, first, dir, depth)))
+			break;
+		buf[0] = '\0';
+	}
+	if (!rc && buf[0])
+		rc = _add_line(c, buf, path, first, dir, depth);
+	free(line);
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+/* The value of a global key (the last one given wins, as in Slurm), and
+ * where; NULL if not given. */
+static const char *_get(const conf_t *c, const char *key,
+			const char **where)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+
+		/* PartitionName/NodeName/... lines hold their own keys */
+		if (!strcasecmp(cl->pairs[0].key, "PartitionName") ||
+		    !strcasecmp(cl->pairs[0].key, "NodeName") ||
+		    !strcasecmp(cl->pairs[0].key, "NodeSet") ||
+		    !strcasecmp(cl->pairs[0].key, "DownNodes") ||
+		    !strcasecmp(cl->pairs[0].key, "FrontendName"))
+			continue;
+		for (int k = 0; k < cl->npairs; k++) {
+			if (!strcasecmp(cl->pairs[k].key, key)) {
+				v = cl->pairs[k].val;
+				if (where)
+					*where = cl->where;
+			}
+		}
+	}
+	return v;
+}
+
+static const char *_line_get(const conf_line_t *cl, const char *key)
+{
+	for (int k = 0; k < cl->npairs; k++)
+		if (!strcasecmp(cl->pairs[k].key, key))
+			return cl->pairs[k].val;
+	return NULL;
+}
+
+/* Is item one of the comma-separated items of list (case-insensitive)? */
+static bool _has_item(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	while (list && *list) {
+		const char *comma = strchr(list, ',');
+		size_t len = comma ? (size_t) (comma - list) : strlen(list);
+
+		if (len == n && !strncasecmp(list, item, n))
+			return true;
+		list = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ checks */
+
+static void _check_scheduler(const conf_t *c, const char *file)
+{
+	const char *where = file, *v = _get(c, "SchedulerType", &where);
+	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
+	libra_params_t p;
+	char err[512];
+
+	if (!v || strcasecmp(v, "sched/libra"))
+		_finding(R_SCHED_TYPE, where,
+			 "SchedulerType is %s, so nothing keeps the admissions' promises (jobs are started by %s)",
+			 "set SchedulerType=sched/libra and restart slurmctld",
+			 v ? v : "not set (sched/backfill)",
+			 v ? v : "sched/backfill");
+	if (!params || !_has_item(params, "sched_interval=-1") ||
+	    !_has_item(params, "defer"))
+		_finding(R_SCHED_DEFER, pw,
+			 "SchedulerParameters lacks %s: slurmctld's own scheduler would start jobs nobody admitted, and sched/libra refuses to load",
+			 "add sched_interval=-1,defer to SchedulerParameters",
+			 !params || !_has_item(params, "sched_interval=-1") ?
+			 "sched_interval=-1" : "defer");
+	libra_params_default(&p);
+	if (params && libra_params_parse(&p, params, err, sizeof(err)))
+		_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
+			 "correct the value (sched_libra(8) lists every libra_* key and its range)",
+			 err);
+}
+
+static void _check_plugins_named(const conf_t *c, const char *file)
+{
+	const char *w1 = file, *js = _get(c, "JobSubmitPlugins", &w1);
+	const char *w2 = file, *jc = _get(c, "JobCompType", &w2);
+	const char *w3 = file, *fl = _get(c, "AccountingStoreFlags", &w3);
+	const char *w4 = file, *as = _get(c, "AccountingStorageType", &w4);
+
+	if (!js || (!_has_item(js, "qos") && !_has_item(js, "job_submit/qos")))
+		_finding(R_JOB_SUBMIT, w1,
+			 "JobSubmitPlugins %s%s: no job is admitted or priced, and sched/libra runs every job best effort",
+			 "add qos to JobSubmitPlugins",
+			 js ? "is " : "is not set", js ? js : "");
+	if (!jc || strcasecmp(jc, "jobcomp/libra"))
+		_finding(R_JOBCOMP, w2,
+			 "JobCompType is %s: ended jobs are not settled (no deadline met, penalty or charge in their records)",
+			 "set JobCompType=jobcomp/libra",
+			 jc ? jc : "not set (jobcomp/none)");
+	if (!fl || !_has_item(fl, "job_comment"))
+		_finding(R_STORE_COMMENT, w3,
+			 "AccountingStoreFlags lacks job_comment: sacct shows no Comment, so the SLA the user wrote is lost with the job",
+			 "add job_comment to AccountingStoreFlags",
+			 NULL);
+	if (!as || strcasecmp(as, "accounting_storage/slurmdbd"))
+		_finding(R_ACCOUNTING, w4,
+			 "AccountingStorageType is %s: sacct and libra-report have no settled records",
+			 "use accounting_storage/slurmdbd",
+			 as ? as : "not set (accounting_storage/none)");
+}
+
+static void _check_partitions(const conf_t *c, const char *file)
+{
+	const char *global = _get(c, "OverSubscribe", NULL);
+	int parts = 0;
+
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+		const char *name = cl->pairs[0].val, *os;
+		long n;
+		char *end;
+
+		if (strcasecmp(cl->pairs[0].key, "PartitionName") ||
+		    !strcasecmp(name, "DEFAULT"))
+			continue;
+		parts++;
+		if (!(os = _line_get(cl, "OverSubscribe")) &&
+		    !(os = _line_get(cl, "Shared")))
+			os = global;
+		if (!os || strncasecmp(os, "FORCE", 5)) {
+			_finding(R_OVERSUBSCRIBE, cl->where,
+				 "partition %s has OverSubscribe=%s: admitted jobs cannot time-share a CPU and wait for each other past their deadlines",
+				 "set OverSubscribe=FORCE:8 (or another N >= 2) on the partition",
+				 name, os ? os : "NO");
+			continue;
+		}
+		n = os[5] == ':' ? strtol(os + 6, &end, 10) : 4;
+		if (os[5] == ':' && (*end || end == os + 6))
+			n = 0;
+		if (n < 2)
+			_finding(R_OVERSUBSCRIBE, cl->where,
+				 "partition %s has OverSubscribe=%s: at most one job per CPU, no time-sharing",
+				 "set OverSubscribe=FORCE:8 (or another N >= 2) on the partition",
+				 name, os);
+	}
+	if (!parts)
+		_finding(R_OVERSUBSCRIBE, file,
+			 "no PartitionName line: no partition to admit jobs to",
+			 "add a partition with OverSubscribe=FORCE:8", NULL);
+}
+
+static void _check_select(const conf_t *c, const char *file)
+{
+	const char *w = file, *st = _get(c, "SelectType", &w);
+	const char *w2 = file, *sp = _get(c, "SelectTypeParameters", &w2);
+
+	if (st && !strcasecmp(st, "select/linear"))
+		_finding(R_SELECT, w,
+			 "SelectType=select/linear allocates whole nodes: the CPUs admission counted on are not what jobs get",
+			 "use select/cons_tres with SelectTypeParameters=CR_CPU (or CR_CPU_Memory)",
+			 NULL);
+	else if (sp && !strncasecmp(sp, "CR_Socket", 9))
+		_finding(R_SELECT, w2,
+			 "SelectTypeParameters=%s allocates whole sockets: the CPUs admission counted on are not what jobs get",
+			 "use CR_CPU or CR_CPU_Memory (CR_Core is fine on nodes without threads)",
+			 sp);
+}
+
+static bool _exists_in(const char *dirs, const char *file, char *found,
+		       size_t len)
+{
+	const char *d = dirs;
+
+	while (d && *d) {
+		const char *colon = strchr(d, ':');
+		int n = colon ? (int) (colon - d) : (int) strlen(d);
+
+		snprintf(found, len, "%.*s/%s", n, d, file);
+		if (!access(found, R_OK))
+			return true;
+		d = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
+static void _check_plugin_files(const conf_t *c, const char *file)
+{
+	static const char *const need[] = {
+		"sched_libra.so", "job_submit_qos.so", "jobcomp_libra.so",
+		"libslurm_libra.so", NULL
+	};
+	const char *w = file, *dirs = _get(c, "PluginDir", &w);
+	char found[4096];
+
+	if (!dirs)
+		dirs = LIBRA_PLUGINDIR;
+	for (int i = 0; need[i]; i++)
+		if (!_exists_in(dirs, need[i], found, sizeof(found)))
+			_finding(R_PLUGINS, w,
+				 "%s is not in PluginDir (%s): slurmctld cannot load slurm-libra",
+				 "install the slurm-libra-ctld package (or make install), or add its directory to PluginDir",
+				 need[i], dirs);
+}
+
+static void _dirname(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int) (slash - path), path);
+}
+
+/* plugstack.conf: "required|optional PATH [args]", "include FILE". */
+static int _check_plugstack(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, where[4200];
+	size_t len = 0;
+	int lineno = 0, seen = 0;
+
+	if (!f) {
+		snprintf(where, sizeof(where), "%s", path);
+		_finding(R_SPANK, where,
+			 "cannot read it (%s): no SPANK plugin gives jobs their CPU shares on this node",
+			 "create it with: required <PluginDir>/libra_spank.so",
+			 strerror(errno));
+		return 0;
+	}
+	while (getline(&line, &len, f) >= 0) {
+		char kind[32], plugin[4096];
+
+		lineno++;
+		if (sscanf(line, " %31s %4095s", kind, plugin) != 2 ||
+		    kind[0] == '#')
+			continue;
+		if (!strstr(plugin, "libra_spank.so"))
+			continue;
+		seen++;
+		snprintf(where, sizeof(where), "%s:%d", path, lineno);
+		if (access(plugin, R_OK))
+			_finding(R_SPANK, where,
+				 "%s does not exist: jobs would run without their CPU shares (or fail to start, as required)",
+				 "install the slurm-libra-node package on this node, or correct the path",
+				 plugin);
+		else if (!strcasecmp(kind, "optional"))
+			_finding(R_SPANK_OPTIONAL, where,
+				 "libra_spank.so is optional: a node where it fails to load runs jobs without their shares, silently",
+				 "say required instead of optional", NULL);
+	}
+	free(line);
+	fclose(f);
+	if (!seen) {
+		snprintf(where, sizeof(where), "%s", path);
+		_finding(R_SPANK, where,
+			 "no libra_spank.so line: jobs run on this node without their CPU shares, and sbatch has no --runtime/--budget options",
+			 "add: required <PluginDir>/libra_spank.so", NULL);
+	}
+	return 0;
+}
+
+/* --running: what slurmctld runs, against the file. */
+static void _check_running(const conf_t *c, const char *file)
+{
+	static const char *const keys[] = {
+		"SchedulerType", "SchedulerParameters", "JobSubmitPlugins",
+		"JobCompType", NULL
+	};
+	FILE *p = popen("scontrol show config 2>&1", "r");
+	char *line = NULL, running[4][1024] = { "", "", "", "" };
+	size_t len = 0;
+	bool any = false;
+	int rc;
+
+	if (!p) {
+		_finding(R_RUNNING, "scontrol", "cannot run scontrol: %s",
+			 "check that Slurm's client commands are installed",
+			 strerror(errno));
+		return;
+	}
+	while (getline(&line, &len, p) >= 0) {
+		for (int k = 0; keys[k]; k++) {
+			size_t n = strlen(keys[k]);
+			char *v;
+
+			if (strncmp(line, keys[k], n) || line[n] != ' ')
+				continue;
+			if (!(v = strchr(line, '=')))
+				continue;
+			v++;
+			while (*v == ' ')
+				v++;
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(running[k], sizeof(running[k]), "%s", v);
+			any = true;
+		}
+	}
+	free(line);
+	rc = pclose(p);
+	if (rc || !any) {
+		_finding(R_RUNNING, "scontrol show config",
+			 "slurmctld did not answer (exit status %d)",
+			 "start slurmctld, or run without --running", rc);
+		return;
+	}
+	for (int k = 0; keys[k]; k++) {
+		const char *want = _get(c, keys[k], NULL);
+
+		if (!want)
+			want = "(null)";
+		if (!strcmp(running[k], "(null)") && !strcmp(want, "(null)"))
+			continue;
+		if (strcasecmp(running[k], want))
+			_finding(R_RUNNING, "scontrol show config",
+				 "slurmctld runs %s=%s, %s says %s",
+				 "restart slurmctld (SchedulerType) or run scontrol reconfigure",
+				 keys[k], running[k], file, want);
+	}
+}
+
+/* -------------------------------------------------------------- main */
+
+static void _usage(FILE *to)
+{
+	fprintf(to,
+		"usage: libra-check [-f SLURM_CONF] [-p PLUGSTACK_CONF] [--running] [--quiet] [--list]\n"
+		"  -f, --conf FILE       slurm.conf (default: $SLURM_CONF, else /etc/slurm/slurm.conf)\n"
+		"  -p, --plugstack FILE  plugstack.conf (default: PlugStackConfig, else beside slurm.conf)\n"
+		"  -r, --running         also compare with what slurmctld runs (scontrol show config)\n"
+		"  -q, --quiet           print errors only\n"
+		"  -l, --list            list the rules and exit\n"
+		"Exit status: 0 no error, 1 errors found, 2 unreadable file or bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf", required_argument, NULL, 'f' },
+		{ "plugstack", required_argument, NULL, 'p' },
+		{ "running", no_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *file = getenv("SLURM_CONF"), *plugstack = NULL;
+	char dir[4096], ps[4200];
+	bool running = false;
+	conf_t c = { 0 };
+	int o;
+
+	if (!file || !*file)
+		file = "/etc/slurm/slurm.conf";
+	while ((o = getopt_long(argc, argv, "f:p:rqlh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'f':
+			file = optarg;
+			break;
+		case 'p':
+			plugstack = optarg;
+			break;
+		case 'r':
+			running = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'l':
+			for (int i = 0; i < R_COUNT; i++)
+				printf("%-15s %-7s %s\n", rules[i].name,
+				       rules[i].sev == SEV_ERROR ? "ERROR" :
+				       "WARNING", rules[i].what);
+			return 0;
+		case 'h':
+			_usage(stdout);
+			return 0;
+		default:
+			_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "libra-check: unexpected argument '%s'\n",
+			argv[optind]);
+		_usage(stderr);
+		return 2;
+	}
+	_dirname(file, dir, sizeof(dir));
+	if (_read_conf(&c, file, dir, 0))
+		return 2;
+	if (!plugstack) {
+		const char *v = _get(&c, "PlugStackConfig", NULL);
+
+		if (v)
+			plugstack = v;
+		else {
+			snprintf(ps, sizeof(ps), "%s/plugstack.conf", dir);
+			plugstack = ps;
+		}
+	}
+
+	_check_scheduler(&c, file);
+	_check_plugins_named(&c, file);
+	_check_partitions(&c, file);
+	_check_select(&c, file);
+	_check_plugin_files(&c, file);
+	_check_plugstack(plugstack);
+	if (running)
+		_check_running(&c, file);
+
+	printf("libra-check: %s: %d error%s, %d warning%s\n",
+	       nerrors ? "FAILED" : "OK", nerrors, nerrors == 1 ? "" : "s",
+	       nwarnings, nwarnings == 1 ? "" : "s");
+	for (int i = 0; i < c.nlines; i++) {
+		for (int k = 0; k < c.lines[i].npairs; k++) {
+			free(c.lines[i].pairs[k].key);
+			free(c.lines[i].pairs[k].val);
+		}
+		free(c.lines[i].pairs);
+	}
+	free(c.lines);
+	return nerrors ? 1 : 0;
+}
