@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  predict.c - runtime prediction from finished jobs (see predict.h for
+ *  the methods, the quantile and the edges; doc/design.md decision 22).
+ *
+ *  Each key (a user, a group) owns a ring of its last LIBRA_PREDICT_DEPTH
+ *  finished jobs.  Keys live in two open-addressing hash tables (linear
+ *  probing, grown at half load), so recording and predicting cost
+ *  O(DEPTH log DEPTH) whatever the number of users.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+typedef struct {
+	int64_t key;		/* -1: empty slot */
+	int n;			/* jobs held, at most DEPTH */
+	int next;		/* ring position of the next record */
+	double run[LIBRA_PREDICT_DEPTH];	/* R_k */
+	double est[LIBRA_PREDICT_DEPTH];	/* RE_k */
+} hist_t;
+
+typedef struct {
+	hist_t *slot;
+	size_t cap;		/* a power of two */
+	size_t used;
+} table_t;
+
+struct libra_predictor {
+	libra_predict_method_t method;
+	int min_samples;
+	table_t cls, user, group;
+};
+
+static const char *const _names[] = {
+	[LIBRA_PREDICT_NONE] = "none",
+	[LIBRA_PREDICT_LAST2] = "last2",
+	[LIBRA_PREDICT_RATIO] = "ratio",
+	[LIBRA_PREDICT_RUNTIME] = "runtime",
+};
+
+extern const char *libra_predict_method_name(libra_predict_method_t m)
+{
+	if ((unsigned) m >= sizeof(_names) / sizeof(_names[0]))
+		return "unknown";
+	return _names[m];
+}
+
+extern int libra_predict_method_from_name(const char *name,
+					  libra_predict_method_t *m)
+{
+	for (size_t i = 0; name && i < sizeof(_names) / sizeof(_names[0]);
+	     i++) {
+		if (!strcmp(name, _names[i])) {
+			*m = (libra_predict_method_t) i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- hash tables of histories -------------------------------------------- */
+
+static size_t _hash(int64_t key)
+{
+	uint64_t x = (uint64_t) key;	/* splitmix64's finaliser */
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return (size_t) x;
+}
+
+static int _table_init(table_t *t, size_t cap)
+{
+	t->slot = malloc(cap * sizeof(*t->slot));
+	if (!t->slot)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		t->slot[i].key = -1;
+	t->cap = cap;
+	t->used = 0;
+	return 0;
+}
+
+static const hist_t *_find(const table_t *t, int64_t key)
+{
+	size_t i = _hash(key) & (t->cap - 1);
+
+	if (key < 0)
+		return NULL;
+	while (t->slot[i].key >= 0) {
+		if (t->slot[i].key == key)
+			return &t->slot[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	return NULL;
+}
+
+/* The key's history, created empty if absent; NULL out of memory. */
+static hist_t *_get(table_t *t, int64_t key)
+{
+	size_t i;
+
+	if (2 * (t->used + 1) > t->cap) {
+		table_t big;
+
+		if (_table_init(&big, 2 * t->cap))
+			return NULL;
+		for (size_t k = 0; k < t->cap; k++) {
+			size_t j;
+
+			if (t->slot[k].key < 0)
+				continue;
+			j = _hash(t->slot[k].key) & (big.cap - 1);
+			while (big.slot[j].key >= 0)
+				j = (j + 1) & (big.cap - 1);
+			big.slot[j] = t->slot[k];
+			big.used++;
+		}
+		free(t->slot);
+		*t = big;
+	}
+	i = _hash(key) & (t->cap - 1);
+	while (t->slot[i].key >= 0 && t->slot[i].key != key)
+		i = (i + 1) & (t->cap - 1);
+	if (t->slot[i].key < 0) {
+		memset(&t->slot[i], 0, sizeof(t->slot[i]));
+		t->slot[i].key = key;
+		t->used++;
+	}
+	return &t->slot[i];
+}
+
+/* A user's job class: the user and the estimate declared, to the second
+ * (users resubmit one job with one time limit). */
+static int64_t _class_key(int64_t user, double estimate)
+{
+	double e = fmin(fmax(round(estimate), 0.0), 4294967295.0);
+
+	return (int64_t) (((uint64_t) user << 32) | (uint64_t) e);
+}
+
+static void _push(hist_t *h, double run, double est)
+{
+	h->run[h->next] = run;
+	h->est[h->next] = est;
+	h->next = (h->next + 1) % LIBRA_PREDICT_DEPTH;
+	if (h->n < LIBRA_PREDICT_DEPTH)
+		h->n++;
+}
+
+extern libra_predictor_t *libra_predictor_create(libra_predict_method_t m,
+						 int min_samples)
+{
+	libra_predictor_t *p;
+
+	if ((unsigned) m > LIBRA_PREDICT_RUNTIME || min_samples < 1 ||
+	    min_samples > LIBRA_PREDICT_DEPTH)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->method = m;
+	p->min_samples = m == LIBRA_PREDICT_LAST2 && min_samples < 2 ?
+			 2 : min_samples;
+	if (_table_init(&p->cls, 64) || _table_init(&p->user, 64) ||
+	    _table_init(&p->group, 16)) {
+		libra_predictor_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+extern void libra_predictor_destroy(libra_predictor_t *p)
+{
+	if (!p)
+		return;
+	free(p->cls.slot);
+	free(p->user.slot);
+	free(p->group.slot);
+	free(p);
+}
+
+extern int libra_predictor_record(libra_predictor_t *p, int64_t user,
+				  int64_t group, double runtime,
+				  double estimate)
+{
+	hist_t *h;
+
+	if (!p || !(runtime > 0) || !(estimate > 0) || !isfinite(runtime) ||
+	    !isfinite(estimate))
+		return -1;
+	if (user >= 0) {
+		if (!(h = _get(&p->cls, _class_key(user, estimate))))
+			return -1;
+		_push(h, runtime, estimate);
+		if (!(h = _get(&p->user, user)))
+			return -1;
+		_push(h, runtime, estimate);
+	}
+	if (group >= 0) {
+		if (!(h = _get(&p->group, group)))
+			return -1;
+		_push(h, runtime, estimate);
+	}
+	return 0;
+}
+
+extern int libra_predictor_user_samples(const libra_predictor_t *p,
+					int64_t user)
+{
+	const hist_t *h = p ? _find(&p->user, user) : NULL;
+
+	return h ? h->n : 0;
+}
+
+/* ---- prediction ----------------------------------------------------------- */
+
+static int _cmp(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Conservative order statistic: v_(k), k = ceil(q (n + 1)) in [1, n]. */
+static double _quantile(const double *v, int n, double q)
+{
+	int k = (int) ceil(q * (n + 1) - 1e-9);
+
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+/* The run time of the history's last job and the one before (LAST2). */
+static double _last2(const hist_t *h)
+{
+	int a = (h->next + LIBRA_PREDICT_DEPTH - 1) % LIBRA_PREDICT_DEPTH;
+	int b = (h->next + LIBRA_PREDICT_DEPTH - 2) % LIBRA_PREDICT_DEPTH;
+
+	return (h->run[a] + h->run[b]) / 2.0;
+}
+
+extern void libra_predict(const libra_predictor_t *p, int64_t user,
+			  int64_t group, double estimate, double q,
+			  double done, libra_prediction_t *out)
+{
+	const hist_t *h = NULL;
+	double cand[LIBRA_PREDICT_DEPTH], v;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->runtime = estimate;
+	if (!p || p->method == LIBRA_PREDICT_NONE || !(estimate > 0))
+		return;
+	if (!(q >= 0.5))
+		q = 0.5;
+	if (q > 1.0)
+		q = 1.0;
+	if (user >= 0 && (h = _find(&p->cls, _class_key(user, estimate))) &&
+	    h->n >= p->min_samples) {
+		out->source = LIBRA_PREDICT_FROM_CLASS;
+	} else if ((h = _find(&p->user, user)) && h->n >= p->min_samples) {
+		out->source = LIBRA_PREDICT_FROM_USER;
+	} else if ((h = _find(&p->group, group)) &&
+		   h->n >= p->min_samples) {
+		out->source = LIBRA_PREDICT_FROM_GROUP;
+	} else {
+		return;		/* no history: the declared estimate */
+	}
+	out->samples = h->n;
+
+	if (p->method == LIBRA_PREDICT_LAST2) {
+		v = _last2(h);
+		/* past its prediction: the estimate (Tsafrir et al. 3.2) */
+		if (v > done)
+			out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR),
+					    estimate);
+		return;
+	}
+	/* the candidate run times of this job, conditioned on done */
+	for (int k = 0; k < h->n; k++) {
+		double c = p->method == LIBRA_PREDICT_RATIO ?
+			   estimate * (h->run[k] / h->est[k]) : h->run[k];
+
+		if (c > done)
+			cand[n++] = c;
+	}
+	if (!n)
+		return;		/* past every one: the hard cap RE */
+	qsort(cand, (size_t) n, sizeof(*cand), _cmp);
+	v = _quantile(cand, n, q);
+	out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR), estimate);
+	out->spread = fmax(0.0, fmin(v, estimate) -
+			   fmin(_quantile(cand, n, 0.5), estimate));
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  predict.h - runtime prediction from the users' finished jobs
+ *  (issue 19; doc/design.md decision 22).
+ *
+ *  Users over-estimate: in the last 5000 jobs of the four shared traces
+ *  the median of R / RE is 0.34 (HPC2N), 0.38 (CTC-SP2), 0.49 (KTH-SP2)
+ *  and 0.80 (LANL-CM5), so a share RE / D built on the
+ *  declared estimate RE commits capacity that is never used and refuses
+ *  every job whose RE exceeds its deadline period even when its real run
+ *  time R would fit.  The predictor turns a user's (or, failing that, the
+ *  user's group's) finished jobs into a predicted run time and an
+ *  uncertainty; admission then commits the predicted work instead of the
+ *  declared one, and the declared estimate stays the hard cap.
+ *
+ *  History: per key (a user; a group), the last LIBRA_PREDICT_DEPTH
+ *  finished jobs, each as the pair (R, RE).  A job with a history of at
+ *  least min_samples jobs is predicted from it, else from its group's,
+ *  else it gets its declared estimate (source LIBRA_PREDICT_FROM_NONE).
+ *
+ *  Methods (measured on the traces in doc/results.md, "Runtime
+ *  predictions"):
+ *
+ *    LIBRA_PREDICT_LAST2	Tsafrir, Etsion & Feitelson (2007, IEEE TPDS
+ *				18(6), section 3): the mean of the user's last
+ *				two run times, capped by the estimate,
+ *				P = min(RE, (R_1 + R_2) / 2).  No quantile.
+ *    LIBRA_PREDICT_RATIO	the q-quantile of the user's accuracy
+ *				ratios scaled by this job's estimate,
+ *				P = min(RE, RE * Q_q(R_k / RE_k))
+ *				(Tsafrir et al. section 2's ratio R / RE;
+ *				a quantile rather than the mean, so that the
+ *				risk of R > P is about 1 - q).
+ *    LIBRA_PREDICT_RUNTIME	the q-quantile of the user's run times
+ *				themselves, P = min(RE, Q_q(R_k)).
+ *
+ *  Quantiles are conservative order statistics: Q_q of n values sorted
+ *  v_(1) <= ... <= v_(n) is v_(k) with k = ceil(q (n + 1)), at most n, so
+ *  with few values it is their maximum; a fresh R above the n values of
+ *  the same distribution has probability 1 / (n + 1), so k = n covers
+ *  q <= n / (n + 1).
+ *
+ *  Conditioning on progress: a running job that has done "done" CPU-
+ *  seconds is no longer any job of its history; libra_predict() with
+ *  done > 0 takes the quantile of the candidate run times (R_k, or
+ *  RE * R_k / RE_k) above done only.  When none is above, or the job has
+ *  passed its prediction under LAST2, the prediction is the declared
+ *  estimate: the hard cap.  So a job that overruns its prediction is
+ *  re-planned to the next plausible run time, never beyond RE.
+ *
+ *  Uncertainty: "spread" is Q_q - Q_0.5 of the same candidates (0 for the
+ *  declared estimate and for LAST2), in seconds; "samples" is how many
+ *  finished jobs the prediction rests on.
+ *
+ *  Edges: R <= 0 or RE <= 0 or non-finite are not recorded; q is clamped
+ *  to [0.5, 1]; the prediction is never above RE and never below a
+ *  millisecond (a positive runtime keeps every share finite).
+ *
+ *  No locking: the owner serialises access, as with the ledger.
+\*****************************************************************************/
+
+#ifndef LIBRA_PREDICT_H
+#define LIBRA_PREDICT_H
+
+#include <stdint.h>
+
+/* Finished jobs kept per user and per group. */
+#define LIBRA_PREDICT_DEPTH 32
+
+/* The least predicted run time [s]. */
+#define LIBRA_PREDICT_FLOOR 1e-3
+
+typedef enum {
+	LIBRA_PREDICT_NONE = 0,	/* the declared estimate, always */
+	LIBRA_PREDICT_LAST2,
+	LIBRA_PREDICT_RATIO,
+	LIBRA_PREDICT_RUNTIME,
+} libra_predict_method_t;
+
+typedef enum {
+	LIBRA_PREDICT_FROM_NONE = 0,	/* no history: the declared estimate */
+	LIBRA_PREDICT_FROM_CLASS,	/* the user's jobs of the same RE */
+	LIBRA_PREDICT_FROM_USER,
+	LIBRA_PREDICT_FROM_GROUP,
+} libra_predict_source_t;
+
+typedef struct libra_prediction {
+	double runtime;		/* predicted run time P, 0 < P <= RE */
+	double spread;		/* Q_q - Q_0.5 [s]; 0 without a quantile */
+	int samples;		/* finished jobs it rests on */
+	libra_predict_source_t source;
+} libra_prediction_t;
+
+typedef struct libra_predictor libra_predictor_t;
+
+/*
+ * A predictor of the given method that predicts from a key's history once
+ * it holds at least min_samples jobs (1 .. LIBRA_PREDICT_DEPTH; LAST2
+ * needs 2 whatever it is).  NULL on a bad argument or out of memory.
+ */
+extern libra_predictor_t *libra_predictor_create(libra_predict_method_t m,
+						 int min_samples);
+extern void libra_predictor_destroy(libra_predictor_t *p);
+
+/* Name of a method ("none", "last2", "ratio", "runtime"), and back:
+ * returns 0, or -1 for an unknown name. */
+extern const char *libra_predict_method_name(libra_predict_method_t m);
+extern int libra_predict_method_from_name(const char *name,
+					  libra_predict_method_t *m);
+
+/*
+ * A job finished: it ran R seconds (per CPU, at full speed) against a
+ * declared estimate RE.  Recorded under its user and its group (a
+ * negative id: not recorded under that key).  Returns 0, or -1 when R or
+ * RE is not a positive finite number (nothing recorded).
+ */
+extern int libra_predictor_record(libra_predictor_t *p, int64_t user,
+				  int64_t group, double runtime,
+				  double estimate);
+
+/*
+ * Predict the run time of a job of user and group declaring RE, at
+ * quantile q, having done "done" CPU-seconds so far (0 at submission).
+ * Fills *out; a NULL predictor or method NONE gives RE.
+ */
+extern void libra_predict(const libra_predictor_t *p, int64_t user,
+			  int64_t group, double estimate, double q,
+			  double done, libra_prediction_t *out);
+
+/* Finished jobs held for a user (for the tests and reports). */
+extern int libra_predictor_user_samples(const libra_predictor_t *p,
+					int64_t user);
+
+#endif /* LIBRA_PREDICT_H */
