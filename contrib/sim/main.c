@@ -54,7 +54,10 @@ enum {
 	OPT_FR_SLACK, OPT_SELF_CHECK, OPT_PROBE_CSV, OPT_PROBE_EVERY,
 	OPT_PROBE_CPUS, OPT_PROBE_RUNTIME, OPT_PROBE_DEADLINE, OPT_DUE_FRAC,
 	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_MEMORY,
-	OPT_NODE_MEMORY, OPT_RESERVE_FRAC, OPT_RESERVE_LEAD, OPT_HELP,
+	OPT_NODE_MEMORY, OPT_RESERVE_FRAC, OPT_RESERVE_LEAD, OPT_PREDICT,
+	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
+	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP,
+	OPT_HELP,
 	OPT_VERSION,
 };
 
@@ -113,6 +116,13 @@ static const struct option long_opts[] = {
 	{ "node-memory", required_argument, NULL, OPT_NODE_MEMORY },
 	{ "reserve-frac", required_argument, NULL, OPT_RESERVE_FRAC },
 	{ "reserve-lead", required_argument, NULL, OPT_RESERVE_LEAD },
+	{ "predict", required_argument, NULL, OPT_PREDICT },
+	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
+	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
+	{ "predict-hard", required_argument, NULL, OPT_PREDICT_HARD },
+	{ "predict-protect", required_argument, NULL, OPT_PREDICT_PROTECT },
+	{ "predict-pace", required_argument, NULL, OPT_PREDICT_PACE },
+	{ "predict-soft-cap", required_argument, NULL, OPT_PREDICT_SOFT_CAP },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -151,6 +161,14 @@ static void _usage(FILE *f)
 "  --node-memory MB        memory of each 1-CPU node (time-shared policies)\n"
 "  --reserve-frac F        fraction of jobs that book a later start (0)\n"
 "  --reserve-lead S        a booked start, seconds after submission (3600)\n"
+"  --predict M             Libra family: admit on predicted run times,\n"
+"                          none | last2 | ratio | runtime (none)\n"
+"  --predict-risk R        admit on the 1-R quantile of the history (0.05)\n"
+"  --predict-min N         finished jobs that make a history (2)\n"
+"  --predict-hard H        declared | predicted: hard jobs' work (predicted)\n"
+"  --predict-protect P     on | off: overrunning jobs yield (on)\n"
+"  --predict-pace F        predicted work ends at F of the window (1)\n"
+"  --predict-soft-cap C    estimate | deadline: soft jobs' most P (estimate)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -328,6 +346,10 @@ static void _defaults(sim_config_t *cfg)
 	cfg->probe_runtime = 3600.0;
 	cfg->probe_period = 14400.0;
 	cfg->reserve_lead = 3600.0;
+	cfg->predict = LIBRA_PREDICT_NONE;
+	cfg->predict_risk = 0.05;
+	cfg->predict_min = 2;
+	cfg->predict_pace = 1.0;
 }
 
 static void _parse(int argc, char **argv, sim_config_t *cfg)
@@ -443,6 +465,53 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_RESERVE_LEAD:
 			cfg->reserve_lead = _num(name, a, 0, true, 1e8, false);
+			break;
+		case OPT_PREDICT:
+			if (libra_predict_method_from_name(a, &cfg->predict))
+				_usage_error("--predict: '%s' is not none, "
+					     "last2, ratio or runtime", a);
+			break;
+		case OPT_PREDICT_RISK:
+			cfg->predict_risk = _num(name, a, 0, false, 0.5,
+						 false);
+			break;
+		case OPT_PREDICT_MIN:
+			cfg->predict_min = (int) _num(name, a, 1, false,
+						      LIBRA_PREDICT_DEPTH,
+						      false);
+			if (cfg->predict_min != atof(a))
+				_usage_error("--predict-min: '%s' is not a "
+					     "whole number", a);
+			break;
+		case OPT_PREDICT_HARD:
+			if (!strcmp(a, "declared"))
+				cfg->predict_hard_declared = true;
+			else if (!strcmp(a, "predicted"))
+				cfg->predict_hard_declared = false;
+			else
+				_usage_error("--predict-hard: '%s' is not "
+					     "declared or predicted", a);
+			break;
+		case OPT_PREDICT_SOFT_CAP:
+			if (!strcmp(a, "deadline"))
+				cfg->predict_soft_uncapped = true;
+			else if (!strcmp(a, "estimate"))
+				cfg->predict_soft_uncapped = false;
+			else
+				_usage_error("--predict-soft-cap: '%s' is not "
+					     "estimate or deadline", a);
+			break;
+		case OPT_PREDICT_PACE:
+			cfg->predict_pace = _num(name, a, 0, true, 1, false);
+			break;
+		case OPT_PREDICT_PROTECT:
+			if (!strcmp(a, "on"))
+				cfg->predict_protect_off = false;
+			else if (!strcmp(a, "off"))
+				cfg->predict_protect_off = true;
+			else
+				_usage_error("--predict-protect: '%s' is not "
+					     "on or off", a);
 			break;
 		case OPT_TIER:
 			cfg->tier_by_urgency = !strcmp(a, "urgency");
@@ -561,7 +630,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 20
+#define NFIELDS 21
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -639,6 +708,11 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 					 .prec = p }
 	S("policy", sim_policy_name(policy));
 	S("model", sim_model_name(model));
+	/* only with --predict, so that the line is otherwise unchanged,
+	 * and only for the Libra family, the policies that predict */
+	if (cfg->predict != LIBRA_PREDICT_NONE && policy >= SIM_LIBRA &&
+	    policy <= SIM_LIBRA_AUTO)
+		S("predict", libra_predict_method_name(cfg->predict));
 	I("procs", w->procs);
 	I("jobs", (long long) w->n);
 	I("skipped", w->skipped);
@@ -663,12 +737,12 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 
 /* With --reserve-frac a last column, begin (empty: no reservation); the
  * columns are those of earlier releases without it. */
-static void _csv_header(FILE *f, bool reserve)
+static void _csv_header(FILE *f, bool reserve, bool predict)
 {
 	fprintf(f, "id,submit,procs,runtime,estimate,deadline,budget,"
 		"penalty_rate,type,urgency,accepted,verdict,start,end,price,"
-		"charge,deadline_met,policy%s\n",
-		reserve ? ",begin" : "");
+		"charge,deadline_met,policy%s%s\n",
+		reserve ? ",begin" : "", predict ? ",predicted" : "");
 }
 
 static void _csv_rows(FILE *f, const sim_config_t *cfg,
@@ -695,6 +769,12 @@ static void _csv_rows(FILE *f, const sim_config_t *cfg,
 		if (cfg->reserve_frac > 0.0 && j->reserved)
 			fprintf(f, ",%.3f", j->begin);
 		else if (cfg->reserve_frac > 0.0)
+			fprintf(f, ",");
+		/* with --predict: the run time the Libra family quoted it
+		 * on; empty for the policies that do not predict */
+		if (cfg->predict != LIBRA_PREDICT_NONE && o->predicted > 0)
+			fprintf(f, ",%.3f", o->predicted);
+		else if (cfg->predict != LIBRA_PREDICT_NONE)
 			fprintf(f, ",");
 		fprintf(f, "\n");
 	}
@@ -785,7 +865,8 @@ int main(int argc, char **argv)
 			sim_workload_free(&w);
 			return 1;
 		}
-		_csv_header(csv, cfg.reserve_frac > 0.0);
+		_csv_header(csv, cfg.reserve_frac > 0.0,
+			    cfg.predict != LIBRA_PREDICT_NONE);
 	}
 
 	if (cfg.probe_csv) {

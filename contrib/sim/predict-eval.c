@@ -68,8 +68,8 @@ static void _eval(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
 		}
 		if (i < from)
 			continue;
-		libra_predict(p, j->user, j->group, j->req_time, q, 0.0,
-			      &pr);
+		libra_predict(p, j->user, j->group, j->req_time, j->req_time,
+			      q, 0.0, &pr);
 		n++;
 		hist += pr.source != LIBRA_PREDICT_FROM_NONE;
 		below += pr.runtime < j->req_time;

@@ -36,6 +36,7 @@
 
 #include "metrics.h"
 #include "params.h"
+#include "predict.h"
 #include "sla.h"
 
 typedef enum {
@@ -109,6 +110,20 @@ typedef struct sim_config {
 	 * reserve_frac (0: none) */
 	double reserve_frac;
 	double reserve_lead;
+	/* runtime predictions (issue 19; doc/design.md decision 22): the
+	 * Libra family admits on predict_method's run time at quantile
+	 * 1 - predict_risk of the users' finished jobs (NONE: on RE);
+	 * predict_min finished jobs make a history; predict_hard_declared:
+	 * hard-deadline jobs keep RE; the trace's jobs before the window
+	 * seed the histories */
+	libra_predict_method_t predict;
+	double predict_risk;
+	int predict_min;
+	bool predict_hard_declared;
+	bool predict_protect_off;	/* no protection of on-plan jobs */
+	bool predict_soft_uncapped;	/* soft jobs' P up to their period */
+	double predict_pace;	/* plan predicted work to end at this
+				 * fraction of the deadline period */
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
@@ -150,7 +165,14 @@ typedef struct sim_job {
 	uint64_t mem_mb;	/* memory per processor [MB]; 0: none */
 	bool high;		/* high urgency */
 	bool hard;		/* hard deadline */
+	int64_t user, group;	/* SWF fields 12 and 13; -1: unknown */
 } sim_job_t;
+
+/* A job of the trace before the window: the predictor's history. */
+typedef struct sim_hist {
+	int64_t user, group;
+	double runtime, estimate;
+} sim_hist_t;
 
 typedef struct sim_workload {
 	sim_job_t *jobs;
@@ -161,6 +183,10 @@ typedef struct sim_workload {
 	long skipped_runtime;	/* run time <= 0 */
 	long skipped_procs;	/* no processor count */
 	long skipped_wide;	/* wider than the machine */
+	sim_hist_t *hist;	/* the usable jobs before the window, in
+				 * submission order (R, and RE as
+				 * --estimates makes it) */
+	size_t nhist;
 } sim_workload_t;
 
 /* What became of one job under one policy. */
@@ -171,6 +197,8 @@ typedef struct sim_outcome {
 	double price;		/* quoted charge (commodity) or the bid */
 	double charge;		/* earned: C if met (commodity), U (bid) */
 	bool met;		/* deadline met */
+	double predicted;	/* --predict: the run time it was quoted on
+				 * (0: the policy does not predict) */
 } sim_outcome_t;
 
 /* policy.c: the policies' names and economic models */

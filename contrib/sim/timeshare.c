@@ -45,6 +45,24 @@
  *  would recompute the booked share as RE / (TD - now) from before the
  *  begin.  At equal times: completions, begins, probes, arrivals.
  *
+ *  Runtime predictions (--predict; issue 19, doc/design.md decision 22):
+ *  a job is admitted, priced and committed on its predicted run time P
+ *  (src/core/predict.c, the quantile 1 - --predict-risk of its user's or
+ *  group's finished jobs, never above RE) instead of its declared RE;
+ *  every job that ends feeds the predictor.  At each arrival, a running
+ *  job whose CPU done has reached its plan is re-planned before the
+ *  progress report: predicted again, conditioned on what it has done
+ *  (at most RE, the hard cap), and committed again on its nodes with the
+ *  new plan (libra_ledger_release() + libra_ledger_commit(), then the
+ *  report gives it (P' - done) / (TD - now)).  Such an "extended" job is
+ *  no longer protected: on its nodes the jobs still on plan keep their
+ *  shares as weights, and the extended ones divide what those leave,
+ *  1 - sum(on-plan shares), in proportion to their shares (never less
+ *  than SLA_SOFT_FLOOR of them), plus, as every job, the leftover of a
+ *  work-conserving CPU (--predict-protect off: plain shares).  So a
+ *  prediction that proves short costs its own job, never the jobs
+ *  admitted beside it, and new admissions see the re-planned share.
+ *
  *  Cost: each node keeps the time its next part ends, recomputed only when
  *  its set of parts or their weights change, in an indexed min-heap; an
  *  arrival touches every running part once (progress), which it must.
@@ -59,6 +77,7 @@
 #include "alloc.h"
 #include "ledger.h"
 #include "outcome.h"
+#include "predict.h"
 #include "price.h"
 #include "settle.h"
 #include "share.h"
@@ -68,6 +87,10 @@
  * ~1e8 s leave ~1e-8 s of rounding in a time difference). */
 #define WORK_EPS 1e-6
 
+/* --predict: a soft-deadline job past its declared estimate is planned
+ * this fraction of its work done further each time (see _replan()). */
+#define PREDICT_SOFT_GROWTH 0.5
+
 typedef struct {
 	int job;		/* job index */
 	double work;		/* actual CPU-seconds it needs: R */
@@ -76,6 +99,7 @@ typedef struct {
 	double w;		/* CPU weight: the share (see _sla_weights);
 				 * 0 while pending */
 	bool pending;		/* booked, not yet begun: it does not run */
+	bool extended;		/* re-planned past its prediction */
 } part_t;
 
 typedef struct {
@@ -86,6 +110,7 @@ typedef struct {
 	double next;		/* when the next part ends; INFINITY if idle */
 	int argmin;		/* which part ends then */
 	int npending;		/* pending parts (advance reservations) */
+	int nextended;		/* extended parts (--predict) */
 } tnode_t;
 
 typedef struct {
@@ -107,6 +132,15 @@ typedef struct {
 	double *ret;		/* LibraSLA: return (B / RE) / D, per job */
 	double *done;		/* scratch: CPU done of a node's parts */
 	int ndone_cap;
+	/* --predict: the predictor, its quantile, each job's plan (the
+	 * run time its ledger entries carry) and accepted SLA */
+	libra_predictor_t *pred;
+	double pred_q;
+	double *plan;
+	libra_sla_t *sla_of;
+	int *replan;		/* scratch: jobs to re-plan */
+	unsigned *stamp;	/* per job: the arrival that listed it */
+	unsigned nstamp;
 	char *err;
 	size_t errlen;
 } ts_t;
@@ -358,6 +392,38 @@ static void _sla_weights(ts_t *s, tnode_t *nd)
 	}
 }
 
+/*
+ * --predict: the parts still on their plan keep their shares as weights;
+ * the extended parts (re-planned past a short prediction) divide what the
+ * on-plan parts leave of the CPU, 1 - sum(on-plan shares), in proportion
+ * to their shares, each keeping at least SLA_SOFT_FLOOR of its share (no
+ * weight is ever zero).  Nothing changes while all shares fit in the CPU.
+ */
+static void _protect_weights(tnode_t *nd)
+{
+	double on = 0.0, ext = 0.0, f;
+	int k;
+
+	for (k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
+
+		if (pt->pending)
+			continue;
+		if (pt->extended)
+			ext += pt->w;
+		else
+			on += pt->w;
+	}
+	if (!(ext > 0.0) || on + ext <= 1.0)
+		return;
+	f = fmax(1.0 - on, 0.0) / ext;
+	if (f < SLA_SOFT_FLOOR)
+		f = SLA_SOFT_FLOOR;
+	for (k = 0; k < nd->n; k++)
+		if (!nd->p[k].pending && nd->p[k].extended)
+			nd->p[k].w *= f;
+}
+
 /* _sync() then _recompute(), in one pass when the orders agree (the
  * common case: this runs for every node at every arrival). */
 static int _sync_recompute(ts_t *s, int node)
@@ -367,7 +433,8 @@ static int _sync_recompute(ts_t *s, int node)
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
 	double sw = 0.0, best = INFINITY;
 
-	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending)
+	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending ||
+	    nd->nextended)
 		goto slow;
 	for (k = 0; k < ne; k++) {
 		part_t *pt = &nd->p[k];
@@ -393,6 +460,8 @@ slow:
 		return -1;
 	if (s->policy == SIM_LIBRA_SLA)
 		_sla_weights(s, nd);
+	else if (nd->nextended && !s->cfg->predict_protect_off)
+		_protect_weights(nd);
 	_recompute(nd);
 	return 0;
 }
@@ -405,7 +474,8 @@ static int _check_part(ts_t *s, int node, int k, double now)
 {
 	const part_t *pt = &s->nodes[node].p[k];
 	const sim_job_t *j = &s->w->jobs[pt->job];
-	double want = libra_share(j->estimate, pt->done,
+	double want = libra_share(s->plan ? s->plan[pt->job] : j->estimate,
+				  pt->done,
 				  pt->pending ? j->begin : now,
 				  s->target[pt->job], s->p.share_min);
 
@@ -452,6 +522,124 @@ static int _progress_begun(ts_t *s, int node, double now)
 	return 0;
 }
 
+/* --predict: the most a prediction may be: the declared estimate for a
+ * hard deadline (Slurm ends a job at its time limit), the deadline period
+ * for a soft one (--predict-soft-cap deadline; its history's ratios above
+ * 1 may raise it past RE), else RE as well. */
+static double _pred_cap(const ts_t *s, const sim_job_t *j)
+{
+	if (j->hard || !s->cfg->predict_soft_uncapped)
+		return j->estimate;
+	return fmax(j->estimate, j->deadline - j->begin);
+}
+
+/*
+ * --predict: re-plan job i, which has reached its plan on some node:
+ * predict it again conditioned on the most CPU any of its parts has done
+ * (libra_predict(), never above RE), and, when that is longer, commit it
+ * again on its nodes with the new plan.  Its parts become extended, and
+ * the node's parts are put back in the ledger's entry order.
+ */
+static int _replan(ts_t *s, int i, double now)
+{
+	const sim_job_t *j = &s->w->jobs[i];
+	const libra_place_t *pl;
+	libra_place_t place[64], *pp = place;
+	libra_prediction_t pr;
+	libra_sla_t sla = s->sla_of[i];
+	double done = 0.0;
+	int np = libra_ledger_job_places(s->l, (uint32_t) i, &pl), m, k;
+
+	for (m = 0; m < np; m++) {
+		const tnode_t *nd = &s->nodes[pl[m].node];
+
+		for (k = 0; k < nd->n; k++)
+			if (nd->p[k].job == i)
+				done = fmax(done, nd->p[k].done);
+	}
+	libra_predict(s->pred, j->user, j->group, j->estimate,
+		      _pred_cap(s, j), s->pred_q, done, &pr);
+	/*
+	 * Past its declared estimate too: a hard-deadline job stays at the
+	 * cap (Slurm ends it at its time limit; here it runs on at
+	 * share_min), a soft one is planned PREDICT_SOFT_GROWTH times
+	 * further (at least a minute) each time it passes its plan.
+	 */
+	if (!(pr.runtime > s->plan[i] + WORK_EPS) && !j->hard &&
+	    done >= j->estimate - WORK_EPS)
+		pr.runtime = fmax(done, s->plan[i]) *
+			     (1.0 + PREDICT_SOFT_GROWTH) + 60.0;
+	if (!(pr.runtime > s->plan[i] + WORK_EPS))
+		return 0;	/* at its cap RE: share_min from now on */
+	if (np > (int) (sizeof(place) / sizeof(place[0])))
+		pp = sim_xmalloc((size_t) np * sizeof(*pp));
+	memcpy(pp, pl, (size_t) np * sizeof(*pp));
+	sla.runtime = pr.runtime;
+	/* paced again: the new plan ends at --predict-pace of the time
+	 * left, so that a plan short again still has time */
+	sla.deadline = j->deadline;
+	if (s->cfg->predict_pace < 1.0 && j->deadline > now)
+		sla.deadline = now + s->cfg->predict_pace *
+				     (j->deadline - now);
+	if (libra_ledger_release(s->l, (uint32_t) i) ||
+	    libra_ledger_commit(s->l, (uint32_t) i, &sla, pp, np, now)) {
+		snprintf(s->err, s->errlen, "core: re-planning job %ld "
+			 "failed", j->id);
+		if (pp != place)
+			free(pp);
+		return -1;
+	}
+	s->plan[i] = pr.runtime;
+	s->sla_of[i] = sla;
+	s->target[i] = libra_sla_target(&sla);
+	for (m = 0; m < np; m++) {
+		tnode_t *nd = &s->nodes[pp[m].node];
+
+		for (k = 0; k < nd->n; k++) {
+			if (nd->p[k].job == i && !nd->p[k].extended) {
+				nd->p[k].extended = true;
+				nd->nextended++;
+			}
+		}
+		if (_sync(s, pp[m].node)) {
+			if (pp != place)
+				free(pp);
+			return -1;
+		}
+	}
+	if (pp != place)
+		free(pp);
+	return 0;
+}
+
+/* --predict: bring every node up to now and re-plan the jobs that have
+ * reached their plan and still run (in job order, once each). */
+static int _replan_all(ts_t *s, double now)
+{
+	int nr = 0;
+
+	s->nstamp++;
+	for (int n = 0; n < s->nnodes; n++) {
+		tnode_t *nd = &s->nodes[n];
+
+		_advance(nd, now);
+		for (int k = 0; k < nd->n; k++) {
+			const part_t *pt = &nd->p[k];
+
+			if (pt->pending || s->stamp[pt->job] == s->nstamp ||
+			    pt->work - pt->done <= WORK_EPS ||
+			    pt->done < s->plan[pt->job] - WORK_EPS)
+				continue;
+			s->stamp[pt->job] = s->nstamp;
+			s->replan[nr++] = pt->job;
+		}
+	}
+	for (int r = 0; r < nr; r++)
+		if (_replan(s, s->replan[r], now))
+			return -1;
+	return 0;
+}
+
 /*
  * Job Control: bring every node's parts up to now, report their progress
  * to the ledger (libra_ledger_progress_node), and take the shares it
@@ -459,6 +647,8 @@ static int _progress_begun(ts_t *s, int node, double now)
  */
 static int _progress_all(ts_t *s, double now)
 {
+	if (s->pred && _replan_all(s, now))
+		return -1;
 	for (int n = 0; n < s->nnodes; n++) {
 		tnode_t *nd = &s->nodes[n];
 
@@ -513,6 +703,10 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 	int cpus = 0, rc;
 
 	s->target[i] = libra_sla_target(sla);	/* --self-check's */
+	if (s->pred) {
+		s->plan[i] = sla->runtime;
+		s->sla_of[i] = *sla;
+	}
 	if (j->reserved)
 		rc = libra_ledger_commit_booked(s->l, (uint32_t) i, sla,
 						q->place, q->nplace, now,
@@ -544,6 +738,7 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 		nd->p[nd->n].done = 0.0;
 		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
 		nd->p[nd->n].pending = j->reserved;
+		nd->p[nd->n].extended = false;
 		nd->npending += j->reserved;
 		nd->n++;
 		if (_sync_recompute(s, node))
@@ -616,6 +811,7 @@ static int _arrive(ts_t *s, int i, double now)
 	const sim_job_t *j = &s->w->jobs[i];
 	libra_request_t req = { .cpus = j->procs };
 	libra_sla_t sla;
+	double predicted;
 
 	/*
 	 * An advance reservation is quoted as if now were its begin, seen
@@ -630,6 +826,23 @@ static int _arrive(ts_t *s, int i, double now)
 	if (_progress_all(s, now))
 		return -1;
 	sim_job_sla(j, &sla);
+	/* --predict: admit, price and commit the predicted work; RE stays
+	 * the cap that re-planning never passes */
+	if (s->pred && !(j->hard && s->cfg->predict_hard_declared)) {
+		libra_prediction_t pr;
+
+		libra_predict(s->pred, j->user, j->group, j->estimate,
+			      _pred_cap(s, j), s->pred_q, 0.0, &pr);
+		sla.runtime = pr.runtime;
+		/* pace the predicted work (RE without a history: users
+		 * under-declare too) to end at --predict-pace of the
+		 * window, leaving the rest for a re-plan if it proves
+		 * short; the settlement keeps the real deadline */
+		if (s->cfg->predict_pace < 1.0)
+			sla.deadline = sla.submit + s->cfg->predict_pace *
+					(sla.deadline - sla.submit);
+	}
+	predicted = s->pred ? sla.runtime : 0.0;
 	/*
 	 * Bid-based model: the user pays the bid (the budget) whatever the
 	 * price, so the budget is no admission test (thesis section 6.4.1);
@@ -645,6 +858,7 @@ static int _arrive(ts_t *s, int i, double now)
 	} else {
 		sim_reject(&s->out[i], libra_verdict_name(s->q->verdict));
 	}
+	s->out[i].predicted = predicted;
 	if (s->policy == SIM_LIBRA_AUTO)
 		libra_auto_feedback(s->l, &s->p, s->q, now);
 	libra_price_feedback(s->l, &s->p, now);
@@ -713,9 +927,17 @@ static int _complete(ts_t *s, int node)
 				 node);
 			return -1;
 		}
-		if (--s->left[i] == 0)
+		if (--s->left[i] == 0) {
 			sim_settle(&jobs[i], s->model, s->price[i],
 				   s->out[i].start, now, &s->out[i]);
+			if (s->pred)	/* a job completion record */
+				libra_predictor_record(s->pred, jobs[i].user,
+						       jobs[i].group,
+						       jobs[i].runtime,
+						       jobs[i].estimate);
+		}
+		if (pt->extended)
+			nd->nextended--;
 		memmove(&nd->p[k], &nd->p[k + 1],
 			(nd->n - k - 1) * sizeof(*nd->p));
 		nd->n--;
@@ -760,6 +982,27 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	s.price = sim_xcalloc(n + 1, sizeof(double));
 	s.target = sim_xcalloc(n + 1, sizeof(double));
 	s.ret = sim_xcalloc(n + 1, sizeof(double));
+	if (cfg->predict != LIBRA_PREDICT_NONE) {
+		s.pred = libra_predictor_create(cfg->predict,
+						cfg->predict_min);
+		if (!s.pred) {
+			snprintf(err, errlen, "core: cannot create the "
+				 "runtime predictor");
+			goto out;
+		}
+		s.pred_q = 1.0 - cfg->predict_risk;
+		s.plan = sim_xcalloc(n + 1, sizeof(double));
+		s.sla_of = sim_xcalloc(n + 1, sizeof(libra_sla_t));
+		s.replan = sim_xcalloc(n + 1, sizeof(int));
+		s.stamp = sim_xcalloc(n + 1, sizeof(unsigned));
+		/* the trace's jobs before the window: the history the
+		 * cluster's job completion records hold at its start */
+		for (i = 0; i < w->nhist; i++)
+			libra_predictor_record(s.pred, w->hist[i].user,
+					       w->hist[i].group,
+					       w->hist[i].runtime,
+					       w->hist[i].estimate);
+	}
 	for (i = 0; i < n; i++) {
 		const sim_job_t *j = &w->jobs[i];
 
@@ -847,6 +1090,11 @@ out:
 	free(s.ret);
 	free(s.done);
 	free(s.q);
+	free(s.plan);
+	free(s.sla_of);
+	free(s.replan);
+	free(s.stamp);
+	libra_predictor_destroy(s.pred);
 	libra_ledger_destroy(s.l);
 	return rc;
 }

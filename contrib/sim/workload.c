@@ -241,6 +241,17 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	w->jobs = sim_xcalloc(w->n ? w->n : 1, sizeof(*w->jobs));
 	t0 = w->n ? c[from].s->submit : 0.0;
 	w->t0 = t0;
+	/* the jobs before the window: the runtime predictor's history */
+	w->nhist = from;
+	w->hist = sim_xcalloc(from ? from : 1, sizeof(*w->hist));
+	for (i = 0; i < from; i++) {
+		w->hist[i].user = c[i].s->user >= 0 ? c[i].s->user : -1;
+		w->hist[i].group = c[i].s->group >= 0 ? c[i].s->group : -1;
+		w->hist[i].runtime = c[i].s->run;
+		w->hist[i].estimate = _estimate(cfg, c[i].s);
+		if (!(w->hist[i].estimate > 0))
+			w->hist[i].estimate = c[i].s->run;
+	}
 	for (i = from; i < to; i++)
 		mean_r += c[i].s->run;
 	if (w->n)
@@ -260,6 +271,8 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 		if (!(j->estimate > 0))
 			j->estimate = j->runtime;
 		j->mem_mb = _mem_mb(cfg, s);
+		j->user = s->user >= 0 ? s->user : -1;
+		j->group = s->group >= 0 ? s->group : -1;
 
 		sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_URGENCY);
 		j->high = sim_rng_uniform(&r) < cfg->high_pct / 100.0;
@@ -330,6 +343,7 @@ fail:
 extern void sim_workload_free(sim_workload_t *w)
 {
 	free(w->jobs);
+	free(w->hist);
 	memset(w, 0, sizeof(*w));
 }
 

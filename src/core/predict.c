@@ -252,8 +252,8 @@ static double _last2(const hist_t *h)
 }
 
 extern void libra_predict(const libra_predictor_t *p, int64_t user,
-			  int64_t group, double estimate, double q,
-			  double done, libra_prediction_t *out)
+			  int64_t group, double estimate, double cap,
+			  double q, double done, libra_prediction_t *out)
 {
 	const hist_t *h = NULL;
 	double cand[LIBRA_PREDICT_DEPTH], v;
@@ -263,6 +263,8 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 	out->runtime = estimate;
 	if (!p || p->method == LIBRA_PREDICT_NONE || !(estimate > 0))
 		return;
+	if (!(cap >= estimate))
+		cap = estimate;	/* NaN too */
 	if (!(q >= 0.5))
 		q = 0.5;
 	if (q > 1.0)
@@ -285,7 +287,7 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 		/* past its prediction: the estimate (Tsafrir et al. 3.2) */
 		if (v > done)
 			out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR),
-					    estimate);
+					    cap);
 		return;
 	}
 	/* the candidate run times of this job, conditioned on done */
@@ -297,10 +299,10 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 			cand[n++] = c;
 	}
 	if (!n)
-		return;		/* past every one: the hard cap RE */
+		return;		/* past every one: the estimate RE */
 	qsort(cand, (size_t) n, sizeof(*cand), _cmp);
 	v = _quantile(cand, n, q);
-	out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR), estimate);
-	out->spread = fmax(0.0, fmin(v, estimate) -
-			   fmin(_quantile(cand, n, 0.5), estimate));
+	out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR), cap);
+	out->spread = fmax(0.0, fmin(v, cap) -
+			   fmin(_quantile(cand, n, 0.5), cap));
 }

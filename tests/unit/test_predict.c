@@ -4,8 +4,8 @@
  *  doc/design.md decision 22).
  *
  *  LAST2: P = min(RE, (R_1 + R_2) / 2) (Tsafrir, Etsion & Feitelson 2007);
- *  RATIO: P = min(RE, RE * Q_q(R_k / RE_k)); RUNTIME: P = min(RE,
- *  Q_q(R_k)); Q_q the order statistic k = ceil(q (n + 1)), at most n;
+ *  RATIO: P = min(cap, RE * Q_q(R_k / RE_k)); RUNTIME: P = min(cap,
+ *  Q_q(R_k)), cap >= RE (RE for a hard deadline); Q_q the order statistic k = ceil(q (n + 1)), at most n;
  *  with done > 0, only the candidates above done count; no history, or
  *  none above done: the declared estimate.
 \*****************************************************************************/
@@ -34,7 +34,7 @@ START_TEST(test_predict_no_history_is_the_declared_estimate)
 	libra_predictor_t *p = libra_predictor_create(LIBRA_PREDICT_RATIO, 1);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 3600, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 3600, 3600, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 3600, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_NONE);
 	ck_assert_int_eq(pr.samples, 0);
@@ -48,9 +48,9 @@ START_TEST(test_predict_none_method_is_the_declared_estimate)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_NONE, 1, runs, 3, 100);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 100, 0.5, 0, &pr);
+	libra_predict(p, 7, 70, 100, 100, 0.5, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
-	libra_predict(NULL, 7, 70, 100, 0.5, 0, &pr);
+	libra_predict(NULL, 7, 70, 100, 100, 0.5, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
 	libra_predictor_destroy(p);
 }
@@ -63,7 +63,7 @@ START_TEST(test_predict_last2_is_mean_of_last_two_runs)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_LAST2, 1, runs, 3, 3600);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 3600, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 3600, 3600, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 40, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_CLASS);
 	libra_predictor_destroy(p);
@@ -77,7 +77,7 @@ START_TEST(test_predict_last2_is_capped_by_the_estimate)
 	libra_prediction_t pr;
 
 	/* a job of the same user declaring 300 s: min(300, 600) */
-	libra_predict(p, 7, 70, 300, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 300, 300, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 300, TOL);
 	libra_predictor_destroy(p);
 }
@@ -89,7 +89,7 @@ START_TEST(test_predict_last2_needs_two_runs)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_LAST2, 1, runs, 1, 3600);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 3600, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 3600, 3600, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 3600, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_NONE);
 	libra_predictor_destroy(p);
@@ -102,7 +102,7 @@ START_TEST(test_predict_last2_past_prediction_is_the_estimate)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_LAST2, 1, runs, 2, 3600);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 3600, 0.95, 40, &pr);
+	libra_predict(p, 7, 70, 3600, 3600, 0.95, 40, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 3600, TOL);
 	libra_predictor_destroy(p);
 }
@@ -116,7 +116,7 @@ START_TEST(test_predict_ratio_scales_the_quantile_by_the_estimate)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_RATIO, 2, runs, 9, 1000);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 2000, 0.5, 0, &pr);
+	libra_predict(p, 7, 70, 2000, 2000, 0.5, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 1000, TOL);
 	ck_assert_int_eq(pr.samples, 9);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_USER);
@@ -131,10 +131,10 @@ START_TEST(test_predict_quantile_is_conservative_order_statistic)
 	libra_prediction_t pr;
 
 	/* q = 0.8: k = ceil(0.8 * 10) = 8 -> 800 */
-	libra_predict(p, 7, 70, 1000, 0.8, 0, &pr);
+	libra_predict(p, 7, 70, 1000, 1000, 0.8, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 800, TOL);
 	/* q = 0.95: k = ceil(9.5) = 10 > n -> the largest, 900 */
-	libra_predict(p, 7, 70, 1000, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 1000, 1000, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 900, TOL);
 	/* spread: Q_0.95 - Q_0.5 = 900 - 500 */
 	ck_assert_double_eq_tol(pr.spread, 400, TOL);
@@ -149,7 +149,26 @@ START_TEST(test_predict_never_exceeds_the_estimate)
 	libra_predictor_t *p = _with(LIBRA_PREDICT_RATIO, 1, runs, 3, 100);
 	libra_prediction_t pr;
 
-	libra_predict(p, 7, 70, 100, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 100, 100, 0.95, 0, &pr);
+	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
+	libra_predictor_destroy(p);
+}
+END_TEST
+
+START_TEST(test_predict_soft_cap_lets_history_exceed_the_estimate)
+{
+	/* the user's jobs ran twice what they declared (ratio 2) */
+	double runs[] = { 200, 200, 200 };
+	libra_predictor_t *p = _with(LIBRA_PREDICT_RATIO, 1, runs, 3, 100);
+	libra_prediction_t pr;
+
+	libra_predict(p, 7, 70, 100, INFINITY, 0.95, 0, &pr);
+	ck_assert_double_eq_tol(pr.runtime, 200, TOL);
+	/* a cap between: the cap */
+	libra_predict(p, 7, 70, 100, 150, 0.95, 0, &pr);
+	ck_assert_double_eq_tol(pr.runtime, 150, TOL);
+	/* a cap below RE counts as RE */
+	libra_predict(p, 7, 70, 100, 50, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
 	libra_predictor_destroy(p);
 }
@@ -162,10 +181,10 @@ START_TEST(test_predict_conditions_on_work_done)
 	libra_prediction_t pr;
 
 	/* done 450: candidates 500..900 (n 5), q 0.5: k = 3 -> 700 */
-	libra_predict(p, 7, 70, 1000, 0.5, 450, &pr);
+	libra_predict(p, 7, 70, 1000, 1000, 0.5, 450, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 700, TOL);
 	/* done past every candidate: the declared estimate, the hard cap */
-	libra_predict(p, 7, 70, 1000, 0.5, 950, &pr);
+	libra_predict(p, 7, 70, 1000, 1000, 0.5, 950, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 1000, TOL);
 	libra_predictor_destroy(p);
 }
@@ -178,11 +197,11 @@ START_TEST(test_predict_falls_back_to_the_group)
 	libra_prediction_t pr;
 
 	/* user 8 has no history; user 7's group 70 has */
-	libra_predict(p, 8, 70, 1000, 0.95, 0, &pr);
+	libra_predict(p, 8, 70, 1000, 1000, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_GROUP);
 	/* neither the user nor the group known */
-	libra_predict(p, 8, 80, 1000, 0.95, 0, &pr);
+	libra_predict(p, 8, 80, 1000, 1000, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 1000, TOL);
 	libra_predictor_destroy(p);
 }
@@ -199,11 +218,11 @@ START_TEST(test_predict_prefers_the_users_jobs_of_the_same_estimate)
 	libra_predictor_record(p, 7, 70, 500, 600);
 	libra_predictor_record(p, 7, 70, 60, 3600);
 	libra_predictor_record(p, 7, 70, 60, 3600);
-	libra_predict(p, 7, 70, 3600, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 3600, 3600, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 60, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_CLASS);
 	/* a new estimate: the user's four jobs, largest 500 */
-	libra_predict(p, 7, 70, 1800, 0.95, 0, &pr);
+	libra_predict(p, 7, 70, 1800, 1800, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 500, TOL);
 	ck_assert_int_eq(pr.source, LIBRA_PREDICT_FROM_USER);
 	libra_predictor_destroy(p);
@@ -222,7 +241,7 @@ START_TEST(test_predict_keeps_the_last_depth_jobs)
 		libra_predictor_record(p, 7, -1, 10, 10000);
 	ck_assert_int_eq(libra_predictor_user_samples(p, 7),
 			 LIBRA_PREDICT_DEPTH);
-	libra_predict(p, 7, -1, 10000, 1.0, 0, &pr);
+	libra_predict(p, 7, -1, 10000, 10000, 1.0, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 10, TOL);
 	libra_predictor_destroy(p);
 }
@@ -262,7 +281,7 @@ START_TEST(test_predict_many_users_grow_the_table)
 		ck_assert_int_eq(libra_predictor_record(p, u, u % 7, u + 1,
 							 1e6), 0);
 	for (int u = 0; u < 5000; u += 499) {
-		libra_predict(p, u, -1, 1e6, 0.5, 0, &pr);
+		libra_predict(p, u, -1, 1e6, 1e6, 0.5, 0, &pr);
 		ck_assert_double_eq_tol(pr.runtime, u + 1, TOL);
 	}
 	libra_predictor_destroy(p);
@@ -297,6 +316,7 @@ static Suite *_suite(void)
 	T(tc, test_predict_ratio_scales_the_quantile_by_the_estimate);
 	T(tc, test_predict_quantile_is_conservative_order_statistic);
 	T(tc, test_predict_never_exceeds_the_estimate);
+	T(tc, test_predict_soft_cap_lets_history_exceed_the_estimate);
 	T(tc, test_predict_conditions_on_work_done);
 	suite_add_tcase(s, tc);
 
