@@ -834,11 +834,17 @@ static int _arrive(ts_t *s, int i, double now)
 		libra_predict(s->pred, j->user, j->group, j->estimate,
 			      _pred_cap(s, j), s->pred_q, 0.0, &pr);
 		sla.runtime = pr.runtime;
-		/* pace the predicted work (RE without a history: users
-		 * under-declare too) to end at --predict-pace of the
-		 * window, leaving the rest for a re-plan if it proves
-		 * short; the settlement keeps the real deadline */
-		if (s->cfg->predict_pace < 1.0)
+		/* pace the prediction (RE without a history: users
+		 * under-declare too) to end at --predict-pace of the window,
+		 * leaving the rest for a re-plan if it proves short; a
+		 * history of jobs that all ran exactly what they declared
+		 * (accurate estimates: quantile RE, no spread) needs no
+		 * margin.  The settlement keeps the real deadline. */
+		if (s->cfg->predict_pace < 1.0 &&
+		    (pr.source == LIBRA_PREDICT_FROM_NONE ||
+		     pr.spread > 0.0 ||
+		     fabs(pr.quantile - j->estimate) >
+		     1e-9 * j->estimate))
 			sla.deadline = sla.submit + s->cfg->predict_pace *
 					(sla.deadline - sla.submit);
 	}

@@ -260,7 +260,7 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->runtime = estimate;
+	out->runtime = out->quantile = estimate;
 	if (!p || p->method == LIBRA_PREDICT_NONE || !(estimate > 0))
 		return;
 	if (!(cap >= estimate))
@@ -284,6 +284,7 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 
 	if (p->method == LIBRA_PREDICT_LAST2) {
 		v = _last2(h);
+		out->quantile = v;
 		/* past its prediction: the estimate (Tsafrir et al. 3.2) */
 		if (v > done)
 			out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR),
@@ -302,6 +303,7 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 		return;		/* past every one: the estimate RE */
 	qsort(cand, (size_t) n, sizeof(*cand), _cmp);
 	v = _quantile(cand, n, q);
+	out->quantile = v;
 	out->runtime = fmin(fmax(v, LIBRA_PREDICT_FLOOR), cap);
 	out->spread = fmax(0.0, fmin(v, cap) -
 			   fmin(_quantile(cand, n, 0.5), cap));

@@ -95,6 +95,8 @@ typedef enum {
 typedef struct libra_prediction {
 	double runtime;		/* predicted run time P, 0 < P <= cap */
 	double spread;		/* Q_q - Q_0.5 [s]; 0 without a quantile */
+	double quantile;	/* Q_q before the cap (LAST2: the mean of
+				 * the last two); RE without a history */
 	int samples;		/* finished jobs it rests on */
 	libra_predict_source_t source;
 } libra_prediction_t;

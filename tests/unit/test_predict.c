@@ -164,9 +164,10 @@ START_TEST(test_predict_soft_cap_lets_history_exceed_the_estimate)
 
 	libra_predict(p, 7, 70, 100, INFINITY, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 200, TOL);
-	/* a cap between: the cap */
+	/* a cap between: the cap; the quantile before it is kept */
 	libra_predict(p, 7, 70, 100, 150, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 150, TOL);
+	ck_assert_double_eq_tol(pr.quantile, 200, TOL);
 	/* a cap below RE counts as RE */
 	libra_predict(p, 7, 70, 100, 50, 0.95, 0, &pr);
 	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
