@@ -399,8 +399,7 @@ static void _check_plugins_named(const conf_t *c, const char *file)
 	if (!fl || !_has_item(fl, "job_comment"))
 		_finding(R_STORE_COMMENT, w3,
 			 "AccountingStoreFlags lacks job_comment: sacct shows no Comment, so the SLA the user wrote is lost with the job",
-			 "add job_comment to AccountingStoreFlags",
-			 NULL);
+			 "add job_comment to AccountingStoreFlags");
 	if (!as || strcasecmp(as, "accounting_storage/slurmdbd"))
 		_finding(R_ACCOUNTING, w4,
 			 "AccountingStorageType is %s: sacct and libra-report have no settled records",
@@ -445,7 +444,7 @@ static void _check_partitions(const conf_t *c, const char *file)
 	if (!parts)
 		_finding(R_OVERSUBSCRIBE, file,
 			 "no PartitionName line: no partition to admit jobs to",
-			 "add a partition with OverSubscribe=FORCE:8", NULL);
+			 "add a partition with OverSubscribe=FORCE:8");
 }
 
 static void _check_select(const conf_t *c, const char *file)
@@ -456,8 +455,7 @@ static void _check_select(const conf_t *c, const char *file)
 	if (st && !strcasecmp(st, "select/linear"))
 		_finding(R_SELECT, w,
 			 "SelectType=select/linear allocates whole nodes: the CPUs admission counted on are not what jobs get",
-			 "use select/cons_tres with SelectTypeParameters=CR_CPU (or CR_CPU_Memory)",
-			 NULL);
+			 "use select/cons_tres with SelectTypeParameters=CR_CPU (or CR_CPU_Memory)");
 	else if (sp && !strncasecmp(sp, "CR_Socket", 9))
 		_finding(R_SELECT, w2,
 			 "SelectTypeParameters=%s allocates whole sockets: the CPUs admission counted on are not what jobs get",
@@ -482,17 +480,24 @@ static bool _exists_in(const char *dirs, const char *file, char *found,
 	return false;
 }
 
+/* The PluginDir list slurm.conf gives, else the one slurm-libra was built
+ * for. */
+static const char *_plugin_dirs(const conf_t *c, const char **where)
+{
+	const char *dirs = _get(c, "PluginDir", where);
+
+	return dirs ? dirs : LIBRA_PLUGINDIR;
+}
+
 static void _check_plugin_files(const conf_t *c, const char *file)
 {
 	static const char *const need[] = {
 		"sched_libra.so", "job_submit_qos.so", "jobcomp_libra.so",
 		"libslurm_libra.so", NULL
 	};
-	const char *w = file, *dirs = _get(c, "PluginDir", &w);
+	const char *w = file, *dirs = _plugin_dirs(c, &w);
 	char found[4096];
 
-	if (!dirs)
-		dirs = LIBRA_PLUGINDIR;
 	for (int i = 0; need[i]; i++)
 		if (!_exists_in(dirs, need[i], found, sizeof(found)))
 			_finding(R_PLUGINS, w,
@@ -513,8 +518,11 @@ static void _dirname(const char *path, char *dir, size_t len)
 		snprintf(dir, len, "%.*s", (int) (slash - path), path);
 }
 
-/* plugstack.conf: "required|optional PATH [args]", "include FILE". */
-static int _check_plugstack(const char *path)
+/*
+ * plugstack.conf: "required|optional PATH [args]"; a PATH without "/" is
+ * looked up in PluginDir, as SPANK does.
+ */
+static int _check_plugstack(const char *path, const char *dirs)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL, where[4200];
@@ -530,7 +538,8 @@ static int _check_plugstack(const char *path)
 		return 0;
 	}
 	while (getline(&line, &len, f) >= 0) {
-		char kind[32], plugin[4096];
+		char kind[32], plugin[4096], found[4096];
+		bool exists;
 
 		lineno++;
 		if (sscanf(line, " %31s %4095s", kind, plugin) != 2 ||
@@ -539,16 +548,21 @@ static int _check_plugstack(const char *path)
 		if (!strstr(plugin, "libra_spank.so"))
 			continue;
 		seen++;
-		snprintf(where, sizeof(where), "%s:%d", path, lineno);
-		if (access(plugin, R_OK))
+		snprintf(where, sizeof(where), "%.4000s:%d", path, lineno);
+		if (strchr(plugin, '/'))
+			exists = !access(plugin, R_OK);
+		else
+			exists = _exists_in(dirs, plugin, found, sizeof(found));
+		if (!exists)
 			_finding(R_SPANK, where,
-				 "%s does not exist: jobs would run without their CPU shares (or fail to start, as required)",
+				 "%s does not exist%s: jobs would run without their CPU shares (or fail to start, as required)",
 				 "install the slurm-libra-node package on this node, or correct the path",
-				 plugin);
+				 plugin, strchr(plugin, '/') ? "" :
+				 " in PluginDir");
 		else if (!strcasecmp(kind, "optional"))
 			_finding(R_SPANK_OPTIONAL, where,
 				 "libra_spank.so is optional: a node where it fails to load runs jobs without their shares, silently",
-				 "say required instead of optional", NULL);
+				 "say required instead of optional");
 	}
 	free(line);
 	fclose(f);
@@ -556,7 +570,7 @@ static int _check_plugstack(const char *path)
 		snprintf(where, sizeof(where), "%s", path);
 		_finding(R_SPANK, where,
 			 "no libra_spank.so line: jobs run on this node without their CPU shares, and sbatch has no --runtime/--budget options",
-			 "add: required <PluginDir>/libra_spank.so", NULL);
+			 "add: required <PluginDir>/libra_spank.so");
 	}
 	return 0;
 }
@@ -706,7 +720,7 @@ int main(int argc, char **argv)
 	_check_partitions(&c, file);
 	_check_select(&c, file);
 	_check_plugin_files(&c, file);
-	_check_plugstack(plugstack);
+	_check_plugstack(plugstack, _plugin_dirs(&c, NULL));
 	if (running)
 		_check_running(&c, file);
 
