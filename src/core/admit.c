@@ -1614,45 +1614,44 @@ out:
 	return v;
 }
 
-static int _cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-/* Up to max distinct whole seconds in (after, until] at which a committed
- * share on an eligible node falls to its tail; ascending, their count. */
+/*
+ * Up to max distinct whole seconds in (after, until] at which a committed
+ * share on an eligible node falls to its tail, the earliest ones,
+ * ascending; their count.  One pass over the entries keeping the max
+ * earliest in a sorted array (a value not below the array's last, once it
+ * is full, is dropped at once): O(entries) for a full ledger, no sort of
+ * all its times.
+ */
 static int _slot_times(const libra_ledger_t *l, const libra_request_t *req,
 		       double after, double until, double *t, int max)
 {
-	int nodes = libra_ledger_node_count(l), n = 0, m = 0;
-	double *all = NULL;
+	int nodes = libra_ledger_node_count(l), m = 0;
 
 	for (int j = 0; j < nodes; j++) {
 		const libra_entry_t *e;
 		int k = libra_ledger_node_entries(l, j, &e);
-		double *grown;
 
-		if (!_eligible(l, req, j) || !k)
+		if (!k || !_eligible(l, req, j))
 			continue;
-		grown = realloc(all, (size_t) (n + k) * sizeof(*all));
-		if (!grown)
-			break;
-		all = grown;
 		for (int i = 0; i < k; i++) {
 			double at = ceil(e[i].deadline);
+			int pos;
 
-			if (!e[i].best_effort && at > after && at <= until)
-				all[n++] = at;
+			if (e[i].best_effort || !(at > after) || at > until)
+				continue;
+			if (m == max && at >= t[m - 1])
+				continue;
+			for (pos = m; pos > 0 && t[pos - 1] > at; pos--)
+				;
+			if (pos > 0 && t[pos - 1] == at)
+				continue;	/* distinct times only */
+			if (m < max)
+				m++;
+			memmove(&t[pos + 1], &t[pos],
+				(size_t) (m - 1 - pos) * sizeof(*t));
+			t[pos] = at;
 		}
 	}
-	if (n)
-		qsort(all, (size_t) n, sizeof(*all), _cmp_double);
-	for (int i = 0; i < n && m < max; i++)
-		if (!m || all[i] > t[m - 1])
-			t[m++] = all[i];
-	free(all);
 	return m;
 }
 

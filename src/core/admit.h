@@ -275,10 +275,11 @@ extern void libra_counter_offer(const libra_ledger_t *l,
  * as an advance reservation.  The slots tried are the whole seconds at
  * which committed shares on the eligible nodes fall (their jobs' targets),
  * earliest first, at most LIBRA_SLOT_TRIES of them: a free slot that opens
- * elsewhere (between two targets) is not found.  Returns true with the
- * begin, deadline and price of the slot.
+ * elsewhere (between two targets), or later, is not found.  Each try is
+ * one libra_admit(), under job_submit's locks in the plugin, so the tries
+ * are few.  Returns true with the begin, deadline and price of the slot.
  */
-#define LIBRA_SLOT_TRIES 32
+#define LIBRA_SLOT_TRIES 8
 
 typedef struct libra_slot {
 	double begin;

@@ -2527,6 +2527,27 @@ START_TEST(test_next_slot_steps_over_a_booking)
 }
 END_TEST
 
+START_TEST(test_next_slot_tries_distinct_times_earliest_first)
+{
+	/* 1 CPU at 1000, full: ten jobs of 0.09 end at 1100 (the same
+	 * second: one try for all ten), one of 0.1 at 1500.  From 1100 the
+	 * ten leave their tails (0.1), so 0.1 + 0.1 + 0.5 fits there */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(200, 1000, 1400, NO_BUDGET);
+	libra_request_t req = { .cpus = 1 };
+	libra_slot_t slot;
+
+	for (uint32_t j = 1; j <= 10; j++)
+		_commit(l, j, 9, 1100, 0, 1, 1000);
+	_commit(l, 11, 50, 1500, 0, 1, 1000);	/* 0.1 */
+	/* at 1100: 10 tails (0.1) + 0.1 + 0.5 fits */
+	ck_assert(libra_next_slot(l, &p, &sla, &req, 1000, 86400, &slot));
+	ck_assert_double_eq_tol(slot.begin, 1100, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit");
@@ -2674,6 +2695,7 @@ static Suite *_suite(void)
 	T(tc, test_booking_is_priced_for_its_own_window);
 	T(tc, test_next_slot_begins_when_a_share_falls);
 	T(tc, test_next_slot_steps_over_a_booking);
+	T(tc, test_next_slot_tries_distinct_times_earliest_first);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");
