@@ -11,7 +11,9 @@
 #    which counting the booking from now would have refused,
 #  - a second booking that would overlap it and break it is refused, with
 #    the next free slot offered, where it is then admitted;
-# a relative deadline counts from the begin; --begin with quote=hold and
+# a restarted slurmctld still holds R's window (the ledger is rebuilt from
+# the job records); a relative deadline counts from the begin; --begin with
+# quote=hold and
 # --begin too far ahead are refused with the reason.
 #
 # One node of one CPU.  The booking R is 60 s of work by 120 s after its
@@ -19,13 +21,13 @@
 # (their work is nominal): what is tested is who is admitted, when the
 # booking starts, and that each admitted job meets its deadline.
 #
-# LIBRA_BOOK_LEAD (seconds, default 90, at least 90) sets how far ahead R
+# LIBRA_BOOK_LEAD (seconds, default 120, at least 90) sets how far ahead R
 # is booked: issue 20 names 10 minutes (LIBRA_BOOK_LEAD=600).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init
 export LIBRA_NODES=1
-LEAD=${LIBRA_BOOK_LEAD:-90}
+LEAD=${LIBRA_BOOK_LEAD:-120}
 [[ $LEAD =~ ^[0-9]+$ ]] && [ "$LEAD" -ge 90 ] ||
 	fail "LIBRA_BOOK_LEAD must be a number of seconds, at least 90, not '$LEAD'"
 libra_cluster_env libra_capacity=1
@@ -57,11 +59,16 @@ assert_eq "" "$msg" "booking R: its record"
 assert_eq PENDING "$(job_state "$r")" "booking R before its begin"
 assert_eq BeginTime "$(squeue -h -j "$r" -o %r)" "booking R's reason before its begin"
 
+# The ledger is a cache of the job records: a restarted slurmctld books R
+# again from its record (B, next, is refused by R alone).
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+
 # --- 2. admissions before the begin -------------------------------------------
 # seconds from now to a point T seconds after R's begin
 to_begin() { "$LIBRA_PYTHON" -c "import time; print(int($begin + $1 - time.time()))"; }
 
-# B: share 0.6 until 60 s after R's begin: 0.5 + 0.6 > 1 there
+# B: share 0.6 until 60 s after R's begin: 0.5 + 0.6 > 1 there (nothing
+# else is on n1 yet)
 d=$(to_begin 60)
 libra_sbatch_refused "B, overlapping R, would break it" \
 	"libra: rejected: not enough free CPU share to meet the deadline" \
@@ -105,6 +112,7 @@ print("" if abs(late - 60) <= 1 else "begins %.1f s after R's, not 60 s (when C'
 PY
 )
 assert_eq "" "$msg" "booking D at its next free slot"
+
 
 # --- 3. what a booking cannot be -------------------------------------------------
 libra_sbatch_refused "a booking with quote=hold" \
