@@ -2,7 +2,8 @@
 /*****************************************************************************\
  *  libra-check - is this Slurm configured for slurm-libra?
  *
- *  Reads slurm.conf (and the files it includes), plugstack.conf and, with
+ *  Reads slurm.conf (and the files it includes), plugstack.conf, cgroup.conf
+ *  and, with
  *  --running, what slurmctld runs ("scontrol show config"), and says, one
  *  line per finding, what is missing or inconsistent and how to fix it.  A
  *  mistake in these files otherwise shows up only as odd behaviour at run
@@ -58,7 +59,8 @@ typedef struct rule {
 enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
-	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_RUNNING, R_COUNT
+	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
+	R_RUNNING, R_COUNT
 };
 
 static const rule_t rules[R_COUNT] = {
@@ -86,6 +88,10 @@ static const rule_t rules[R_COUNT] = {
 		"plugstack.conf loads an existing libra_spank.so" },
 	[R_SPANK_OPTIONAL] = { "spank-optional", SEV_WARNING,
 		"libra_spank.so is required, not optional" },
+	[R_CGROUP_CONF] = { "cgroup-conf", SEV_ERROR,
+		"cgroup.conf exists where Slurm's cgroup plugins need it" },
+	[R_CGROUP_V2] = { "cgroup-v2", SEV_WARNING,
+		"not cgroup/v2 with proctrack/cgroup (untested beside libra_spank)" },
 	[R_RUNNING] = { "running", SEV_WARNING,
 		"slurmctld runs what slurm.conf says" },
 };
@@ -296,6 +302,20 @@ static int _read_conf(conf_t *c, const char *path, const char *dir,
 	free(buf);
 	fclose(f);
 	return rc;
+}
+
+static void _free_conf(conf_t *c)
+{
+	for (int i = 0; i < c->nlines; i++) {
+		for (int k = 0; k < c->lines[i].npairs; k++) {
+			free(c->lines[i].pairs[k].key);
+			free(c->lines[i].pairs[k].val);
+		}
+		free(c->lines[i].pairs);
+	}
+	free(c->lines);
+	c->lines = NULL;
+	c->nlines = c->cap = 0;
 }
 
 /* The value of a global key (the last one given wins, as in Slurm), and
@@ -575,6 +595,45 @@ static int _check_plugstack(const char *path, const char *dirs)
 	return 0;
 }
 
+/*
+ * cgroup.conf: Slurm's cgroup plugins need it; and libra_spank moves each
+ * job's tasks into a cgroup of its own, which in cgroup v2's one hierarchy
+ * takes them out of the cgroup where proctrack/cgroup tracks them (not
+ * tried yet: doc/design.md, "Slurm releases").
+ */
+static void _check_cgroup(const conf_t *c, const char *file, const char *path)
+{
+	const char *w = file, *pt = _get(c, "ProctrackType", &w);
+	const char *tp = _get(c, "TaskPlugin", NULL), *plugin = NULL;
+	/* Slurm's default */
+	if (!pt)
+		pt = "proctrack/cgroup";
+	bool uses = !strcasecmp(pt, "proctrack/cgroup") ||
+		    (tp && strstr(tp, "cgroup"));
+	conf_t cg = { 0 };
+	char dir[4096];
+
+	if (access(path, R_OK)) {
+		if (uses)
+			_finding(R_CGROUP_CONF, path,
+				 "cannot read it (%s), but %s uses cgroups: slurmd fails to start steps",
+				 "create cgroup.conf beside slurm.conf (CgroupPlugin=autodetect at least)",
+				 strerror(errno), !strcasecmp(pt, "proctrack/cgroup") ?
+				 "ProctrackType" : "TaskPlugin");
+		return;
+	}
+	_dirname(path, dir, sizeof(dir));
+	if (_read_conf(&cg, path, dir, 0))
+		return;
+	plugin = _get(&cg, "CgroupPlugin", NULL);
+	if (plugin && !strcasecmp(plugin, "cgroup/v2") &&
+	    !strcasecmp(pt, "proctrack/cgroup"))
+		_finding(R_CGROUP_V2, w,
+			 "ProctrackType=proctrack/cgroup with CgroupPlugin=cgroup/v2: libra_spank moves each job's tasks into its own cgroup, out of the one Slurm tracks them in; this pair has not been tried",
+			 "check that scancel still ends every process of a job, or use proctrack/linuxproc");
+	_free_conf(&cg);
+}
+
 /* --running: what slurmctld runs, against the file. */
 static void _check_running(const conf_t *c, const char *file)
 {
@@ -642,6 +701,7 @@ static void _usage(FILE *to)
 		"usage: libra-check [-f SLURM_CONF] [-p PLUGSTACK_CONF] [--running] [--quiet] [--list]\n"
 		"  -f, --conf FILE       slurm.conf (default: $SLURM_CONF, else /etc/slurm/slurm.conf)\n"
 		"  -p, --plugstack FILE  plugstack.conf (default: PlugStackConfig, else beside slurm.conf)\n"
+		"  -g, --cgroup FILE     cgroup.conf (default: beside slurm.conf)\n"
 		"  -r, --running         also compare with what slurmctld runs (scontrol show config)\n"
 		"  -q, --quiet           print errors only\n"
 		"  -l, --list            list the rules and exit\n"
@@ -653,6 +713,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "conf", required_argument, NULL, 'f' },
 		{ "plugstack", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'g' },
 		{ "running", no_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list", no_argument, NULL, 'l' },
@@ -660,20 +721,24 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *file = getenv("SLURM_CONF"), *plugstack = NULL;
-	char dir[4096], ps[4200];
+	const char *cgroup = NULL;
+	char dir[4096], ps[4200], cgp[4200];
 	bool running = false;
 	conf_t c = { 0 };
 	int o;
 
 	if (!file || !*file)
 		file = "/etc/slurm/slurm.conf";
-	while ((o = getopt_long(argc, argv, "f:p:rqlh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "f:p:g:rqlh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			file = optarg;
 			break;
 		case 'p':
 			plugstack = optarg;
+			break;
+		case 'g':
+			cgroup = optarg;
 			break;
 		case 'r':
 			running = true;
@@ -721,19 +786,17 @@ int main(int argc, char **argv)
 	_check_select(&c, file);
 	_check_plugin_files(&c, file);
 	_check_plugstack(plugstack, _plugin_dirs(&c, NULL));
+	if (!cgroup) {
+		snprintf(cgp, sizeof(cgp), "%s/cgroup.conf", dir);
+		cgroup = cgp;
+	}
+	_check_cgroup(&c, file, cgroup);
 	if (running)
 		_check_running(&c, file);
 
 	printf("libra-check: %s: %d error%s, %d warning%s\n",
 	       nerrors ? "FAILED" : "OK", nerrors, nerrors == 1 ? "" : "s",
 	       nwarnings, nwarnings == 1 ? "" : "s");
-	for (int i = 0; i < c.nlines; i++) {
-		for (int k = 0; k < c.lines[i].npairs; k++) {
-			free(c.lines[i].pairs[k].key);
-			free(c.lines[i].pairs[k].val);
-		}
-		free(c.lines[i].pairs);
-	}
-	free(c.lines);
+	_free_conf(&c);
 	return nerrors ? 1 : 0;
 }
