@@ -28,6 +28,13 @@ for p in slurm-libra-ctld slurm-libra-node slurm-libra-tools; do
 	debs+=("$f")
 done
 
+# each plugin package depends on the Slurm release it was built for
+rel=$(dpkg-query -W -f='${Version}' slurmctld | sed 's/-[^-]*$//')
+assert_contains "$(dpkg-deb -f "${debs[0]}" Depends)" "slurmctld (>= $rel), slurmctld (<< " \
+	"slurm-libra-ctld's Depends"
+assert_contains "$(dpkg-deb -f "${debs[1]}" Depends)" "slurmd (>= $rel), slurmd (<< " \
+	"slurm-libra-node's Depends"
+
 # --- 2. install ------------------------------------------------------------------
 purge() {
 	apt-get purge -y -q slurm-libra-ctld slurm-libra-node slurm-libra-tools >/dev/null 2>&1 || :
