@@ -114,8 +114,10 @@ refused "$R|deadline: '2031-01-01T24:00'|not a time" -n 1 --comment="runtime=1m,
 refused "$R|duedate: |is after the deadline" -n 1 --comment="$ok,duedate=10m"
 refused "$R|duedate: 30s from submission is before the runtime estimate 1m has run" -n 1 --comment="$ok,due=30s"
 refused "$R|tier: 'gold' is not value, standard or premium" -n 1 --comment="$ok,tier=gold"
-# it may not start until long after its deadline
-refused "$R|deadline" -n 1 --begin=now+2hours --comment="runtime=1m,deadline=30m"
+# booked (--begin, decision 21) to begin after its absolute deadline
+# (an absolute deadline: sbatch itself refuses a --deadline before --begin)
+refused "$R|deadline: in the past from submission|(booked by --begin: times count from " \
+	-n 1 --begin=now+2hours --comment="runtime=1m,deadline=$(date -d '+1 hour' +%Y-%m-%dT%H:%M)"
 refused "$R|deadline: --deadline and deadline= give different times" -n 1 --deadline=now+2hours --comment="$ok"
 refused "$R|deadline: |in the past" -n 1 --deadline=2001-01-01 --comment="runtime=1m"
 # --- sizes, partitions, nodes, arrays

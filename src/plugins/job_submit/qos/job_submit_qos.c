@@ -986,6 +986,13 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		begin = (double) job_desc->begin_time;
 	if ((rc = _build_sla(job_desc, begin > 0.0 ? begin : now, &sla,
 			     &has_sla, err_msg))) {
+		if (begin > 0.0) {
+			char t[32];
+
+			_clock(begin, t, sizeof(t));
+			xstrfmtcat(*err_msg, " (booked by --begin: times count from %s)",
+				   t);
+		}
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return rc;
