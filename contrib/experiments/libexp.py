@@ -575,8 +575,10 @@ class Experiment:
         figures directory.  A panel is a dict: sub (title), xlabel, ylabel,
         series [(label, [(x, y, ci)], style)], and optionally logx, xrange,
         yrange, key (gnuplot 'set key' arguments), xtics, kind ('lines' or
-        'risk').  A risk panel's series points are (sigma, mu, sigma_ci,
-        mu_ci) and its 'trends' are [(label, slope, intercept, x0, x1)]."""
+        'risk').  A style's 'with' may be 'points' (no interval) or
+        'errorbars' (points with their intervals, not joined: categories).
+        A risk panel's series points are (sigma, mu, sigma_ci, mu_ci) and
+        its 'trends' are [(label, slope, intercept, x0, x1)]."""
         dat = os.path.join(self.plotdir, name + ".dat")
         gp = os.path.join(self.plotdir, name + ".gp")
         blocks = []
@@ -700,6 +702,14 @@ class Experiment:
                     f"'{dat}' index {i} using 1:2 with points "
                     f"lc rgb '{st['color']}' pt {st['pt']} "
                     f"ps {st.get('ps', 2)} lw 2 title {_q(label)}")
+            elif st.get("with") == "errorbars":
+                # points with their confidence intervals, unjoined (x is a
+                # category, not a scale)
+                parts.append(
+                    f"'{dat}' index {i} using 1:2:3 with yerrorbars "
+                    f"lc rgb '{st['color']}' pt {st['pt']} "
+                    f"ps {st.get('ps', 1.5)} lw {st['lw']} "
+                    f"title {_q(label)}")
             else:
                 parts.append(
                     f"'{dat}' index {i} using 1:2:3 with yerrorlines "
@@ -725,7 +735,8 @@ class Experiment:
         parts = []
         for label, _pts, style in p["series"]:
             st = style_for(label, style)
-            if p.get("kind") == "risk" or st.get("with") == "points":
+            if p.get("kind") == "risk" or st.get("with") in ("points",
+                                                             "errorbars"):
                 parts.append(f"NaN with points lc rgb '{st['color']}' "
                              f"pt {st['pt']} ps 1.3 lw 1.5 title {_q(label)}")
             else:
