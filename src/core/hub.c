@@ -20,6 +20,7 @@ static bool hub_woken, hub_stop, hub_synced;
 static libra_ledger_t *hub_ledger;
 static libra_params_t hub_params;
 static libra_quotes_t *hub_quotes;
+static libra_predictor_t *hub_predictor;
 
 extern int libra_hub_init(void)
 {
@@ -61,9 +62,23 @@ extern void libra_hub_fini(void)
 		hub_ledger = NULL;
 		libra_quotes_destroy(hub_quotes);
 		hub_quotes = NULL;
+		libra_predictor_destroy(hub_predictor);
+		hub_predictor = NULL;
 		hub_synced = false;
 	}
 	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern libra_predictor_t *libra_hub_predictor(void)
+{
+	return hub_predictor;
+}
+
+extern void libra_hub_set_predictor(libra_predictor_t *p)
+{
+	if (p != hub_predictor)
+		libra_predictor_destroy(hub_predictor);
+	hub_predictor = p;
 }
 
 extern void libra_hub_lock(void)

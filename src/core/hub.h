@@ -22,6 +22,7 @@
 
 #include "ledger.h"
 #include "params.h"
+#include "predict.h"
 #include "quote.h"
 
 /* Create the hub on first use (idempotent); returns 0 or -1. */
@@ -37,6 +38,10 @@ extern libra_ledger_t *libra_hub_ledger(void);
 extern libra_params_t *libra_hub_params(void);
 /* The binding quotes given and not yet gone (quote.h). */
 extern libra_quotes_t *libra_hub_quotes(void);
+/* The runtime predictor (predict.h, decision 23): NULL unless libra_predict
+ * names a method.  set replaces it (destroying the old one).  Lock held. */
+extern libra_predictor_t *libra_hub_predictor(void);
+extern void libra_hub_set_predictor(libra_predictor_t *p);
 
 /* Replace the ledger (destroying the old one), e.g. when the node table
  * changed.  Lock held. */

@@ -73,6 +73,10 @@ extern void libra_params_default(libra_params_t *p)
 	p->price_damping = 0.0;		/* decision 19: prices as before */
 	p->quote_hold = 300.0;		/* decision 20: minutes, not seconds */
 	p->quote_max = 4.0;
+	p->predict = LIBRA_PREDICT_NONE;	/* decision 23: opt-in */
+	p->predict_risk = 0.02;		/* decision 22: q 0.98 ... */
+	p->predict_min = 8.0;		/* ... from 8 finished jobs */
+	p->predict_pace = 0.8;
 }
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
@@ -116,6 +120,7 @@ typedef enum {
 	KIND_NOSLA,
 	KIND_BOOL,
 	KIND_HOURS,
+	KIND_PREDICT,
 } kind_t;
 
 typedef struct {
@@ -165,6 +170,11 @@ static const param_def_t defs[] = {
 	NUM("libra_price_damping",	price_damping,	0, 1e8, false),
 	NUM("libra_quote_hold",		quote_hold,	1, 86400, false),
 	{ "libra_quote_max", KIND_DOUBLE, OFF(quote_max), { 0, 1000, false, true } },
+	WORD("libra_predict",		KIND_PREDICT,	predict),
+	NUM("libra_predict_risk",	predict_risk,	0, 0.5, true),
+	{ "libra_predict_min", KIND_DOUBLE, OFF(predict_min),
+	  { 1, LIBRA_PREDICT_DEPTH, false, true } },
+	NUM("libra_predict_pace",	predict_pace,	0, 1, true),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -273,6 +283,12 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 		return 0;
 	case KIND_HOURS:
 		return _parse_hours(p, d->key, val, err, errlen);
+	case KIND_PREDICT:
+		if (libra_predict_method_from_name(
+			    val, (libra_predict_method_t *) field))
+			return _fail(err, errlen, d->key, val,
+				     "expected none, ratio, last2 or runtime");
+		return 0;
 	}
 	return _fail(err, errlen, d->key, val, "internal error");
 }
@@ -412,6 +428,12 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 		case KIND_BOOL:
 			snprintf(val, sizeof(val), "%s",
 				 *(const bool *) field ? "yes" : "no");
+			break;
+		case KIND_PREDICT:
+			snprintf(val, sizeof(val), "%s",
+				 libra_predict_method_name(
+					 *(const libra_predict_method_t *)
+					 field));
 			break;
 		case KIND_HOURS:
 			snprintf(val, sizeof(val), "%d-%d", p->peak_start,

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "predict.h"
+
 typedef enum {
 	LIBRA_POLICY_LIBRA = 0,	/* Libra: share test, best fit, static price */
 	LIBRA_POLICY_LIBRA_PRICE,	/* Libra+$: supply/demand price */
@@ -88,6 +90,12 @@ typedef struct libra_params {
 				 * and capacity [s] (quote.h) */
 	double quote_max;	/* binding quotes one user may hold at once
 				 * (a whole number); 0: none given */
+	/* runtime predictions on the cluster (decision 23; predict.h) */
+	libra_predict_method_t predict;	/* none: admit on the estimate */
+	double predict_risk;	/* admitted on the 1 - risk quantile */
+	double predict_min;	/* finished jobs that make a history (whole) */
+	double predict_pace;	/* predicted work planned to end at this
+				 * fraction of the window */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

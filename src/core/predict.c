@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "predict.h"
@@ -211,6 +212,43 @@ extern int libra_predictor_record(libra_predictor_t *p, int64_t user,
 		_push(h, runtime, estimate);
 	}
 	return 0;
+}
+
+extern libra_predict_method_t libra_predictor_method(const libra_predictor_t *p)
+{
+	return p ? p->method : LIBRA_PREDICT_NONE;
+}
+
+extern int libra_predictor_min_samples(const libra_predictor_t *p)
+{
+	return p ? p->min_samples : 0;
+}
+
+extern int libra_predict_format_line(char *buf, size_t len, int64_t user,
+				     int64_t group, double runtime,
+				     double estimate, double end)
+{
+	int n;
+
+	if (!isfinite(runtime) || !isfinite(estimate) || !isfinite(end))
+		return -1;
+	n = snprintf(buf, len, "%lld %lld %.6f %.6f %.6f\n", (long long) user,
+		     (long long) group, runtime, estimate, end);
+	return n < 0 || (size_t) n >= len ? -1 : n;
+}
+
+extern int libra_predictor_record_line(libra_predictor_t *p,
+				       const char *line)
+{
+	long long user, group;
+	double runtime, estimate, end;
+	char rest;
+
+	/* five numbers, nothing after them but the newline */
+	if (sscanf(line, "%lld %lld %lf %lf %lf %c", &user, &group, &runtime,
+		   &estimate, &end, &rest) != 5)
+		return -1;
+	return libra_predictor_record(p, user, group, runtime, estimate);
 }
 
 extern int libra_predictor_user_samples(const libra_predictor_t *p,

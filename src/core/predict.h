@@ -70,6 +70,7 @@
 #ifndef LIBRA_PREDICT_H
 #define LIBRA_PREDICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Finished jobs kept per user and per group. */
@@ -137,6 +138,25 @@ extern int libra_predictor_record(libra_predictor_t *p, int64_t user,
 extern void libra_predict(const libra_predictor_t *p, int64_t user,
 			  int64_t group, double estimate, double cap,
 			  double q, double done, libra_prediction_t *out);
+
+/* The method and least history a predictor was made with. */
+extern libra_predict_method_t libra_predictor_method(const libra_predictor_t *p);
+extern int libra_predictor_min_samples(const libra_predictor_t *p);
+
+/*
+ * The history file the plugins keep (doc/design.md decision 23): one
+ * finished job a line, "user group runtime estimate end", in decimal,
+ * times in seconds.  libra_predict_format_line() writes one (with its
+ * newline) into buf and returns its length, or -1 when it does not fit or
+ * a number is not finite; libra_predictor_record_line() reads one into the
+ * predictor: 0 recorded, -1 skipped (a line that does not read so, e.g.
+ * one a crash tore, or a run time or estimate that is not positive).
+ */
+extern int libra_predict_format_line(char *buf, size_t len, int64_t user,
+				     int64_t group, double runtime,
+				     double estimate, double end);
+extern int libra_predictor_record_line(libra_predictor_t *p,
+				       const char *line);
 
 /* Finished jobs held for a user (for the tests and reports). */
 extern int libra_predictor_user_samples(const libra_predictor_t *p,

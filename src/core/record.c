@@ -174,6 +174,10 @@ extern char *libra_record_to_json(const libra_record_t *r)
 	}
 	if (r->begin > 0.0)
 		_add_num(admit, "begin", r->begin, &ok);
+	if (r->declared > 0.0) {
+		_add_num(admit, "declared", r->declared, &ok);
+		_add_num(admit, "predicted", r->predicted, &ok);
+	}
 	place = json_object_new_array();
 	for (int i = 0; i < r->nplace; i++) {
 		json_object *p = json_object_new_object();
@@ -568,7 +572,8 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
-		"quote", "hold_end", "begin", "place", NULL
+		"quote", "hold_end", "begin", "declared", "predicted",
+		"place", NULL
 	};
 	json_object *v, *admit;
 	const char *policy;
@@ -645,6 +650,13 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	if (_get_num(d, admit, "admit", "begin", false, 1e-9, TIME_MAX,
 		     &r->begin))
 		return -1;
+	if (_get(admit, "declared") || _get(admit, "predicted")) {
+		if (_get_num(d, admit, "admit", "declared", true, 1e-9,
+			     TIME_MAX, &r->declared) ||
+		    _get_num(d, admit, "admit", "predicted", true, 1e-9,
+			     TIME_MAX, &r->predicted))
+			return -1;
+	}
 	if (!(v = _get(admit, "place")))
 		return _dfail(d, "admit.place: missing");
 	if (_dec_place(d, v, r))

@@ -31,6 +31,11 @@
  *  hold, from which its share was committed: "quote":481272,
  *  "hold_end":1795000300 in "admit", both or neither.
  *
+ *  A job admitted on a runtime prediction (decision 23) has the runtime
+ *  its user declared and the prediction, both or neither:
+ *  "declared":3600,"predicted":900 in "admit"; its SLA's runtime is then
+ *  the work admitted (the prediction, paced).
+ *
  *  An advance reservation (decision 21) has its begin time, from which its
  *  share counts: "begin":1795000600 in "admit".
  *
@@ -84,6 +89,11 @@ typedef struct libra_record {
 				 * ("quote" in "admit") */
 	double quote_until;	/* the end of that quote's hold, from which
 				 * its share was committed ("hold_end") */
+	double declared;	/* admitted on a prediction (decision 23):
+				 * the runtime the user declared, the SLA's
+				 * runtime being the work admitted
+				 * ("declared"); 0: not predicted */
+	double predicted;	/* the predicted run time P ("predicted") */
 	double begin;		/* an advance reservation: booked to begin
 				 * then, its share counted from then
 				 * ("begin"); 0: not booked */

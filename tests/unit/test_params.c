@@ -536,6 +536,12 @@ static const struct {
 	{ K("libra_quote_hold", quote_hold), "1", false, "0.999999999",
 	  "86400", "86400.000001" },
 	{ K("libra_quote_max", quote_max), "0", false, "-0", "1000", "1001" },
+	{ K("libra_predict_risk", predict_risk), "0", true, "1e-9", "0.5",
+	  "0.500000001" },
+	{ K("libra_predict_min", predict_min), "1", false, "0.999999999",
+	  "32", "33" },
+	{ K("libra_predict_pace", predict_pace), "0", true, "1e-9", "1",
+	  "1.000000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))
@@ -643,6 +649,10 @@ START_TEST(test_set_word_keys)
 	p = _set("libra_peak_hours", "22-6");
 	ck_assert_int_eq(p.peak_start, 22);
 	ck_assert_int_eq(p.peak_end, 6);
+	p = _set("libra_predict", "ratio");
+	ck_assert_int_eq(p.predict, LIBRA_PREDICT_RATIO);
+	p = _set("libra_predict", "none");
+	ck_assert_int_eq(p.predict, LIBRA_PREDICT_NONE);
 }
 END_TEST
 
@@ -651,6 +661,7 @@ START_TEST(test_set_word_keys_refuse_bad_values)
 	static const char *keys[] = {
 		"libra_policy", "libra_resfree", "libra_charge",
 		"libra_no_sla", "libra_enforce", "libra_peak_hours",
+		"libra_predict",
 	};
 	static const char *bad[] = { "5x", "", "nan", "maybe" };
 
@@ -747,7 +758,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 6);
+	ck_assert_int_eq(n, (int) NNUMBER + 7);
 }
 END_TEST
 

@@ -303,12 +303,54 @@ START_TEST(test_predict_method_names_round_trip)
 }
 END_TEST
 
+START_TEST(test_history_line_round_trips_into_the_predictor)
+{
+	libra_predictor_t *p = libra_predictor_create(LIBRA_PREDICT_RATIO, 1);
+	char line[128];
+	libra_prediction_t out;
+
+	ck_assert_int_gt(libra_predict_format_line(line, sizeof(line), 1000,
+						   100, 10.5, 40, 1795000000),
+			 0);
+	ck_assert_str_eq(line, "1000 100 10.500000 40.000000 1795000000.000000\n");
+	ck_assert_int_eq(libra_predictor_record_line(p, line), 0);
+	ck_assert_int_eq(libra_predictor_user_samples(p, 1000), 1);
+	libra_predict(p, 1000, 100, 40, 40, 0.98, 0, &out);
+	ck_assert_double_eq_tol(out.runtime, 10.5, 1e-9);
+	libra_predictor_destroy(p);
+}
+END_TEST
+
+START_TEST(test_history_lines_that_do_not_read_are_skipped)
+{
+	libra_predictor_t *p = libra_predictor_create(LIBRA_PREDICT_RATIO, 1);
+	char small[8];
+
+	ck_assert_int_eq(libra_predictor_record_line(p, "1000 100 10.5 40"), -1);
+	ck_assert_int_eq(libra_predictor_record_line(p, "1000 100 10.5 40 1 x"),
+			 -1);
+	ck_assert_int_eq(libra_predictor_record_line(p, "a b c d e\n"), -1);
+	ck_assert_int_eq(libra_predictor_record_line(p, "1 2 -1 40 5\n"), -1);
+	ck_assert_int_eq(libra_predictor_record_line(p, ""), -1);
+	ck_assert_int_eq(libra_predictor_user_samples(p, 1000), 0);
+	ck_assert_int_eq(libra_predict_format_line(small, sizeof(small), 1, 2,
+						   3, 4, 5), -1);
+	ck_assert_int_eq(libra_predict_format_line(small, sizeof(small), 1, 2,
+						   NAN, 4, 5), -1);
+	ck_assert_int_eq(libra_predictor_method(p), LIBRA_PREDICT_RATIO);
+	ck_assert_int_eq(libra_predictor_min_samples(p), 1);
+	libra_predictor_destroy(p);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("predict");
 	TCase *tc = tcase_create("methods");
 
 	T(tc, test_predict_no_history_is_the_declared_estimate);
+	T(tc, test_history_line_round_trips_into_the_predictor);
+	T(tc, test_history_lines_that_do_not_read_are_skipped);
 	T(tc, test_predict_none_method_is_the_declared_estimate);
 	T(tc, test_predict_last2_is_mean_of_last_two_runs);
 	T(tc, test_predict_last2_is_capped_by_the_estimate);

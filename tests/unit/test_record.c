@@ -89,6 +89,8 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 	ck_assert_int_eq(a->quote_id, b->quote_id);
 	ck_assert_same_bits(a->quote_until, b->quote_until);
 	ck_assert_same_bits(a->begin, b->begin);
+	ck_assert_same_bits(a->declared, b->declared);
+	ck_assert_same_bits(a->predicted, b->predicted);
 	ck_assert_int_eq(a->nplace, b->nplace);
 	for (int i = 0; i < a->nplace; i++) {
 		ck_assert_str_eq(a->place[i].node, b->place[i].node);
@@ -963,6 +965,34 @@ START_TEST(test_booked_begin_round_trips)
 }
 END_TEST
 
+START_TEST(test_prediction_round_trips)
+{
+	static const char text[] =
+		"{\"libra\":1,\"policy\":\"libra+$\","
+		"\"sla\":{\"runtime\":12.5,\"submit\":1795000000,"
+		"\"deadline\":1795000060,\"type\":\"hard\","
+		"\"given\":[\"runtime\",\"deadline\"]},"
+		"\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":0.01,"
+		"\"declared\":40,\"predicted\":10,"
+		"\"place\":[{\"node\":\"n1\",\"cpus\":1}]}}";
+	libra_record_t r;
+
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_double_eq_tol(r.declared, 40, TOL);
+	ck_assert_double_eq_tol(r.predicted, 10, TOL);
+	_round_trip(&r);
+	libra_record_free(&r);
+	/* both or neither */
+	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
+		     "\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+		     "\"deadline\":1795007200,\"type\":\"hard\","
+		     "\"given\":[\"runtime\",\"deadline\"]},"
+		     "\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":1,"
+		     "\"declared\":40,\"place\":[]}}", "admit.predicted");
+}
+END_TEST
+
 START_TEST(test_bad_begin_is_refused)
 {
 	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
@@ -1028,6 +1058,7 @@ static Suite *_suite(void)
 	T(tc, test_set_place_names_the_quoted_nodes);
 	T(tc, test_booked_begin_round_trips);
 	T(tc, test_bad_begin_is_refused);
+	T(tc, test_prediction_round_trips);
 	T(tc, test_set_place_keeps_memory_and_gpus);
 	T(tc, test_memory_and_gpus_round_trip);
 	T(tc, test_every_memory_and_gpu_form_round_trips);

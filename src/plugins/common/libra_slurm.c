@@ -39,6 +39,9 @@
 
 #include "libra_slurm.h"
 
+/* StateSaveLocation's history of finished jobs (decision 23) */
+#define HISTORY "libra_history"
+
 /* The name of the plugin this file is compiled into: its log prefix. */
 extern const char plugin_type[];
 
@@ -83,11 +86,102 @@ extern int libra_slurm_store_record(job_record_t *job_ptr,
 	return SLURM_SUCCESS;
 }
 
+/* The history of finished jobs, in StateSaveLocation (decision 23). */
+static char *_history_path(void)
+{
+	char *path = NULL;
+
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location, HISTORY);
+	return path;
+}
+
+/*
+ * The hub's predictor in step with libra_predict and libra_predict_min
+ * (hub lock held): dropped for "none"; made anew, and filled from the
+ * history file, when the method or the least history changed.  Only then
+ * is the file read: at the first use and after a reconfigure that changed
+ * them.
+ */
+static void _predictor_current(const char *who)
+{
+	libra_params_t *p = libra_hub_params();
+	libra_predictor_t *pred = libra_hub_predictor();
+	char *path, *line = NULL;
+	size_t len = 0;
+	FILE *f;
+	int read = 0, skipped = 0;
+
+	if (p->predict == LIBRA_PREDICT_NONE) {
+		libra_hub_set_predictor(NULL);
+		return;
+	}
+	if (pred && libra_predictor_method(pred) == p->predict &&
+	    libra_predictor_min_samples(pred) == (int) p->predict_min)
+		return;
+	if (!(pred = libra_predictor_create(p->predict,
+					    (int) p->predict_min))) {
+		error("%s: cannot make the runtime predictor; admitting on the declared runtimes",
+		      who);
+		libra_hub_set_predictor(NULL);
+		return;
+	}
+	path = _history_path();
+	if ((f = fopen(path, "r"))) {
+		while (getline(&line, &len, f) >= 0) {
+			if (libra_predictor_record_line(pred, line))
+				skipped++;
+			else
+				read++;
+		}
+		fclose(f);
+		free(line);
+	} else if (errno != ENOENT) {
+		error("%s: cannot read %s: %m; predicting from the jobs that end from now on",
+		      who, path);
+	}
+	if (skipped)
+		error("%s: %s: %d line(s) that do not read skipped",
+		      who, path, skipped);
+	info("%s: runtime predictions (%s) from %d finished job(s) in %s",
+	     who, libra_predict_method_name(p->predict), read, path);
+	xfree(path);
+	libra_hub_set_predictor(pred);
+}
+
+extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
+				    double estimate, double end)
+{
+	char line[160], *path;
+	libra_predictor_t *pred;
+	int n, fd;
+
+	n = libra_predict_format_line(line, sizeof(line), job_ptr->user_id,
+				      job_ptr->group_id, runtime, estimate,
+				      end);
+	if (n < 0)
+		return;
+	/* one short append: a crash tears at most this line, which the
+	 * reader skips */
+	path = _history_path();
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, (size_t) n) != n)
+		error("%s: %pJ: cannot append to %s: %m", __func__, job_ptr,
+		      path);
+	if (fd >= 0)
+		close(fd);
+	xfree(path);
+	libra_hub_lock();
+	if ((pred = libra_hub_predictor()))
+		libra_predictor_record(pred, job_ptr->user_id,
+				       job_ptr->group_id, runtime, estimate);
+	libra_hub_unlock();
+}
+
 extern int libra_slurm_load_params(const char *who)
 {
 	libra_params_t *p = libra_hub_params();
 	libra_params_t fresh;
-	char err[256], shown[1024];
+	char err[256], shown[2048];
 
 	libra_params_default(&fresh);
 	if (libra_params_parse(&fresh, slurm_conf.sched_params, err,
@@ -100,6 +194,7 @@ extern int libra_slurm_load_params(const char *who)
 	libra_ledger_set_share_min(libra_hub_ledger(), p->share_min);
 	libra_params_format(p, shown, sizeof(shown));
 	verbose("%s: %s", who, shown);
+	_predictor_current(who);
 	return SLURM_SUCCESS;
 }
 

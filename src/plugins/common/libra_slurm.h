@@ -153,6 +153,16 @@ extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
  * job and node write locks held) ends such jobs as they ended, with their
  * settled records.  Rotated to libra_ended.log.old at 16 MiB.
  */
+/*
+ * A finished job's run time (the wall time it ran: an upper bound of the
+ * work it did, exact for a job that had its CPUs alone) against the runtime
+ * its user declared: one line appended to StateSaveLocation/libra_history
+ * and, when runtime predictions are on, recorded in the hub's predictor
+ * (decision 23).  Takes the hub lock; call without it.
+ */
+extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
+				    double estimate, double end);
+
 extern void libra_slurm_journal_end(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 extern int libra_slurm_journal_recover(void);

@@ -630,6 +630,44 @@ static uint32_t _quote_keep(const job_desc_msg_t *job_desc,
 }
 
 /*
+ * Runtime predictions (decision 23): with libra_predict on and a history
+ * for the user (or the user's group), the job is admitted, priced and
+ * committed on its predicted run time P, paced: work min(RE, P / pace),
+ * so that the prediction ends at libra_predict_pace of the window and a
+ * short overrun still meets the deadline.  The SLA's runtime becomes that
+ * work; *declared and *predicted (0: no prediction) go into the record,
+ * and a note for the user into txt.  The declared runtime stays the hard
+ * cap: a prediction is never above it.
+ */
+static void _predict(const job_desc_msg_t *job_desc, libra_sla_t *sla,
+		     const libra_params_t *p, uint32_t uid, double *declared,
+		     double *predicted, char *txt, size_t len)
+{
+	libra_predictor_t *pred = libra_hub_predictor();
+	libra_prediction_t pr;
+	double work;
+	char a[32], b[32];
+
+	if (!pred)
+		return;
+	libra_predict(pred, uid, job_desc->group_id == NO_VAL ? -1 :
+		      (int64_t) job_desc->group_id, sla->runtime, sla->runtime,
+		      1.0 - p->predict_risk, 0.0, &pr);
+	if (pr.source == LIBRA_PREDICT_FROM_NONE)
+		return;
+	work = fmin(sla->runtime, pr.runtime / p->predict_pace);
+	if (!(work < sla->runtime))
+		return;
+	*declared = sla->runtime;
+	*predicted = pr.runtime;
+	libra_format_duration(pr.runtime, a, sizeof(a));
+	libra_format_duration(sla->runtime, b, sizeof(b));
+	snprintf(txt, len, " (runtime predicted %s from %d finished job%s; declared %s)",
+		 a, pr.samples, pr.samples == 1 ? "" : "s", b);
+	sla->runtime = work;
+}
+
+/*
  * What is wrong with booking an SLA to begin at "begin" (decision 21), or
  * NULL.  A quote fixes its own start; a booking is binding already.
  */
@@ -667,7 +705,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	 * booked job at its begin */
 	bool hold = (sla->set & LIBRA_SLA_QUOTE);
 	double at = hold ? now + p->quote_hold : begin > 0.0 ? begin : now;
-	char begin_txt[96] = "";
+	char begin_txt[96] = "", predict_txt[128] = "";
+	double declared = 0.0, predicted = 0.0;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -698,12 +737,15 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		return ESLURM_INVALID_NODE_NAME;
 	}
 
+	if (!hold)
+		_predict(job_desc, sla, p, uid, &declared, &predicted,
+			 predict_txt, sizeof(predict_txt));
 	libra_admit(l, p, sla, &req, at, q);
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, at, err_msg);
-		xstrfmtcat(*err_msg, "%s", begin_txt);
+		xstrfmtcat(*err_msg, "%s%s", begin_txt, predict_txt);
 		if (hold) {
 			libra_format_duration(p->quote_hold, m1, sizeof(m1));
 			xstrfmtcat(*err_msg, " (quote=hold: priced for a start as late as the end of its %s hold)",
@@ -729,6 +771,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	rec.rate = q->rate_max;
 	rec.demand = req.demand;
 	rec.begin = begin;
+	rec.declared = declared;
+	rec.predicted = predicted;
 	if (libra_record_set_place(&rec, l, q->place, q->nplace)) {
 		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
 		rc = SLURM_ERROR;
@@ -775,9 +819,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 			   what, libra_policy_name(p->policy), nodes, until,
 			   span, rec.quote_id);
 	} else {
-		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s%s",
+		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s%s%s",
 			   _money(q->price, m1, sizeof(m1)), what,
-			   libra_policy_name(p->policy), nodes, begin_txt);
+			   libra_policy_name(p->policy), nodes, begin_txt,
+			   predict_txt);
 	}
 	if ((agreed.set & LIBRA_SLA_TARGET) &&
 	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {

@@ -131,6 +131,13 @@ static int _job_end(job_record_t *job_ptr)
 	}
 	/* for sched/libra, should slurmctld be killed before it saves this */
 	libra_slurm_journal_end(job_ptr, &rec);
+	/* what the job really took, for runtime predictions (decision 23):
+	 * a job that completed, not one ended at its deadline */
+	if (!rec.best_effort && start > 0.0 &&
+	    rec.final.how == LIBRA_END_COMPLETED)
+		libra_slurm_history_add(job_ptr, end - start,
+					rec.declared > 0.0 ? rec.declared :
+					rec.sla.runtime, end);
 	info("%s: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
 	     plugin_type, job_ptr, libra_end_name(rec.final.how),
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,

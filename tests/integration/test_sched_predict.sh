@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Runtime predictions on the cluster (doc/design.md decision 23; issue 19):
+# with libra_predict=ratio, a user whose first jobs over-estimate by 4x
+# (declared 40 s, burn 10 s) has later jobs admitted on the predicted run
+# time, where the declared runtime would be refused, and they meet their
+# deadlines; the history is StateSaveLocation/libra_history and survives a
+# restart of slurmctld.
+#
+# One node of one CPU, libra_predict_min=3.  Another user's filler holds
+# 0.4 of the CPU (it waits at a gate, so it uses none).  A job declaring 40 s by 60 s needs
+# 0.67 beside it: refused without a prediction.  Predicted from the three
+# finished jobs (their wall time, about 10 s, over 40 s declared), paced at
+# 0.8: about 13 s of work, 0.22 of the CPU: admitted.  A machine three
+# times slower than an idle one still fits (work up to 36 s).  The other
+# user, without a history, is refused for the same job.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+export LIBRA_NODES=1
+libra_cluster_env libra_capacity=1 libra_predict=ratio libra_predict_min=3
+libra_add_user
+cluster_start
+burn=$LIBRA_BUILD/contrib/tools/libra-burn
+history=$LIBRA_CLUSTER_DIR/state/libra_history
+
+# --- 1. three jobs that declare 4x what they use --------------------------------
+for i in 1 2 3; do
+	libra_sbatch_admitted "over-estimate $i" -n 1 --comment="runtime=40s,deadline=2m" --wrap "$burn 10"
+	[[ $SB_OUT != *"runtime predicted"* ]] ||
+		fail "over-estimate $i: predicted before the user had a history: $SB_OUT"
+	wait_until 180 "job $SB_JOBID to end" job_ended "$SB_JOBID"
+done
+wait_until 60 "three finished jobs in $history" \
+	bash -c "[ -f '$history' ] && [ \$(wc -l <'$history') -ge 3 ]"
+note "history: $(tr '\n' ';' <"$history")"
+
+# --- 2. the history survives a restart ---------------------------------------------
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+
+# --- 3. later jobs: admitted on the prediction, and on time ------------------------
+# another user, with no history (and another group), gets the declared
+# runtimes: the filler's 0.4, and a refusal for the job of 0.67 beside it
+gate=$LIBRA_WORK/go-filler
+SB_USER=$LIBRA_USER
+libra_sbatch_admitted "filler (0.4)" -n 1 --comment="runtime=48s,deadline=2m" --wrap "$(gate_wait "$gate")"
+filler=$SB_JOBID
+[[ $SB_OUT != *"runtime predicted"* ]] || fail "the filler's user has no history, yet: $SB_OUT"
+libra_sbatch_refused "a user without a history" "libra: rejected: not enough free CPU share to meet the deadline" \
+	-n 1 --comment="runtime=40s,deadline=60s" --wrap "$burn 10"
+SB_USER=
+[[ $SB_OUT != *"runtime predicted"* ]] || fail "a user without a history: predicted: $SB_OUT"
+later=()
+for i in 1 2; do
+	libra_sbatch -n 1 --comment="runtime=40s,deadline=60s" --wrap "$burn 10"
+	[ -n "$SB_JOBID" ] || fail "predicted $i: refused beside the filler: $SB_OUT"
+	assert_contains "$SB_OUT" "(runtime predicted " "predicted $i: sbatch's message"
+	assert_contains "$SB_OUT" "declared 40s)" "predicted $i: the declared runtime named"
+	note "predicted $i: $(sed -n 's/.*\(libra: admitted: .*\)/\1/p' <<<"$SB_OUT")"
+	msg=$("$LIBRA_PYTHON" - "$(job_record "$SB_JOBID")" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1]); a = r["admit"]; bad = []
+if a.get("declared") != 40:
+    bad.append("admit.declared %r, not 40" % a.get("declared"))
+if not 0 < a.get("predicted", 0) <= 40:
+    bad.append("admit.predicted %r" % a.get("predicted"))
+elif abs(r["sla"]["runtime"] - min(40, a["predicted"] / 0.8)) > 1e-6:
+    bad.append("sla.runtime %r is not the prediction paced at 0.8" % r["sla"]["runtime"])
+print("; ".join(bad))
+PY
+)
+	assert_eq "" "$msg" "predicted $i: its record"
+	later+=("$SB_JOBID")
+	wait_until 180 "job $SB_JOBID to end" job_ended "$SB_JOBID"
+done
+gate_open "$gate"
+for j in "${later[@]}" "$filler"; do
+	wait_until 180 "job $j to end" job_ended "$j"
+	wait_until 120 "job $j's settled record in sacct" sacct_record_final "$j"
+	assert_eq true "$(json_get "$(sacct_record "$j")" final.met)" "job $j met its deadline (sacct)"
+done
+expect_done
+cluster_stop
+assert_nothing_left
+pass
