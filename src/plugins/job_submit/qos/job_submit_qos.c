@@ -705,6 +705,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	 * booked job at its begin */
 	bool hold = (sla->set & LIBRA_SLA_QUOTE);
 	double at = hold ? now + p->quote_hold : begin > 0.0 ? begin : now;
+	/* what the user's times count from: the begin of a booking */
+	double from = begin > 0.0 ? begin : now;
 	char begin_txt[96] = "", predict_txt[128] = "";
 	double declared = 0.0, predicted = 0.0;
 
@@ -744,7 +746,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
-		_refuse_msg(l, p, sla, &req, q, at, err_msg);
+		_refuse_msg(l, p, sla, &req, q, from, err_msg);
 		xstrfmtcat(*err_msg, "%s%s", begin_txt, predict_txt);
 		if (hold) {
 			libra_format_duration(p->quote_hold, m1, sizeof(m1));
@@ -804,10 +806,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		goto out;
 	}
 	/* Slurm counts a time limit from the job's start */
-	_set_time_limit(job_desc, sla, begin > 0.0 ? begin : now);
+	_set_time_limit(job_desc, sla, from);
 
-	_describe(sla, req.cpus, begin > 0.0 ? begin : now, what,
-		  sizeof(what));
+	_describe(sla, req.cpus, from, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
 	if (hold) {
 		char until[32], span[32];
@@ -828,7 +829,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {
 		char t[32];
 
-		libra_format_duration(agreed.target - at, t, sizeof(t));
+		libra_format_duration(agreed.target - from, t, sizeof(t));
 		xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
 			   t, _money(q->charge_target, m1, sizeof(m1)));
 	}
