@@ -792,11 +792,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	}
 	rc = _store(job_desc, &rec, err_msg);
 	libra_record_free(&rec);
-	if (!rc && (begin > 0.0 ?
-		    libra_ledger_commit_booked(l, rec.token, &agreed, q->place,
-					       q->nplace, now, begin) :
-		    libra_ledger_commit(l, rec.token, &agreed, q->place,
-					q->nplace, at))) {
+	/* a booking counts from its begin; a quote at its hold's end */
+	if (!rc && libra_ledger_commit_booked(l, rec.token, &agreed, q->place,
+					      q->nplace, hold ? at : now,
+					      begin)) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
 		rc = SLURM_ERROR;
 	}
