@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  test_power.c - the tariff (tariff.h) and the power heuristics
+ *  (power.h; doc/design.md decision 24).
+ *
+ *  The day/night tariff of the cases: 0.5 per node-hour from 23:00 to
+ *  07:00, 1.0 from 07:00 to 23:00: a day costs 8 x 0.5 + 16 x 1 = 20.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "power.h"
+#include "tariff.h"
+#include "testutil.h"
+
+#define H 3600.0
+#define DAYNIGHT "00:00=0.5;07:00=1.0;23:00=0.5"
+
+static libra_tariff_t _tariff(const char *spec)
+{
+	libra_tariff_t t;
+	char err[256] = "";
+
+	memset(&t, 0, sizeof(t));
+	ck_assert_msg(libra_tariff_parse(&t, spec, err, sizeof(err)) == 0,
+		      "%s: %s", spec, err);
+	return t;
+}
+
+START_TEST(test_tariff_rates_by_time_of_day)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 0), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 7 * H - 1), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 7 * H), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 23 * H), 0.5, TOL);
+	/* the next day, and before the Epoch */
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 86400 + 12 * H), 1.0,
+				TOL);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, -H), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_tariff_mean(&t), 20.0 / 24, TOL);
+}
+END_TEST
+
+START_TEST(test_tariff_offset_moves_the_day)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+
+	t.offset = 2 * 3600;	/* UTC+2: 05:00 UTC is 07:00 local */
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 4 * H), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 5 * H), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_tariff_next_change(&t, 0), 5 * H, TOL);
+}
+END_TEST
+
+START_TEST(test_tariff_first_rate_not_at_midnight_wraps)
+{
+	libra_tariff_t t = _tariff("07:00=1.0;23:00=0.5");
+
+	/* 00:00-07:00 is the day before's last rate */
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 3 * H), 0.5, TOL);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 0, 86400), 20.0, TOL);
+}
+END_TEST
+
+START_TEST(test_tariff_cost_integrates_the_rate)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 6 * H, 8 * H), 1.5,
+				TOL);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 0, 86400), 20.0, TOL);
+	/* three days and a half hour */
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 6.5 * H,
+						  3 * 86400 + 7 * H),
+				60.25, 1e-9);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 5 * H, 5 * H), 0, TOL);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 5 * H, 4 * H), 0, TOL);
+}
+END_TEST
+
+START_TEST(test_tariff_none_is_node_hours)
+{
+	libra_tariff_t t = _tariff("none");
+
+	ck_assert_int_eq(t.n, 0);
+	ck_assert_double_eq_tol(libra_tariff_rate(&t, 123), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 0, 2 * H), 2.0, TOL);
+	t = _tariff("");
+	ck_assert_int_eq(t.n, 0);
+}
+END_TEST
+
+START_TEST(test_tariff_format_round_trips)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT), u;
+	char buf[256];
+
+	libra_tariff_format(&t, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "00:00=0.5;07:00=1;23:00=0.5");
+	u = _tariff(buf);
+	ck_assert_mem_eq(u.sod, t.sod, sizeof(t.sod));
+	t = _tariff("none");
+	libra_tariff_format(&t, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "none");
+}
+END_TEST
+
+START_TEST(test_tariff_bad_specs_are_named_and_change_nothing)
+{
+	static const struct {
+		const char *spec, *names;
+	} bad[] = {
+		{ "7:00=1", "'7:00=1'" },
+		{ "24:00=1", "'24:00=1'" },
+		{ "07:60=1", "HH:MM" },
+		{ "07:00", "want HH:MM=RATE" },
+		{ "07:00=-1", "rate" },
+		{ "07:00=1x", "rate" },
+		{ "07:00=", "rate" },
+		{ "07:00=1;06:00=2", "ascend" },
+		{ "07:00=1;07:00=2", "ascend" },
+		{ "07:00=1;;08:00=2", "empty" },
+		{ "relative/file", "HH:MM" },
+	};
+	libra_tariff_t t = _tariff(DAYNIGHT);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[256] = "";
+
+		ck_assert_msg(libra_tariff_parse(&t, bad[i].spec, err,
+						 sizeof(err)) == -1,
+			      "%s accepted", bad[i].spec);
+		ck_assert_names(err, "libra_tariff");
+		ck_assert_names(err, bad[i].names);
+		ck_assert_int_eq(t.n, 3);
+	}
+}
+END_TEST
+
+START_TEST(test_tariff_file_is_read_with_comments)
+{
+	char path[] = "/tmp/libra-tariff-XXXXXX", err[512] = "";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	libra_tariff_t t;
+
+	memset(&t, 0, sizeof(t));
+	fputs("# night and day\n00:00 0.5\n\n07:00\t1.0  # day\n23:00 0.5\n",
+	      f);
+	fclose(f);
+	ck_assert_msg(libra_tariff_parse(&t, path, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_str_eq(t.path, path);
+	ck_assert_double_eq_tol(libra_tariff_cost(&t, 0, 86400), 20, TOL);
+
+	f = fopen(path, "w");
+	fputs("00:00 0.5\n07:00 day\n", f);
+	fclose(f);
+	ck_assert_int_eq(libra_tariff_parse(&t, path, err, sizeof(err)), -1);
+	ck_assert_names(err, "line 2");
+	ck_assert_int_eq(t.n, 3);	/* unchanged */
+
+	f = fopen(path, "w");
+	fputs("# nothing\n", f);
+	fclose(f);
+	ck_assert_int_eq(libra_tariff_parse(&t, path, err, sizeof(err)), -1);
+	ck_assert_names(err, "no rate");
+	unlink(path);
+	ck_assert_int_eq(libra_tariff_parse(&t, path, err, sizeof(err)), -1);
+	ck_assert_names(err, "cannot read");
+}
+END_TEST
+
+static libra_power_cfg_t _cfg(libra_power_t h)
+{
+	libra_power_cfg_t c = { h, 900, 300, 60 };
+
+	return c;
+}
+
+static libra_power_node_t _node(libra_node_power_t st, bool busy,
+				double next, int idle)
+{
+	libra_power_node_t n = { st, busy, next, idle };
+
+	return n;
+}
+
+START_TEST(test_power_names)
+{
+	libra_power_t h;
+
+	for (int i = 0; i < LIBRA_POWER_COUNT; i++) {
+		ck_assert(libra_power_from_name(
+			libra_power_name((libra_power_t) i), &h));
+		ck_assert_int_eq(h, i);
+	}
+	ck_assert(libra_power_from_name("H3", &h));
+	ck_assert(!libra_power_from_name("h4", &h));
+	ck_assert(libra_power_defers(LIBRA_POWER_H3));
+	ck_assert(libra_power_defers(LIBRA_POWER_H5));
+	ck_assert(!libra_power_defers(LIBRA_POWER_H1));
+}
+END_TEST
+
+START_TEST(test_power_busy_node_is_never_removed)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+
+	for (int h = LIBRA_POWER_NONE; h < LIBRA_POWER_COUNT; h++) {
+		libra_power_cfg_t c = _cfg((libra_power_t) h);
+		libra_power_node_t n = _node(LIBRA_NODE_ON, true, 0, 0);
+
+		ck_assert_int_eq(libra_power_decide(&c, &t, &n, 12 * H),
+				 LIBRA_POWER_KEEP);
+	}
+}
+END_TEST
+
+START_TEST(test_power_h1_removes_idle_at_once_h2_after_two)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t h1 = _cfg(LIBRA_POWER_H1), h2 = _cfg(LIBRA_POWER_H2);
+	libra_power_node_t n = _node(LIBRA_NODE_ON, false, INFINITY, 1);
+
+	ck_assert_int_eq(libra_power_decide(&h1, &t, &n, 0), LIBRA_POWER_DOWN);
+	ck_assert_int_eq(libra_power_decide(&h2, &t, &n, 0), LIBRA_POWER_KEEP);
+	n.idle_points = 2;
+	ck_assert_int_eq(libra_power_decide(&h2, &t, &n, 0), LIBRA_POWER_DOWN);
+}
+END_TEST
+
+START_TEST(test_power_static_keeps_and_deploys_everything)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_STATIC);
+	libra_power_node_t on = _node(LIBRA_NODE_ON, false, INFINITY, 9);
+	libra_power_node_t off = _node(LIBRA_NODE_OFF, false, INFINITY, 9);
+
+	ck_assert_int_eq(libra_power_decide(&c, &t, &on, 0), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &off, 0), LIBRA_POWER_UP);
+}
+END_TEST
+
+START_TEST(test_power_booked_work_deploys_a_node_in_time)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H1);
+	/* booked at 2100: booting at 1800 is after the next point (900),
+	 * so the point at 0 leaves it; the one at 900 deploys it (2100 -
+	 * 300 <= 900 + 900) */
+	libra_power_node_t n = _node(LIBRA_NODE_OFF, false, 2100, 0);
+
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 0), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 900), LIBRA_POWER_UP);
+	/* and a powered node it will need is kept */
+	n.state = LIBRA_NODE_ON;
+	n.idle_points = 5;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 900), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 0), LIBRA_POWER_DOWN);
+}
+END_TEST
+
+START_TEST(test_power_h3_removes_only_when_cheaper_than_cycling)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H3);
+	/* next use in 500 s: keeping costs 500 s, cycling 60 + 300 s */
+	libra_power_node_t n = _node(LIBRA_NODE_ON, false, 12 * H + 2000, 2);
+
+	c.interval = 600;	/* 2000 - 300 > 600 + 600 */
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 12 * H),
+			 LIBRA_POWER_DOWN);
+	n.next_use = 12 * H + 800;	/* needed: boot at 500 <= 600 */
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 12 * H),
+			 LIBRA_POWER_KEEP);
+	/* a long shutdown makes cycling dearer than 2000 s of keeping */
+	c.shutdown = 1800;
+	n.next_use = 12 * H + 2000;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 12 * H),
+			 LIBRA_POWER_KEEP);
+	/* one idle point is not enough */
+	c.shutdown = 60;
+	n.idle_points = 1;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 12 * H),
+			 LIBRA_POWER_KEEP);
+}
+END_TEST
+
+START_TEST(test_power_transitions_are_left_alone)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H1);
+	libra_power_node_t b = _node(LIBRA_NODE_BOOTING, false, INFINITY, 3);
+	libra_power_node_t s = _node(LIBRA_NODE_STOPPING, false, 100, 0);
+
+	ck_assert_int_eq(libra_power_decide(&c, &t, &b, 0), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &s, 0), LIBRA_POWER_KEEP);
+}
+END_TEST
+
+START_TEST(test_power_starts_cheapest_first)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H3);
+	double s[16];
+	int n;
+
+	/* at 20:00, 2 h of work that may start until 06:00; the candidates
+	 * are 20:00 (cost 2), 23:00 (1: all night; 00:00 is no change of
+	 * rate) and the latest, 06:00 (1.5: an hour of each) */
+	n = libra_power_starts(&c, &t, 20 * H, 30 * H, 2 * H, s, 16);
+	ck_assert_int_eq(n, 3);
+	ck_assert_double_eq_tol(s[0], 23 * H, TOL);
+	ck_assert_double_eq_tol(s[1], 30 * H, TOL);
+	ck_assert_double_eq_tol(s[2], 20 * H, TOL);
+	/* flat hours: now first */
+	n = libra_power_starts(&c, &t, 8 * H, 12 * H, H, s, 16);
+	ck_assert_int_eq(n, 2);
+	ck_assert_double_eq_tol(s[0], 8 * H, TOL);
+	/* heuristics that do not defer, and no slack */
+	c.heuristic = LIBRA_POWER_H1;
+	ck_assert_int_eq(libra_power_starts(&c, &t, 20 * H, 30 * H, 2 * H,
+					    s, 16), 1);
+	ck_assert_double_eq_tol(s[0], 20 * H, TOL);
+	c.heuristic = LIBRA_POWER_H5;
+	ck_assert_int_eq(libra_power_starts(&c, &t, 20 * H, 20 * H, 2 * H,
+					    s, 16), 1);
+	ck_assert_int_eq(libra_power_starts(&c, &t, 20 * H, 30 * H, 2 * H,
+					    s, 1), 1);
+	ck_assert_double_eq_tol(s[0], 23 * H, TOL);
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("power");
+	TCase *tc = tcase_create("tariff");
+
+	T(tc, test_tariff_rates_by_time_of_day);
+	T(tc, test_tariff_offset_moves_the_day);
+	T(tc, test_tariff_first_rate_not_at_midnight_wraps);
+	T(tc, test_tariff_cost_integrates_the_rate);
+	T(tc, test_tariff_none_is_node_hours);
+	T(tc, test_tariff_format_round_trips);
+	T(tc, test_tariff_bad_specs_are_named_and_change_nothing);
+	T(tc, test_tariff_file_is_read_with_comments);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("power");
+	T(tc, test_power_names);
+	T(tc, test_power_busy_node_is_never_removed);
+	T(tc, test_power_h1_removes_idle_at_once_h2_after_two);
+	T(tc, test_power_static_keeps_and_deploys_everything);
+	T(tc, test_power_booked_work_deploys_a_node_in_time);
+	T(tc, test_power_h3_removes_only_when_cheaper_than_cycling);
+	T(tc, test_power_transitions_are_left_alone);
+	T(tc, test_power_starts_cheapest_first);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}
