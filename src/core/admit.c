@@ -711,7 +711,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 			      double share, cand_t *c)
 {
 	int n = 0, nodes = libra_ledger_node_count(l);
-	double base = libra_price_base_per_sec(p);
+	double base = libra_price_base_window(p, now, sla->deadline);
 
 	for (int j = 0; j < nodes; j++) {
 		int room = _room(l, p, req, j, share, now, sla->deadline);

@@ -77,6 +77,11 @@ extern void libra_params_default(libra_params_t *p)
 	p->predict_risk = 0.02;		/* decision 22: q 0.98 ... */
 	p->predict_min = 8.0;		/* ... from 8 finished jobs */
 	p->predict_pace = 0.8;
+	p->power = LIBRA_POWER_NONE;	/* decision 24: opt-in */
+	p->power_interval = 900.0;	/* Sung 5.1.2: 15 minutes */
+	p->power_boot = 300.0;
+	p->power_shutdown = 60.0;
+	p->tariff_price = false;
 }
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
@@ -121,6 +126,8 @@ typedef enum {
 	KIND_BOOL,
 	KIND_HOURS,
 	KIND_PREDICT,
+	KIND_POWER,
+	KIND_TARIFF,
 } kind_t;
 
 typedef struct {
@@ -175,6 +182,12 @@ static const param_def_t defs[] = {
 	{ "libra_predict_min", KIND_DOUBLE, OFF(predict_min),
 	  { 1, LIBRA_PREDICT_DEPTH, false, true } },
 	NUM("libra_predict_pace",	predict_pace,	0, 1, true),
+	WORD("libra_power",		KIND_POWER,	power),
+	NUM("libra_power_interval",	power_interval,	1, 86400, false),
+	NUM("libra_power_boot",		power_boot,	0, 86400, false),
+	NUM("libra_power_shutdown",	power_shutdown,	0, 86400, false),
+	WORD("libra_tariff",		KIND_TARIFF,	tariff),
+	WORD("libra_tariff_price",	KIND_BOOL,	tariff_price),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -289,6 +302,15 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 			return _fail(err, errlen, d->key, val,
 				     "expected none, ratio, last2 or runtime");
 		return 0;
+	case KIND_POWER:
+		if (!libra_power_from_name(val, (libra_power_t *) field))
+			return _fail(err, errlen, d->key, val,
+				     "expected none, static, h1, h2, h3 or h5");
+		return 0;
+	case KIND_TARIFF:
+		/* the message names libra_tariff and the entry or line */
+		return libra_tariff_parse((libra_tariff_t *) field, val, err,
+					  errlen);
 	}
 	return _fail(err, errlen, d->key, val, "internal error");
 }
@@ -399,7 +421,7 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 	for (size_t i = 0; i < NDEFS && used < len; i++) {
 		const param_def_t *d = &defs[i];
 		const char *field = (const char *) p + d->off;
-		char val[64];
+		char val[1024];
 
 		switch (d->kind) {
 		case KIND_DOUBLE:
@@ -438,6 +460,14 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 		case KIND_HOURS:
 			snprintf(val, sizeof(val), "%d-%d", p->peak_start,
 				 p->peak_end ? p->peak_end : 24);
+			break;
+		case KIND_POWER:
+			snprintf(val, sizeof(val), "%s", libra_power_name(
+				 *(const libra_power_t *) field));
+			break;
+		case KIND_TARIFF:
+			libra_tariff_format((const libra_tariff_t *) field,
+					    val, sizeof(val));
 			break;
 		}
 		used += (size_t) snprintf(buf + used, len - used, "%s%s=%s",

@@ -26,7 +26,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "power.h"
 #include "predict.h"
+#include "tariff.h"
 
 typedef enum {
 	LIBRA_POLICY_LIBRA = 0,	/* Libra: share test, best fit, static price */
@@ -96,6 +98,13 @@ typedef struct libra_params {
 	double predict_min;	/* finished jobs that make a history (whole) */
 	double predict_pace;	/* predicted work planned to end at this
 				 * fraction of the window */
+	/* power provisioning (decision 24; power.h, tariff.h) */
+	libra_power_t power;	/* none: Slurm's own power saving */
+	double power_interval;	/* between decision points [s] */
+	double power_boot;	/* a node's boot, ResumeProgram to usable [s] */
+	double power_shutdown;	/* a node's removal [s] */
+	libra_tariff_t tariff;	/* per node-hour; n == 0: none */
+	bool tariff_price;	/* Libra+$'s PBase follows the tariff */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */
@@ -166,6 +175,15 @@ extern double libra_params_markup(const libra_params_t *p, int tier);
 static inline double libra_price_base_per_sec(const libra_params_t *p)
 {
 	return p->price_base / 3600.0;
+}
+
+/* The power heuristic's settings out of the parameters. */
+static inline libra_power_cfg_t libra_params_power(const libra_params_t *p)
+{
+	libra_power_cfg_t c = { p->power, p->power_interval, p->power_boot,
+				p->power_shutdown };
+
+	return c;
 }
 
 /* Memory's PBase per MB-second (a GB is 1024 MB, as in Slurm). */

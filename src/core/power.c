@@ -113,6 +113,22 @@ extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 	}
 }
 
+extern void libra_power_node_use(const libra_ledger_t *l, int node,
+				 double now, bool *busy, double *next_use)
+{
+	const libra_entry_t *e;
+	int n = libra_ledger_node_entries(l, node, &e);
+
+	*busy = false;
+	*next_use = INFINITY;
+	for (int i = 0; i < n; i++) {
+		if (e[i].start <= now)
+			*busy = true;
+		else if (e[i].start < *next_use)
+			*next_use = e[i].start;
+	}
+}
+
 typedef struct {
 	double start, cost;
 } _cand_t;

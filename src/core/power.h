@@ -52,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ledger.h"
 #include "tariff.h"
 
 typedef enum {
@@ -102,6 +103,14 @@ typedef enum {
 } libra_power_action_t;
 
 extern const char *libra_power_action_name(libra_power_action_t a);
+
+/*
+ * What the ledger says of a node at now: busy, some job on it has begun
+ * (its start is at or before now); next_use, the earliest start of a job
+ * booked on it later (INFINITY: none).
+ */
+extern void libra_power_node_use(const libra_ledger_t *l, int node,
+				 double now, bool *busy, double *next_use);
 
 /*
  * What to do with one node at the decision point "now".  Whatever the

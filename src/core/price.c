@@ -88,11 +88,24 @@ extern void libra_price_feedback(libra_ledger_t *l, const libra_params_t *p,
 			l, j, libra_load_smoothed(l, p, j, now), now);
 }
 
+extern double libra_price_base_window(const libra_params_t *p, double from,
+				      double to)
+{
+	double base = libra_price_base_per_sec(p);
+	double mean = libra_tariff_mean(&p->tariff);
+
+	if (!p->tariff_price || !p->tariff.n || !(to > from) || !(mean > 0.0))
+		return base;
+	/* the window's mean rate against the day's */
+	return base * (libra_tariff_cost(&p->tariff, from, to) * 3600.0 /
+		       (to - from)) / mean;
+}
+
 extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 			 double beta, int node, int cpus, double runtime,
 			 double now, double deadline)
 {
-	double base = libra_price_base_per_sec(p);
+	double base = libra_price_base_window(p, now, deadline);
 	double res_max = libra_res_max(l, node, now, deadline);
 	double res_free = libra_res_free(l, p, node, cpus, runtime, now,
 					 deadline);

@@ -131,6 +131,17 @@ extern void libra_price_feedback(libra_ledger_t *l, const libra_params_t *p,
 				 double now);
 
 /*
+ * PBase per CPU-second for a job that runs over [from, to).  With
+ * libra_tariff_price (decision 24) it follows the power tariff: PBase x
+ * (the tariff's mean rate over the window) / (its mean over a day), so
+ * that work planned in cheaper hours is quoted cheaper; otherwise, and
+ * with no tariff, libra_price_base_per_sec().  Libra+$ and Libra+$Auto
+ * use it for both terms of Eq. 3.3.
+ */
+extern double libra_price_base_window(const libra_params_t *p, double from,
+				      double to);
+
+/*
  * Libra+$ rate P_ij per CPU-second with the given beta (Libra+$Auto passes
  * its per-node beta).  +inf when the node cannot take the job.
  */

@@ -542,6 +542,12 @@ static const struct {
 	  "32", "33" },
 	{ K("libra_predict_pace", predict_pace), "0", true, "1e-9", "1",
 	  "1.000000001" },
+	{ K("libra_power_interval", power_interval), "1", false,
+	  "0.999999999", "86400", "86400.000001" },
+	{ K("libra_power_boot", power_boot), "0", false, "-0", "86400",
+	  "86400.000001" },
+	{ K("libra_power_shutdown", power_shutdown), "0", false, "-0",
+	  "86400", "86400.000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))
@@ -758,7 +764,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 7);
+	ck_assert_int_eq(n, (int) NNUMBER + 10);
 }
 END_TEST
 

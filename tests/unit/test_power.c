@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ledger.h"
+#include "params.h"
 #include "power.h"
+#include "price.h"
 #include "tariff.h"
 #include "testutil.h"
 
@@ -339,6 +342,90 @@ START_TEST(test_power_starts_cheapest_first)
 }
 END_TEST
 
+START_TEST(test_power_node_use_from_the_ledger)
+{
+	libra_ledger_t *l = libra_ledger_create(0.01);
+	libra_place_t pl = PLACE(0, 1);
+	libra_sla_t sla;
+	bool busy;
+	double next;
+
+	libra_ledger_add_node(l, "n1", 1);
+	libra_power_node_use(l, 0, 100, &busy, &next);
+	ck_assert(!busy);
+	ck_assert(isinf(next));
+	memset(&sla, 0, sizeof(sla));
+	sla.runtime = 100;
+	sla.deadline = 2000;
+	ck_assert_int_eq(libra_ledger_commit_booked(l, 7, &sla, &pl, 1, 100,
+						    1000), 0);
+	libra_power_node_use(l, 0, 100, &busy, &next);
+	ck_assert(!busy);
+	ck_assert_double_eq_tol(next, 1000, TOL);
+	libra_power_node_use(l, 0, 1000, &busy, &next);
+	ck_assert(busy);
+	ck_assert(isinf(next));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_params_power_keys)
+{
+	libra_params_t p;
+	char err[256] = "", shown[4096];
+
+	libra_params_default(&p);
+	ck_assert_int_eq(p.power, LIBRA_POWER_NONE);
+	ck_assert_int_eq(libra_params_parse(&p, "defer,libra_power=h3,"
+					    "libra_power_interval=60,"
+					    "libra_power_boot=5,"
+					    "libra_tariff=" DAYNIGHT ","
+					    "libra_tariff_price=yes",
+					    err, sizeof(err)), 0);
+	ck_assert_int_eq(p.power, LIBRA_POWER_H3);
+	ck_assert_double_eq_tol(p.power_interval, 60, TOL);
+	ck_assert_double_eq_tol(p.power_boot, 5, TOL);
+	ck_assert_double_eq_tol(p.power_shutdown, 60, TOL);
+	ck_assert_int_eq(p.tariff.n, 3);
+	ck_assert(p.tariff_price);
+	libra_params_format(&p, shown, sizeof(shown));
+	ck_assert_names(shown, "libra_power=h3");
+	ck_assert_names(shown, "libra_tariff=00:00=0.5;07:00=1;23:00=0.5");
+	/* refused, and nothing changes */
+	ck_assert_int_eq(libra_params_parse(&p, "libra_power=h4", err,
+					    sizeof(err)), -1);
+	ck_assert_names(err, "libra_power=h4");
+	ck_assert_int_eq(libra_params_parse(&p, "libra_tariff=07:00=x", err,
+					    sizeof(err)), -1);
+	ck_assert_names(err, "libra_tariff");
+	ck_assert_int_eq(libra_params_parse(&p, "libra_power_interval=0", err,
+					    sizeof(err)), -1);
+	ck_assert_int_eq(p.power, LIBRA_POWER_H3);
+	ck_assert_int_eq(p.tariff.n, 3);
+}
+END_TEST
+
+START_TEST(test_price_base_follows_the_tariff)
+{
+	libra_params_t p;
+
+	libra_params_default(&p);
+	p.tariff = _tariff(DAYNIGHT);
+	/* off: PBase whatever the hour */
+	ck_assert_double_eq_tol(libra_price_base_window(&p, 0, H),
+				1.0 / 3600, TOL);
+	p.tariff_price = true;
+	/* night 0.5 against a mean of 20/24: PBase x 0.6 */
+	ck_assert_double_eq_tol(libra_price_base_window(&p, 0, H) * 3600,
+				0.6, 1e-12);
+	ck_assert_double_eq_tol(libra_price_base_window(&p, 8 * H, 9 * H) *
+				3600, 1.2, 1e-12);
+	/* a whole day: PBase */
+	ck_assert_double_eq_tol(libra_price_base_window(&p, 0, 86400) * 3600,
+				1.0, 1e-12);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("power");
@@ -363,6 +450,9 @@ static Suite *_suite(void)
 	T(tc, test_power_h3_removes_only_when_cheaper_than_cycling);
 	T(tc, test_power_transitions_are_left_alone);
 	T(tc, test_power_starts_cheapest_first);
+	T(tc, test_power_node_use_from_the_ledger);
+	T(tc, test_params_power_keys);
+	T(tc, test_price_base_follows_the_tariff);
 	suite_add_tcase(s, tc);
 	return s;
 }
