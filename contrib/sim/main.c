@@ -18,6 +18,7 @@
 #include "config.h"
 #endif
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -31,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "alloc.h"
+#include "energy.h"
 #include "metrics.h"
 #include "params.h"
 #include "sim.h"
@@ -56,7 +58,9 @@ enum {
 	OPT_DUE_RATE, OPT_MARKUP, OPT_TIER, OPT_PRICE_DAMPING, OPT_MEMORY,
 	OPT_NODE_MEMORY, OPT_RESERVE_FRAC, OPT_RESERVE_LEAD, OPT_PREDICT,
 	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
-	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP,
+	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
+	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
+	OPT_SUSPEND_TIME,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -123,6 +127,13 @@ static const struct option long_opts[] = {
 	{ "predict-protect", required_argument, NULL, OPT_PREDICT_PROTECT },
 	{ "predict-pace", required_argument, NULL, OPT_PREDICT_PACE },
 	{ "predict-soft-cap", required_argument, NULL, OPT_PREDICT_SOFT_CAP },
+	{ "power", required_argument, NULL, OPT_POWER },
+	{ "tariff", required_argument, NULL, OPT_TARIFF },
+	{ "tariff-start", required_argument, NULL, OPT_TARIFF_START },
+	{ "power-interval", required_argument, NULL, OPT_POWER_INTERVAL },
+	{ "boot", required_argument, NULL, OPT_BOOT },
+	{ "shutdown", required_argument, NULL, OPT_SHUTDOWN },
+	{ "suspend-time", required_argument, NULL, OPT_SUSPEND_TIME },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -169,6 +180,16 @@ static void _usage(FILE *f)
 "  --predict-protect P     on | off: overrunning jobs yield (on)\n"
 "  --predict-pace F        predicted work ends at F of the window (1)\n"
 "  --predict-soft-cap C    estimate | deadline: soft jobs' most P (estimate)\n"
+"\n"
+"Power (time-shared policies; the others are billed as static):\n"
+"  --power H               none | static | h1 | h2 | h3 | h5 | slurm (none)\n"
+"  --tariff SPEC           rate per node-hour by time of day, e.g.\n"
+"                          '00:00=0.6;07:00=1.0;23:00=0.6' (flat 1)\n"
+"  --tariff-start T        the tariff's time of day at the first job:\n"
+"                          HH:MM or trace (trace: from the SWF header)\n"
+"  --power-interval S      between decision points (900)\n"
+"  --boot S, --shutdown S  a node's boot and shutdown (300, 60)\n"
+"  --suspend-time S        --power slurm: idle time before power down (600)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -350,6 +371,29 @@ static void _defaults(sim_config_t *cfg)
 	cfg->predict_risk = 0.05;
 	cfg->predict_min = 2;
 	cfg->predict_pace = 1.0;
+	cfg->power = LIBRA_POWER_NONE;
+	cfg->tariff_start = -1;
+	cfg->power_interval = 900.0;
+	cfg->boot = 300.0;
+	cfg->shutdown = 60.0;
+	cfg->suspend_time = 600.0;
+}
+
+/* --tariff-start HH:MM[:SS] -> seconds of the day; -1: trace */
+static long _time_of_day(const char *s)
+{
+	int h, m, sec = 0, len = 0;
+
+	if (!strcmp(s, "trace"))
+		return -1;
+	if ((sscanf(s, "%2d:%2d:%2d%n", &h, &m, &sec, &len) == 3 ||
+	     sscanf(s, "%2d:%2d%n", &h, &m, &len) == 2) &&
+	    !s[len] && h >= 0 && h <= 23 && m >= 0 && m <= 59 &&
+	    sec >= 0 && sec <= 59 && isdigit((unsigned char) s[0]))
+		return h * 3600L + m * 60L + sec;
+	_usage_error("--tariff-start: '%s' is not HH:MM, HH:MM:SS or trace",
+		     s);
+	return -1;
 }
 
 static void _parse(int argc, char **argv, sim_config_t *cfg)
@@ -358,7 +402,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	libra_params_t *p = &cfg->params;
 	const char *policy = NULL;
 	char err[256];
-	int c;
+	int c, power_opts = 0;
 
 	_defaults(cfg);
 	opterr = 0;
@@ -513,6 +557,46 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--predict-protect: '%s' is not "
 					     "on or off", a);
 			break;
+		case OPT_POWER:
+			cfg->power_slurm = !strcmp(a, "slurm");
+			if (!cfg->power_slurm &&
+			    !libra_power_from_name(a, &cfg->power))
+				_usage_error("--power: '%s' is not none, static, "
+					     "h1, h2, h3, h5 or slurm", a);
+			cfg->power_on = cfg->power_slurm ||
+					cfg->power != LIBRA_POWER_NONE;
+			if (cfg->power_slurm)
+				cfg->power = LIBRA_POWER_H1;
+			power_opts |= 1;
+			break;
+		case OPT_TARIFF:
+			if (libra_tariff_parse(&cfg->tariff, a, err,
+					       sizeof(err)))
+				_usage_error("--tariff: %s", err);
+			libra_tariff_format(&cfg->tariff, cfg->tariff_spec,
+					    sizeof(cfg->tariff_spec));
+			power_opts |= 2;
+			break;
+		case OPT_TARIFF_START:
+			cfg->tariff_start = _time_of_day(a);
+			power_opts |= 2;
+			break;
+		case OPT_POWER_INTERVAL:
+			cfg->power_interval = _num(name, a, 1, false, 86400,
+						   false);
+			power_opts |= 2;
+			break;
+		case OPT_BOOT:
+		case OPT_SHUTDOWN:
+			*(c == OPT_BOOT ? &cfg->boot : &cfg->shutdown) =
+				_num(name, a, 0, false, 86400, false);
+			power_opts |= 2;
+			break;
+		case OPT_SUSPEND_TIME:
+			cfg->suspend_time = _num(name, a, 0, false, 1e8,
+						 false);
+			power_opts |= 4;
+			break;
 		case OPT_TIER:
 			cfg->tier_by_urgency = !strcmp(a, "urgency");
 			if (!cfg->tier_by_urgency &&
@@ -616,6 +700,11 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		_usage_error("--memory and --node-memory go together");
 	if (libra_params_check(p, err, sizeof(err)))
 		_usage_error("--beta-min, --beta-max: %s", err);
+	if ((power_opts & 2) && !cfg->power_on)
+		_usage_error("--tariff, --tariff-start, --power-interval, --boot "
+			     "and --shutdown need --power");
+	if ((power_opts & 4) && !cfg->power_slurm)
+		_usage_error("--suspend-time needs --power slurm");
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -630,7 +719,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 21
+#define NFIELDS 33
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -697,7 +786,7 @@ static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 
 static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		     sim_policy_t policy, sim_model_t model,
-		     const libra_metrics_t *m)
+		     const libra_metrics_t *m, const sim_energy_t *en)
 {
 	field_t f[NFIELDS];
 	int n = 0;
@@ -729,6 +818,20 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	I("missed", m->deadline_missed);
 	D("utility", m->utility, 4);
 	f[n++] = (field_t) { .key = "seed", .kind = F_UINT, .u = cfg->seed };
+	/* only with --power: the bill (energy.h) */
+	if (cfg->power_on) {
+		S("power", en->power);
+		S("tariff", cfg->tariff.n ? cfg->tariff_spec : "flat");
+		I("tariff_offset", en->offset);
+		D("energy", en->cost, 6);
+		D("node_hours", en->node_sec / 3600.0, 4);
+		D("span", en->span, 3);
+		I("power_ups", en->ups);
+		I("power_downs", en->downs);
+		I("deferred", en->deferred);
+		I("boot_waits", en->boot_waits);
+		I("late_begins", en->late_begins);
+	}
 #undef S
 #undef I
 #undef D
@@ -788,6 +891,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	sim_model_t model = cfg->model == SIM_MODEL_DEFAULT ?
 			    sim_policy_model(policy) : cfg->model;
 	sim_outcome_t *out = sim_xcalloc(w->n + 1, sizeof(*out));
+	sim_energy_t en = { 0 };
 	libra_metrics_t m;
 	char err[512] = "";
 	size_t i;
@@ -805,7 +909,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 					 sizeof(err));
 		break;
 	default:
-		rc = sim_run_timeshare(cfg, w, policy, model, out, err,
+		rc = sim_run_timeshare(cfg, w, policy, model, out, &en, err,
 				       sizeof(err));
 		break;
 	}
@@ -835,7 +939,18 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 		libra_metrics_add(&m, &r);
 	}
 	libra_metrics_finish(&m);
-	_summary(cfg, w, policy, model, &m);
+	if (cfg->power_on && (policy < SIM_LIBRA || policy > SIM_LIBRA_AUTO)) {
+		/* no power model: every node powered until the last event */
+		double span = 0.0;
+
+		for (i = 0; i < w->n; i++) {
+			span = fmax(span, w->jobs[i].submit);
+			if (out[i].accepted)
+				span = fmax(span, out[i].end);
+		}
+		sim_energy_static(cfg, w->procs, cfg->tariff_start, span, &en);
+	}
+	_summary(cfg, w, policy, model, &m, &en);
 	if (csv)
 		_csv_rows(csv, cfg, w, policy, out);
 	free(out);
@@ -856,6 +971,18 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return rc == -2 ? 2 : 1;
+	}
+	if (cfg.power_on) {	/* the tariff's clock, once for every policy */
+		long offset;
+		const char *src;
+
+		if (sim_tariff_offset(&cfg, &w, &offset, &src, err,
+				      sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			sim_workload_free(&w);
+			return 1;
+		}
+		cfg.tariff_start = offset;
 	}
 	if (cfg.csv) {
 		csv = fopen(cfg.csv, "w");

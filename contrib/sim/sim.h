@@ -15,6 +15,8 @@
  *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
  *	outcome.c	settle or reject a job (outcome.h)
  *	squeue.c, pq.h	the space-shared engines' wait queue and event heap
+ *	energy.c	power provisioning: node power states, the tariff's
+ *			clock, the energy bill (--power; issue 21)
  *	alloc.c		allocate or exit (alloc.h)
  *	rng.c		the deterministic random numbers
  *
@@ -36,8 +38,10 @@
 
 #include "metrics.h"
 #include "params.h"
+#include "power.h"
 #include "predict.h"
 #include "sla.h"
+#include "tariff.h"
 
 typedef enum {
 	SIM_FCFS_BF = 0,
@@ -125,6 +129,21 @@ typedef struct sim_config {
 	double predict_pace;	/* plan predicted work to end at this
 				 * fraction of the deadline period */
 
+	/* power provisioning (issue 21; Sung 2006; doc/design.md decision
+	 * 24): power_on: --power given (other than none); power: the core's
+	 * heuristic, unless power_slurm (the simulator's own baseline,
+	 * Slurm's SuspendTime: down after suspend_time idle, up on demand);
+	 * the tariff, its clock at simulated time 0 (tariff_start, seconds
+	 * of the tariff's day; < 0: from the trace header), and the
+	 * controller's times [s] */
+	bool power_on;
+	bool power_slurm;
+	libra_power_t power;
+	libra_tariff_t tariff;
+	char tariff_spec[LIBRA_TARIFF_PATH_MAX];
+	long tariff_start;
+	double power_interval, boot, shutdown, suspend_time;
+
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
 
@@ -201,6 +220,22 @@ typedef struct sim_outcome {
 				 * (0: the policy does not predict) */
 } sim_outcome_t;
 
+/* What powering the nodes cost in one run (--power). */
+typedef struct sim_energy {
+	const char *power;	/* the provisioning applied: "static" for
+				 * the engines without a power model */
+	long offset;		/* tariff.offset used */
+	double span;		/* the bill covers [0, span]: the run's
+				 * last event (a job's end or arrival) */
+	double cost;		/* sum over nodes of the tariff over the
+				 * time each was not off */
+	double node_sec;	/* powered node-seconds */
+	long ups, downs;	/* boots and shutdowns begun */
+	long deferred;		/* jobs started later, in cheaper hours */
+	long boot_waits;	/* jobs admitted to begin after a boot */
+	long late_begins;	/* booked begins whose node was not up */
+} sim_energy_t;
+
 /* policy.c: the policies' names and economic models */
 extern const char *sim_policy_name(sim_policy_t p);
 extern bool sim_policy_from_name(const char *name, sim_policy_t *p);
@@ -221,7 +256,7 @@ extern size_t *sim_jobs_by_begin(const sim_workload_t *w);
 extern int sim_run_timeshare(const sim_config_t *cfg,
 			     const sim_workload_t *w, sim_policy_t policy,
 			     sim_model_t model, sim_outcome_t *out,
-			     char *err, size_t errlen);
+			     sim_energy_t *en, char *err, size_t errlen);
 extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 			    sim_policy_t policy, sim_model_t model,
 			    sim_outcome_t *out, char *err, size_t errlen);

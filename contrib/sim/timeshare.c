@@ -75,6 +75,7 @@
 
 #include "admit.h"
 #include "alloc.h"
+#include "energy.h"
 #include "ledger.h"
 #include "outcome.h"
 #include "predict.h"
@@ -141,6 +142,22 @@ typedef struct {
 	int *replan;		/* scratch: jobs to re-plan */
 	unsigned *stamp;	/* per job: the arrival that listed it */
 	unsigned nstamp;
+	/* when each job begins: its own begin (an advance reservation's),
+	 * or one the scheduler booked for it (--power: after a boot, or in
+	 * cheaper hours); booked: committed to begin later than its
+	 * admission, its parts pending until then */
+	double *begin;
+	bool *booked;
+	int *bheap;		/* booked jobs not begun: min-heap on
+				 * (begin, job) */
+	int nb;
+	/* --power: the nodes' power (NULL: every node always on, no bill) */
+	sim_power_t *pw;
+	sim_energy_t *en;
+	bool *elig;		/* scratch: nodes a quote may use */
+	double tw;		/* the power's next event (pw_dirty: stale) */
+	bool pw_dirty;
+	double last;		/* the last arrival, begin or completion */
 	char *err;
 	size_t errlen;
 } ts_t;
@@ -223,6 +240,52 @@ static void _heapify(ts_t *s)
 
 	for (i = s->nnodes / 2 - 1; i >= 0; i--)
 		_hdown(s, i);
+}
+
+/* ---- booked begins: a min-heap of jobs on (begin, job) ------------------- */
+
+static bool _bless(const ts_t *s, int a, int b)
+{
+	return s->begin[a] < s->begin[b] ||
+	       (s->begin[a] == s->begin[b] && a < b);
+}
+
+static void _bpush(ts_t *s, int i)
+{
+	int k = s->nb++;
+
+	s->bheap[k] = i;
+	while (k > 0) {
+		int up = (k - 1) / 2, t;
+
+		if (!_bless(s, s->bheap[k], s->bheap[up]))
+			break;
+		t = s->bheap[k];
+		s->bheap[k] = s->bheap[up];
+		s->bheap[up] = t;
+		k = up;
+	}
+}
+
+static int _bpop(ts_t *s)
+{
+	int top = s->bheap[0], k = 0;
+
+	s->bheap[0] = s->bheap[--s->nb];
+	for (;;) {
+		int l = 2 * k + 1, r = l + 1, m = k, t;
+
+		if (l < s->nb && _bless(s, s->bheap[l], s->bheap[m]))
+			m = l;
+		if (r < s->nb && _bless(s, s->bheap[r], s->bheap[m]))
+			m = r;
+		if (m == k)
+			return top;
+		t = s->bheap[k];
+		s->bheap[k] = s->bheap[m];
+		s->bheap[m] = t;
+		k = m;
+	}
 }
 
 /* ---- nodes ---------------------------------------------------------------- */
@@ -476,7 +539,7 @@ static int _check_part(ts_t *s, int node, int k, double now)
 	const sim_job_t *j = &s->w->jobs[pt->job];
 	double want = libra_share(s->plan ? s->plan[pt->job] : j->estimate,
 				  pt->done,
-				  pt->pending ? j->begin : now,
+				  pt->pending ? s->begin[pt->job] : now,
 				  s->target[pt->job], s->p.share_min);
 
 	if (fabs(want - pt->share) > 1e-9 * (1.0 + fabs(want))) {
@@ -707,10 +770,10 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 		s->plan[i] = sla->runtime;
 		s->sla_of[i] = *sla;
 	}
-	if (j->reserved)
+	if (s->booked[i])
 		rc = libra_ledger_commit_booked(s->l, (uint32_t) i, sla,
 						q->place, q->nplace, now,
-						j->begin);
+						s->begin[i]);
 	else
 		rc = libra_ledger_commit(s->l, (uint32_t) i, sla, q->place,
 					 q->nplace, now);
@@ -737,10 +800,16 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 		nd->p[nd->n].work = j->runtime;
 		nd->p[nd->n].done = 0.0;
 		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
-		nd->p[nd->n].pending = j->reserved;
+		nd->p[nd->n].pending = s->booked[i];
 		nd->p[nd->n].extended = false;
-		nd->npending += j->reserved;
+		nd->npending += s->booked[i];
 		nd->n++;
+		if (s->pw) {	/* work on it: never idle, up by its begin */
+			s->pw->node[node].idle_since = INFINITY;
+			if (s->booked[i])
+				sim_power_book(s->pw, node, now, s->begin[i]);
+			s->pw_dirty = true;
+		}
 		if (_sync_recompute(s, node))
 			return -1;
 		if (s->cfg->self_check && _check_node(s, node, now))
@@ -756,7 +825,9 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 	s->price[i] = q->price;
 	s->out[i].accepted = true;
 	s->out[i].verdict = libra_verdict_name(LIBRA_ACCEPT);
-	s->out[i].start = j->begin;	/* now, unless booked */
+	s->out[i].start = s->begin[i];	/* now, unless booked */
+	if (s->booked[i])
+		_bpush(s, i);
 	return 0;
 }
 
@@ -775,6 +846,29 @@ static int _begin(ts_t *s, int i, double now)
 			 s->left[i]);
 		return -1;
 	}
+	if (s->pw) {
+		/* a node that is not up yet (it should be: it boots by its
+		 * bookings' begins): the job begins when the last is */
+		double ready = now;
+
+		for (int m = 0; m < np; m++) {
+			const sim_pnode_t *pn = &s->pw->node[pl[m].node];
+
+			if (pn->state == LIBRA_NODE_ON)
+				continue;
+			sim_power_book(s->pw, pl[m].node, now, now);
+			ready = fmax(ready, pn->state == LIBRA_NODE_BOOTING ?
+				     pn->until : pn->until + s->pw->pc.boot);
+		}
+		if (ready > now) {
+			s->begin[i] = ready;
+			_bpush(s, i);
+			s->en->late_begins++;
+			s->pw_dirty = true;
+			return 0;
+		}
+	}
+	s->out[i].start = now;
 	for (int m = 0; m < np; m++) {
 		int node = pl[m].node, k;
 		tnode_t *nd = &s->nodes[node];
@@ -803,6 +897,149 @@ static int _begin(ts_t *s, int i, double now)
 		_hfix(s, node);
 	}
 	return 0;
+}
+
+/* ---- power (--power) ------------------------------------------------------ */
+
+/* The earliest begin booked on the node (INFINITY: none). */
+static double _next_use(const ts_t *s, int node)
+{
+	const tnode_t *nd = &s->nodes[node];
+	double t = INFINITY;
+
+	for (int k = 0; k < nd->n; k++)
+		if (nd->p[k].pending)
+			t = fmin(t, s->begin[nd->p[k].job]);
+	return t;
+}
+
+/*
+ * Whatever power work is due now: boots and shutdowns that end, boots
+ * that bookings need, Slurm-style suspensions (--power slurm), and at a
+ * decision point the core's libra_power_decide() for every node (busy:
+ * a part runs on it; next_use: its earliest booked begin).
+ */
+static void _power_event(ts_t *s, double now)
+{
+	sim_power_t *pw = s->pw;
+
+	sim_power_transitions(pw, now);
+	for (int k = 0; k < s->nnodes; k++)
+		if (s->nodes[k].n)
+			pw->node[k].idle_since = INFINITY;
+	if (pw->slurm) {
+		for (int k = 0; k < s->nnodes; k++)
+			if (pw->node[k].state == LIBRA_NODE_ON &&
+			    !s->nodes[k].n &&
+			    pw->node[k].idle_since + pw->suspend <= now)
+				sim_power_down(pw, k, now);
+	}
+	if (now >= pw->next_dp) {
+		for (int k = 0; k < s->nnodes; k++) {
+			const tnode_t *nd = &s->nodes[k];
+			sim_pnode_t *pn = &pw->node[k];
+			libra_power_node_t v = {
+				.state = pn->state,
+				.busy = nd->n > nd->npending,
+				.next_use = _next_use(s, k),
+			};
+
+			pn->idle_points = v.busy ? 0 : pn->idle_points + 1;
+			v.idle_points = pn->idle_points;
+			switch (libra_power_decide(&pw->pc, &pw->tariff, &v,
+						   now)) {
+			case LIBRA_POWER_UP:
+				sim_power_up(pw, k, now);
+				break;
+			case LIBRA_POWER_DOWN:
+				if (v.busy)	/* the core never says so */
+					break;
+				sim_power_down(pw, k, now);
+				if (v.next_use - pw->pc.boot < pn->wake)
+					pn->wake = v.next_use - pw->pc.boot;
+				break;
+			case LIBRA_POWER_KEEP:
+			default:
+				break;
+			}
+		}
+		while (pw->next_dp <= now)
+			pw->next_dp += pw->pc.interval;
+	}
+	s->pw_dirty = true;
+}
+
+/* Quote the job to begin at "at" (a booking when later than now) on the
+ * nodes that can be up by then; returns how many nodes were left out. */
+static int _quote_at(ts_t *s, const libra_sla_t *sla, libra_request_t *req,
+		     double now, double at)
+{
+	int out = 0;
+
+	for (int k = 0; k < s->nnodes; k++) {
+		s->elig[k] = sim_power_ready(s->pw, k, now, at);
+		out += !s->elig[k];
+	}
+	req->eligible = s->elig;
+	req->booked = at > now ? (now > 0.0 ? now : nextafter(0.0, 1.0))
+			       : 0.0;
+	libra_admit(s->l, &s->p, sla, req, at, s->q);
+	return out;
+}
+
+/*
+ * Admission with power (--power): the job's candidate begins, cheapest
+ * first (libra_power_starts(): its own begin alone unless the heuristic
+ * defers work), each quoted on the nodes up by then; at its own begin, if
+ * those refuse it and some node was left out, once more as a booking from
+ * the end of a boot, and from the end of a shutdown and a boot, on every
+ * node that can be up by then (the powered-off nodes count as capacity
+ * after their boot; with every node up, as under static, nothing changes).
+ * The first accepted is taken; s->begin[i] says when it begins.  Refused:
+ * the verdict of the widest quote at its own begin.
+ */
+static void _admit_power(ts_t *s, int i, const libra_sla_t *sla,
+			 libra_request_t *req, double now)
+{
+	const sim_job_t *j = &s->w->jobs[i];
+	double starts[2 * LIBRA_TARIFF_MAX + 2], e0 = j->begin;
+	libra_verdict_t v = LIBRA_REJECT_DEADLINE;
+	int n;
+
+	n = libra_power_starts(&s->pw->pc, &s->pw->tariff, e0,
+			       sla->deadline - sla->runtime, sla->runtime,
+			       starts, (int) (sizeof(starts) /
+					      sizeof(starts[0])));
+	for (int k = 0; k < n; k++) {
+		double at = starts[k];
+		int off = _quote_at(s, sla, req, now, at);
+
+		if (s->q->verdict == LIBRA_ACCEPT) {
+			s->begin[i] = at;
+			s->en->deferred += at > e0;
+			return;
+		}
+		if (at != e0)
+			continue;
+		v = s->q->verdict;
+		/* the nodes left out: after a boot (after a shutdown and a
+		 * boot, for the ones being removed) */
+		for (int w = 0; w < 2 && off; w++) {
+			double later = now + s->pw->pc.boot +
+				       (w ? s->pw->pc.shutdown : 0.0);
+
+			if (!(later > e0))
+				continue;
+			off = _quote_at(s, sla, req, now, later);
+			if (s->q->verdict == LIBRA_ACCEPT) {
+				s->begin[i] = later;
+				s->en->boot_waits++;
+				return;
+			}
+			v = s->q->verdict;
+		}
+	}
+	s->q->verdict = v;
 }
 
 /* Job i arrives: progress, then the core's admission, then placement. */
@@ -856,7 +1093,11 @@ static int _arrive(ts_t *s, int i, double now)
 	 */
 	if (s->model == SIM_MODEL_BID && s->p.policy != LIBRA_POLICY_SLA)
 		sla.set &= ~LIBRA_SLA_BUDGET;
-	libra_admit(s->l, &s->p, &sla, &req, j->begin, s->q);
+	if (s->pw)
+		_admit_power(s, i, &sla, &req, now);
+	else
+		libra_admit(s->l, &s->p, &sla, &req, j->begin, s->q);
+	s->booked[i] = s->begin[i] > now;
 	if (s->q->verdict == LIBRA_ACCEPT) {
 		libra_sla_accept(&sla, s->q);
 		if (_place(s, i, &sla, now))
@@ -948,6 +1189,10 @@ static int _complete(ts_t *s, int node)
 			(nd->n - k - 1) * sizeof(*nd->p));
 		nd->n--;
 	}
+	if (s->pw && !nd->n) {
+		s->pw->node[node].idle_since = now;
+		s->pw_dirty = true;
+	}
 	if (_sync_recompute(s, node))
 		return -1;
 	_hfix(s, node);
@@ -957,10 +1202,11 @@ static int _complete(ts_t *s, int node)
 extern int sim_run_timeshare(const sim_config_t *cfg,
 			     const sim_workload_t *w, sim_policy_t policy,
 			     sim_model_t model, sim_outcome_t *out,
-			     char *err, size_t errlen)
+			     sim_energy_t *en, char *err, size_t errlen)
 {
 	ts_t s;
-	size_t n = w->n, ai = 0, bi = 0, i;
+	sim_power_t pw;
+	size_t n = w->n, ai = 0, i;
 	double tp;
 	int k, rc = -1;
 
@@ -988,6 +1234,28 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	s.price = sim_xcalloc(n + 1, sizeof(double));
 	s.target = sim_xcalloc(n + 1, sizeof(double));
 	s.ret = sim_xcalloc(n + 1, sizeof(double));
+	s.begin = sim_xcalloc(n + 1, sizeof(double));
+	s.booked = sim_xcalloc(n + 1, sizeof(bool));
+	s.bheap = sim_xcalloc(n + 1, sizeof(int));
+	for (i = 0; i < n; i++)
+		s.begin[i] = w->jobs[i].begin;
+	memset(&pw, 0, sizeof(pw));
+	s.tw = INFINITY;
+	if (cfg->power_on) {
+		long offset;
+		const char *src;
+
+		if (sim_tariff_offset(cfg, w, &offset, &src, err, errlen))
+			goto out;
+		memset(en, 0, sizeof(*en));
+		en->power = cfg->power_slurm ? "slurm" :
+			    libra_power_name(cfg->power);
+		sim_power_init(&pw, cfg, s.nnodes, offset, en);
+		s.pw = &pw;
+		s.en = en;
+		s.elig = sim_xcalloc((size_t) s.nnodes, sizeof(bool));
+		s.pw_dirty = true;
+	}
 	if (cfg->predict != LIBRA_PREDICT_NONE) {
 		s.pred = libra_predictor_create(cfg->predict,
 						cfg->predict_min);
@@ -1044,32 +1312,41 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 
 		if (ai >= n)
 			tp = INFINITY;	/* probes only while jobs arrive */
-		/* the next admitted reservation to begin: begins come in job
-		 * order (one lead for all), and after their job's arrival */
-		while (bi < ai && !(w->jobs[bi].reserved && out[bi].accepted))
-			bi++;
-		tb = bi < ai ? w->jobs[bi].begin : INFINITY;
+		/* the next admitted booking to begin, by (begin, job) */
+		tb = s.nb ? s.begin[s.bheap[0]] : INFINITY;
 		if (ta == INFINITY && tc == INFINITY && tb == INFINITY)
 			break;
+		if (s.pw && s.pw_dirty) {
+			s.tw = sim_power_next(s.pw);
+			s.pw_dirty = false;
+		}
 		/* completions first: a CPU freed at t is free for a job
-		 * arriving at t; a reservation begins before the arrivals at
-		 * its time; probes after the arrivals at their time */
-		if (tc <= ta && tc <= tp && tc <= tb) {
+		 * arriving at t; then power (a boot that ends at t serves a
+		 * booking that begins at t); a reservation begins before the
+		 * arrivals at its time; probes after the arrivals at their
+		 * time */
+		if (tc <= ta && tc <= tp && tc <= tb && tc <= s.tw) {
 			if (_complete(&s, top))
 				goto out;
+			s.last = tc;
+		} else if (s.tw <= ta && s.tw <= tp && s.tw <= tb) {
+			_power_event(&s, s.tw);
 		} else if (tb <= ta && tb <= tp) {
-			if (_begin(&s, (int) bi, tb))
+			if (_begin(&s, _bpop(&s), tb))
 				goto out;
-			bi++;
+			s.last = tb;
 		} else if (tp < ta) {
 			_probe(&s, tp);
 			tp += cfg->probe_every;
 		} else {
 			if (_arrive(&s, (int) ai, ta))
 				goto out;
+			s.last = ta;
 			ai++;
 		}
 	}
+	if (s.pw)
+		sim_power_finish(s.pw, s.last);
 	for (i = 0; i < n; i++) {
 		if (out[i].accepted && s.left[i]) {
 			snprintf(err, errlen, "internal error: job %ld still "
@@ -1100,6 +1377,11 @@ out:
 	free(s.sla_of);
 	free(s.replan);
 	free(s.stamp);
+	free(s.begin);
+	free(s.booked);
+	free(s.bheap);
+	free(s.elig);
+	sim_power_free(&pw);
 	libra_predictor_destroy(s.pred);
 	libra_ledger_destroy(s.l);
 	return rc;
