@@ -56,6 +56,10 @@ static struct {
 	bool no_squeue;
 	int decimals;
 	int verbose;
+	const char *power;	/* --power FILE: the power report */
+	const char *tariff_arg;
+	libra_tariff_t tariff;
+	bool has_offset;	/* --tz-offset */
 } opt = { .decimals = 2 };
 
 static void _usage(FILE *f)
@@ -81,6 +85,13 @@ static void _usage(FILE *f)
 "      --no-squeue        do not ask slurmctld (squeue --json) for the\n"
 "                         records of jobs not yet in accounting\n"
 "      --decimals N       decimals of money in the table (default 2)\n"
+"      --power FILE       instead: powered node-hours, energy cost, power-ups\n"
+"                         and power-downs per node from sched/libra's power\n"
+"                         log (<StateSaveLocation>/libra_power; - = stdin)\n"
+"      --tariff SPEC      with --power: HH:MM=RATE;... or an absolute file\n"
+"                         path, as libra_tariff (default: 1 per node-hour)\n"
+"      --tz-offset SECS   with --power: the tariff's clock, UTC + SECS\n"
+"                         (default: the local time zone's offset)\n"
 "  -v, --verbose          say what is run and read (twice: more)\n"
 "  -V, --version          print the version\n"
 "  -h, --help             this help\n"
@@ -150,7 +161,8 @@ static void _accounts(const char *list)
 static void _parse(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_PER_JOB, O_SACCT_FILE, O_REFUSALS,
-	       O_NO_REFUSALS, O_NO_SQUEUE, O_DECIMALS };
+	       O_NO_REFUSALS, O_NO_SQUEUE, O_DECIMALS, O_POWER, O_TARIFF,
+	       O_TZ_OFFSET };
 	static const struct option lo[] = {
 		{ "starttime",	 required_argument, NULL, 'S' },
 		{ "endtime",	 required_argument, NULL, 'E' },
@@ -165,6 +177,9 @@ static void _parse(int argc, char **argv)
 		{ "no-refusals", no_argument,	    NULL, O_NO_REFUSALS },
 		{ "no-squeue",	 no_argument,	    NULL, O_NO_SQUEUE },
 		{ "decimals",	 required_argument, NULL, O_DECIMALS },
+		{ "power",	 required_argument, NULL, O_POWER },
+		{ "tariff",	 required_argument, NULL, O_TARIFF },
+		{ "tz-offset",	 required_argument, NULL, O_TZ_OFFSET },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
 		{ "version",	 no_argument,	    NULL, 'V' },
 		{ "help",	 no_argument,	    NULL, 'h' },
@@ -223,6 +238,27 @@ static void _parse(int argc, char **argv)
 			opt.decimals = (int) v;
 			break;
 		}
+		case O_POWER:
+			opt.power = optarg;
+			break;
+		case O_TARIFF:
+			opt.tariff_arg = optarg;
+			if (libra_tariff_parse(&opt.tariff, optarg, err,
+					       sizeof(err)))
+				_die_usage("--tariff: %s", err);
+			break;
+		case O_TZ_OFFSET: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (!*optarg || *end || v < -86400 || v > 86400)
+				_die_usage("--tz-offset: '%s' is not a number "
+					   "of seconds from -86400 to 86400",
+					   optarg);
+			opt.tariff.offset = v;
+			opt.has_offset = true;
+			break;
+		}
 		case 'v':
 			opt.verbose++;
 			break;
@@ -251,6 +287,21 @@ static void _parse(int argc, char **argv)
 		_die_usage("unexpected argument '%s'", argv[optind]);
 	if (opt.refusals && opt.no_refusals)
 		_die_usage("--refusals and --no-refusals exclude each other");
+	if (opt.power) {
+		const char *other = opt.sacct_file ? "--sacct-file" :
+				    opt.refusals ? "--refusals" :
+				    opt.no_refusals ? "--no-refusals" :
+				    opt.no_squeue ? "--no-squeue" :
+				    opt.naccounts ? "--accounts" :
+				    opt.per_job ? "--per-job" : NULL;
+
+		if (other)
+			_die_usage("--power reports nodes, not jobs: it does "
+				   "not take %s", other);
+	} else if (opt.tariff_arg || opt.has_offset) {
+		_die_usage("%s needs --power", opt.tariff_arg ? "--tariff" :
+			   "--tz-offset");
+	}
 
 	opt.now = time(NULL);
 	if (opt.start_arg) {
@@ -258,7 +309,7 @@ static void _parse(int argc, char **argv)
 				   sizeof(err)))
 			_die_usage("--starttime: %s", err);
 		opt.has_start = true;
-	} else if (!opt.sacct_file) {
+	} else if (!opt.sacct_file && !opt.power) {
 		struct tm tm;
 
 		localtime_r(&opt.now, &tm);
@@ -1054,6 +1105,160 @@ static int _cmp_stats(const void *a, const void *b)
 		      ((const stats_t *) b)->account);
 }
 
+/* ------------------------------------------------------------ power */
+
+static const char *const power_titles[] = {
+	"Node", "Hours", "Cost", "PowerUps", "PowerDowns"
+};
+#define NPOWER (int) (sizeof(power_titles) / sizeof(power_titles[0]))
+
+static void _power_row(table_t *t, const rpt_node_t *n)
+{
+	char b[NPOWER][64], *cells[NPOWER];
+
+	snprintf(b[0], sizeof(b[0]), "%s", n->name);
+	_cell_num(n->hours, 2, b[1], sizeof(b[1]));
+	_cell_num(n->cost, opt.decimals, b[2], sizeof(b[2]));
+	snprintf(b[3], sizeof(b[3]), "%ld", n->ups);
+	snprintf(b[4], sizeof(b[4]), "%ld", n->downs);
+	for (int i = 0; i < NPOWER; i++)
+		cells[i] = b[i];
+	_table_row(t, cells);
+}
+
+static json_object *_json_node(const rpt_node_t *n)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "node", json_object_new_string(n->name));
+	json_object_object_add(o, "hours", _jnum(n->hours));
+	json_object_object_add(o, "cost", _jnum(n->cost));
+	json_object_object_add(o, "power_ups", json_object_new_int64(n->ups));
+	json_object_object_add(o, "power_downs",
+			       json_object_new_int64(n->downs));
+	return o;
+}
+
+static int _cmp_nodes(const void *a, const void *b)
+{
+	return strverscmp((*(rpt_node_t *const *) a)->name,
+			  (*(rpt_node_t *const *) b)->name);
+}
+
+/* "UTC+01:00" for an offset of 3600 s. */
+static char *_utc_offset(long off, char *buf, size_t len)
+{
+	long a = labs(off);
+
+	snprintf(buf, len, "UTC%c%02ld:%02ld", off < 0 ? '-' : '+', a / 3600,
+		 a % 3600 / 60);
+	if (a % 60)
+		snprintf(buf + strlen(buf), len - strlen(buf), ":%02ld",
+			 a % 60);
+	return buf;
+}
+
+/* --power: every node's powered hours, cost and transitions in the
+ * window, and their TOTAL. */
+static int _power_report(void)
+{
+	const char *src = strcmp(opt.power, "-") ? opt.power : "(stdin)";
+	char err[1024], a[32], b[32], spec[1100];
+	rpt_node_t sum = { .name = "TOTAL" }, **shown;
+	size_t nshown = 0;
+	rpt_power_t pw;
+	time_t start, end;
+
+	if (rpt_read_power(opt.power, &pw, opt.verbose, err, sizeof(err)))
+		_die("%s", err);
+	end = opt.has_end ? opt.end : opt.now;
+	start = opt.has_start ? opt.start :
+		pw.nlines ? (time_t) floor(pw.first) : end;
+	if (end < start)
+		_die_usage("the window ends (%s) before it starts (%s)",
+			   rpt_format_time(end, b, sizeof(b)),
+			   rpt_format_time(start, a, sizeof(a)));
+	if (!opt.has_offset) {
+		struct tm tm;
+
+		localtime_r(&start, &tm);
+		opt.tariff.offset = tm.tm_gmtoff;
+	}
+	rpt_power_fold(&pw, src, &opt.tariff, (double) start, (double) end);
+
+	shown = rpt_xmalloc((pw.n + 1) * sizeof(*shown));
+	for (size_t i = 0; i < pw.n; i++)
+		if (pw.v[i]->seen && pw.v[i]->first < (double) end)
+			shown[nshown++] = pw.v[i];
+	if (nshown > 1)
+		qsort(shown, nshown, sizeof(*shown), _cmp_nodes);
+	for (size_t i = 0; i < nshown; i++) {
+		sum.hours += shown[i]->hours;
+		sum.cost += shown[i]->cost;
+		sum.ups += shown[i]->ups;
+		sum.downs += shown[i]->downs;
+	}
+	libra_tariff_format(&opt.tariff, spec, sizeof(spec));
+
+	if (opt.mode == OUT_JSON) {
+		json_object *root = json_object_new_object(), *o, *arr;
+
+		o = json_object_new_object();
+		json_object_object_add(o, "start", json_object_new_int64(start));
+		json_object_object_add(o, "end", json_object_new_int64(end));
+		json_object_object_add(root, "window", o);
+		o = json_object_new_object();
+		json_object_object_add(o, "power", json_object_new_string(src));
+		json_object_object_add(o, "tariff", json_object_new_string(spec));
+		json_object_object_add(o, "tz_offset",
+				       json_object_new_int64(opt.tariff.offset));
+		json_object_object_add(root, "sources", o);
+		arr = json_object_new_array();
+		for (size_t i = 0; i < nshown; i++)
+			json_object_array_add(arr, _json_node(shown[i]));
+		json_object_object_add(root, "nodes", arr);
+		json_object_object_add(root, "total", _json_node(&sum));
+		printf("%s\n", json_object_to_json_string_ext(root,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		const char *rule = "-----------------------------------------"
+				   "---------------------------------------";
+		table_t t;
+
+		if (!opt.noheader) {
+			printf("%s\n", rule);
+			printf("Libra Node Power %s - %s (%lld secs)\n",
+			       rpt_format_time(start, a, sizeof(a)),
+			       rpt_format_time(end, b, sizeof(b)),
+			       (long long) (end - start));
+			if (opt.tariff.n)
+				printf("Transitions from %s; tariff %s (times "
+				       "of day in %s)\n", src, spec,
+				       _utc_offset(opt.tariff.offset, a,
+						   sizeof(a)));
+			else
+				printf("Transitions from %s; tariff none: 1 "
+				       "per node-hour\n", src);
+			printf("Hours: node-hours powered, booting to the end "
+			       "of stopping; Cost: the tariff over them\n");
+			printf("%s\n", rule);
+		}
+		_table_init(&t, power_titles, NPOWER);
+		for (size_t i = 0; i < nshown; i++)
+			_power_row(&t, shown[i]);
+		_power_row(&t, &sum);
+		_table_print(&t);
+		_table_free(&t);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		_die("cannot write the report: %s", strerror(errno));
+	free(shown);
+	rpt_power_free(&pw);
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -1070,6 +1275,8 @@ int main(int argc, char **argv)
 	if (!getenv("TZ") && !access("/etc/localtime", R_OK))
 		setenv("TZ", ":/etc/localtime", 0);
 	_parse(argc, argv);
+	if (opt.power)
+		return _power_report();
 	/* sacct -P prints times in this format unless told otherwise */
 	setenv("SLURM_TIME_FORMAT", "standard", 1);
 

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "power.h"
 #include "record.h"
+#include "tariff.h"
 
 #define PROG "libra-report"
 
@@ -107,6 +109,58 @@ extern int rpt_read_squeue_json(const char *text, rpt_jobs_t *jobs,
  */
 extern int rpt_read_refusals(const char *path, rpt_jobs_t *refusals,
 			     long *bad, int verbose);
+
+/* ------------------------------------------------------------ power.c */
+
+/* One node of sched/libra's power log, and what the window billed. */
+typedef struct rpt_node {
+	char *name;
+	bool seen;		/* folded a line of it */
+	double first;		/* its first line's time */
+	libra_node_power_t state;	/* as of "since" */
+	double since;
+	double powered_since;	/* start of the powered interval */
+	double hours;		/* powered (not off) in the window [h] */
+	double cost;		/* the tariff over those hours */
+	long ups, downs;	/* power-ups and power-downs in the window */
+} rpt_node_t;
+
+typedef struct rpt_power_line {
+	double when;
+	rpt_node_t *node;
+	libra_node_power_t state;
+	long lineno;
+} rpt_power_line_t;
+
+typedef struct {
+	rpt_node_t **v;		/* in the order first read */
+	size_t n, cap;
+	void *index;		/* tsearch() tree of v by name */
+	rpt_power_line_t *lines;	/* as read */
+	size_t nlines, linecap;
+	double first;		/* the earliest time of a line */
+	long torn;		/* a cut last line skipped (0 or 1) */
+} rpt_power_t;
+
+/* "on", "off", "booting", "stopping" (the log's words). */
+extern const char *rpt_node_state_name(libra_node_power_t s);
+
+/*
+ * The power log ("EPOCH NODE STATE" lines; "-" = stdin).  A malformed
+ * last line (cut short by a crash) is skipped with a warning on stderr;
+ * any other malformed line is an error "file:line: why".  Returns 0, or
+ * -1 with a message.
+ */
+extern int rpt_read_power(const char *path, rpt_power_t *pw, int verbose,
+			  char *err, size_t errlen);
+
+/* Bill every node's powered time within [start, end) under the tariff
+ * (the last state runs to end) and count the transitions in it; name is
+ * the file, for warnings. */
+extern void rpt_power_fold(rpt_power_t *pw, const char *name,
+			   const libra_tariff_t *t, double start, double end);
+
+extern void rpt_power_free(rpt_power_t *pw);
 
 /* ------------------------------------------------------------ run.c */
 
