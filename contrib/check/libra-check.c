@@ -12,10 +12,10 @@
  *  line on a node, and its jobs run without their CPU shares.
  *
  *  The rules, their names and their severities are in one table (rules[]);
- *  libra-check(8) lists them.  An ERROR breaks admissions, settlement or
- *  enforcement; a WARNING loses something (records in sacct) or is likely
- *  a mistake.  Exit status: 0 no error, 1 at least one error, 2 a file
- *  could not be read or bad usage.
+ *  libra-check(8) lists them.  An ERROR breaks admissions, settlement,
+ *  enforcement or power provisioning; a WARNING loses something (records
+ *  in sacct) or is likely a mistake.  Exit status: 0 no error, 1 at least
+ *  one error, 2 a file could not be read or bad usage.
  *
  *  The libra_* parameters are checked by the policy core's own parser
  *  (libra_params_parse()), the very code slurmctld runs.
@@ -29,12 +29,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "params.h"
@@ -60,7 +63,7 @@ enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
-	R_RUNNING, R_COUNT
+	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_COUNT
 };
 
 static const rule_t rules[R_COUNT] = {
@@ -92,6 +95,12 @@ static const rule_t rules[R_COUNT] = {
 		"cgroup.conf exists where Slurm's cgroup plugins need it" },
 	[R_CGROUP_V2] = { "cgroup-v2", SEV_WARNING,
 		"not cgroup/v2 with proctrack/cgroup (untested beside libra_spank)" },
+	[R_POWER] = { "power", SEV_ERROR,
+		"libra_power has Slurm's power saving to act through" },
+	[R_POWER_TIMING] = { "power-timing", SEV_WARNING,
+		"Slurm's power-saving times fit libra_power's" },
+	[R_TARIFF] = { "tariff", SEV_ERROR,
+		"libra_tariff parses and SlurmUser can read its file" },
 	[R_RUNNING] = { "running", SEV_WARNING,
 		"slurmctld runs what slurm.conf says" },
 };
@@ -393,10 +402,17 @@ static void _check_scheduler(const conf_t *c, const char *file)
 			 !params || !_has_item(params, "sched_interval=-1") ?
 			 "sched_interval=-1" : "defer");
 	libra_params_default(&p);
-	if (params && libra_params_parse(&p, params, err, sizeof(err)))
-		_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
-			 "correct the value (sched_libra(8) lists every libra_* key and its range)",
-			 err);
+	if (params && libra_params_parse(&p, params, err, sizeof(err))) {
+		/* the tariff's parser names it "libra_tariff: ..." */
+		if (!strncmp(err, "libra_tariff:", 13))
+			_finding(R_TARIFF, pw, "SchedulerParameters: %s",
+				 "write libra_tariff=HH:MM=RATE;HH:MM=RATE;... (times ascending, rates >= 0) or the absolute path of a file of 'HH:MM RATE' lines on the controller (sched_libra(8))",
+				 err);
+		else
+			_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
+				 "correct the value (sched_libra(8) lists every libra_* key and its range)",
+				 err);
+	}
 }
 
 static void _check_plugins_named(const conf_t *c, const char *file)
@@ -634,6 +650,231 @@ static void _check_cgroup(const conf_t *c, const char *file, const char *path)
 	_free_conf(&cg);
 }
 
+/*
+ * The libra_power* keys of SchedulerParameters one by one, by the core's
+ * parser, so that they are known even when another key is bad (which
+ * sched-params reports).
+ */
+static void _power_params(const char *params, libra_params_t *p)
+{
+	char *buf = _xstrdup(params ? params : ""), *tok, *save = NULL;
+	char err[512];
+
+	libra_params_default(p);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (!val || strncmp(tok, "libra_power", 11))
+			continue;
+		*val++ = '\0';
+		(void) libra_params_set(p, tok, val, err, sizeof(err));
+	}
+	free(buf);
+}
+
+/* SuspendProgram or ResumeProgram as slurmctld's power saving checks it
+ * (power_save.c: absolute, executable, not writable by group or others);
+ * else it disables power saving altogether. */
+static void _check_power_program(const conf_t *c, const char *file,
+				 const char *key, const char *to,
+				 const char *heuristic)
+{
+	const char *w = file, *prog = _get(c, key, &w);
+	char fix[256];
+	struct stat st;
+
+	snprintf(fix, sizeof(fix), "set %s to the absolute path of the site's script that powers a node %s (slurm.conf(5), Slurm's Power Saving Guide)",
+		 key, to);
+	if (!prog || !*prog)
+		_finding(R_POWER, w,
+			 "libra_power=%s, but %s is not set: Slurm's power saving, which sched/libra powers nodes down and up through, does not run",
+			 fix, heuristic, key);
+	else if (prog[0] != '/')
+		_finding(R_POWER, w,
+			 "%s=%s is not an absolute path: slurmctld disables power saving",
+			 "give the script's absolute path", key, prog);
+	else if (access(prog, X_OK) || stat(prog, &st))
+		_finding(R_POWER, w,
+			 "%s=%s cannot be run (%s): slurmctld disables power saving, and no node is powered %s",
+			 "install the script on the controller, executable (chmod 0755)",
+			 key, prog, strerror(errno), to);
+	else if (st.st_mode & 022)
+		_finding(R_POWER, w,
+			 "%s=%s is writable by group or others: slurmctld disables power saving",
+			 "chmod go-w it", key, prog);
+}
+
+/* A SuspendTime that is set (Slurm: NONE, INFINITE and negative numbers
+ * are not). */
+static bool _suspend_time_set(const char *v, long *secs)
+{
+	char *end;
+	long n;
+
+	if (!v || !strcasecmp(v, "NONE") || !strcasecmp(v, "INFINITE"))
+		return false;
+	n = strtol(v, &end, 10);
+	if (end == v || n < 0)
+		return false;
+	*secs = n;
+	return true;
+}
+
+/* A timeout (ResumeTimeout, SuspendTimeout) shorter than what the plan
+ * counts on, at one place it is set. */
+static void _check_power_timeout(const char *where, const char *key,
+				 const char *val, long dflt, double want,
+				 const char *pkey, const char *what,
+				 const char *why)
+{
+	long v = val ? strtol(val, NULL, 10) : dflt;
+	char fix[256];
+
+	if (v >= want)
+		return;
+	snprintf(fix, sizeof(fix), "set %s=%.0f or more (or, if the nodes %s faster, lower %s to that time)",
+		 key, want, what, pkey);
+	_finding(R_POWER_TIMING, where,
+		 "%s=%ld%s is shorter than %s=%.0f: %s",
+		 fix, key, v, val ? "" : " (Slurm's default)", pkey, want, why);
+}
+
+/*
+ * libra_power: sched/libra powers nodes down and up through Slurm's own
+ * power saving (POWER_DOWN / POWER_UP, then SuspendProgram and
+ * ResumeProgram), which slurmctld runs only with both programs valid and
+ * a SuspendTime set, globally or on a partition (Slurm 22.05-26.05).
+ */
+static void _check_power(const conf_t *c, const char *file)
+{
+	static const char *const why_resume =
+		"Slurm marks a node DOWN that has not booted within ResumeTimeout, and sched/libra plans for boots that long";
+	static const char *const why_suspend =
+		"Slurm takes a node for powered down after SuspendTimeout and may resume it while it still shuts down";
+	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
+	const char *ws = file, *st = _get(c, "SuspendTime", &ws);
+	const char *wr = file, *rt = _get(c, "ResumeTimeout", &wr);
+	const char *wt = file, *tt = _get(c, "SuspendTimeout", &wt);
+	const char *name;
+	bool enabled, global_rt = false, global_tt = false;
+	long secs = 0, shortest = -1;
+	const char *shortest_at = NULL;
+	int parts = 0;
+	libra_params_t p;
+
+	_power_params(params, &p);
+	if (p.power == LIBRA_POWER_NONE)
+		return;
+	name = libra_power_name(p.power);
+	_check_power_program(c, file, "SuspendProgram", "off", name);
+	_check_power_program(c, file, "ResumeProgram", "on", name);
+
+	enabled = _suspend_time_set(st, &secs);
+	if (enabled) {
+		shortest = secs;
+		shortest_at = ws;
+	}
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+		const char *v;
+		bool real;
+
+		if (strcasecmp(cl->pairs[0].key, "PartitionName"))
+			continue;
+		real = strcasecmp(cl->pairs[0].val, "DEFAULT");
+		parts += real;
+		if (_suspend_time_set(_line_get(cl, "SuspendTime"), &secs)) {
+			enabled = true;
+			if (shortest < 0 || secs < shortest) {
+				shortest = secs;
+				shortest_at = cl->where;
+			}
+		}
+		if ((v = _line_get(cl, "ResumeTimeout")))
+			_check_power_timeout(cl->where, "ResumeTimeout", v, 60,
+					     p.power_boot, "libra_power_boot",
+					     "boot", why_resume);
+		else if (real)
+			global_rt = true;
+		if ((v = _line_get(cl, "SuspendTimeout")))
+			_check_power_timeout(cl->where, "SuspendTimeout", v, 30,
+					     p.power_shutdown,
+					     "libra_power_shutdown",
+					     "shut down", why_suspend);
+		else if (real)
+			global_tt = true;
+	}
+	if (!enabled)
+		_finding(R_POWER, ws,
+			 "libra_power=%s, but SuspendTime is %s: slurmctld runs no power saving without it, and nodes are never powered down",
+			 "set SuspendTime=31536000 (a year: large, so that Slurm's own idle timer never acts before sched/libra's plan)",
+			 name, st ? st : "not set (INFINITE)");
+	else if (shortest < 86400)
+		_finding(R_POWER_TIMING, shortest_at,
+			 "SuspendTime=%ld: Slurm's own idle timer powers down nodes idle that long, which sched/libra's plan may keep powered (for work booked on them, or because powering them down and up again costs more)",
+			 "set SuspendTime=31536000 (a year), so that only sched/libra's plan powers nodes down",
+			 shortest);
+	/* the global values hold where a partition does not set its own */
+	if (global_rt || !parts)
+		_check_power_timeout(wr, "ResumeTimeout", rt, 60, p.power_boot,
+				     "libra_power_boot", "boot", why_resume);
+	if (global_tt || !parts)
+		_check_power_timeout(wt, "SuspendTimeout", tt, 30,
+				     p.power_shutdown, "libra_power_shutdown",
+				     "shut down", why_suspend);
+}
+
+/*
+ * Can user read path?  By its mode bits (root reads everything); true when
+ * the user or the file is unknown, which is not this rule's to say.
+ */
+static bool _readable_by(const char *user, const char *path)
+{
+	struct passwd *pw = getpwnam(user);
+	gid_t groups[256];
+	int ngroups = 256;
+	struct stat st;
+
+	if (!pw || stat(path, &st))
+		return true;
+	if (pw->pw_uid == 0)
+		return true;
+	if (st.st_uid == pw->pw_uid)
+		return st.st_mode & S_IRUSR;
+	if (getgrouplist(user, pw->pw_gid, groups, &ngroups) < 0)
+		ngroups = 0;
+	for (int i = 0; i < ngroups; i++)
+		if (groups[i] == st.st_gid)
+			return st.st_mode & S_IRGRP;
+	if (st.st_gid == pw->pw_gid)
+		return st.st_mode & S_IRGRP;
+	return st.st_mode & S_IROTH;
+}
+
+/* libra_tariff=/path: slurmctld reads it as SlurmUser, at every start and
+ * reconfigure.  (A tariff that does not parse is found with the other
+ * parameters, in _check_scheduler().) */
+static void _check_tariff(const conf_t *c, const char *file)
+{
+	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
+	const char *user = _get(c, "SlurmUser", NULL);
+	libra_params_t p;
+	char err[512];
+
+	libra_params_default(&p);
+	if (!params || libra_params_parse(&p, params, err, sizeof(err)) ||
+	    !p.tariff.path[0])
+		return;
+	if (!user)
+		user = "root";	/* Slurm's default */
+	if (!_readable_by(user, p.tariff.path))
+		_finding(R_TARIFF, pw,
+			 "libra_tariff=%s cannot be read by SlurmUser=%s: slurmctld refuses the parameters at its next start or reconfigure",
+			 "make the file readable by SlurmUser (chmod 0644, or chown it to SlurmUser)",
+			 p.tariff.path, user);
+}
+
 /* --running: what slurmctld runs, against the file. */
 static void _check_running(const conf_t *c, const char *file)
 {
@@ -791,6 +1032,8 @@ int main(int argc, char **argv)
 		cgroup = cgp;
 	}
 	_check_cgroup(&c, file, cgroup);
+	_check_power(&c, file);
+	_check_tariff(&c, file);
 	if (running)
 		_check_running(&c, file);
 
