@@ -60,7 +60,7 @@ enum {
 	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
-	OPT_SUSPEND_TIME,
+	OPT_SUSPEND_TIME, OPT_POWER_PACE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -134,6 +134,7 @@ static const struct option long_opts[] = {
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "shutdown", required_argument, NULL, OPT_SHUTDOWN },
 	{ "suspend-time", required_argument, NULL, OPT_SUSPEND_TIME },
+	{ "power-pace", required_argument, NULL, OPT_POWER_PACE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -190,6 +191,8 @@ static void _usage(FILE *f)
 "  --power-interval S      between decision points (900)\n"
 "  --boot S, --shutdown S  a node's boot and shutdown (300, 60)\n"
 "  --suspend-time S        --power slurm: idle time before power down (600)\n"
+"  --power-pace P          on | off: h3, h5 aim a deferred job's share at\n"
+"                          the end of the tariff's stretch it begins in (off)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -592,6 +595,13 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_num(name, a, 0, false, 86400, false);
 			power_opts |= 2;
 			break;
+		case OPT_POWER_PACE:
+			if (strcmp(a, "on") && strcmp(a, "off"))
+				_usage_error("--power-pace: '%s' is not on or "
+					     "off", a);
+			cfg->power_pace = !strcmp(a, "on");
+			power_opts |= 8;
+			break;
 		case OPT_SUSPEND_TIME:
 			cfg->suspend_time = _num(name, a, 0, false, 1e8,
 						 false);
@@ -705,6 +715,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			     "and --shutdown need --power");
 	if ((power_opts & 4) && !cfg->power_slurm)
 		_usage_error("--suspend-time needs --power slurm");
+	if ((power_opts & 8) && !libra_power_defers(cfg->power))
+		_usage_error("--power-pace needs --power h3 or h5");
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -719,7 +731,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 33
+#define NFIELDS 34
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -786,9 +798,12 @@ static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 
 static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		     sim_policy_t policy, sim_model_t model,
-		     const libra_metrics_t *m, const sim_energy_t *en)
+		     const libra_metrics_t *m, const sim_energy_t *en,
+		     const sim_outcome_t *out)
 {
 	field_t f[NFIELDS];
+	double work = 0.0;
+	size_t i;
 	int n = 0;
 
 #define S(k, v) f[n++] = (field_t) { .key = k, .kind = F_STR, .s = v }
@@ -825,6 +840,12 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		I("tariff_offset", en->offset);
 		D("energy", en->cost, 6);
 		D("node_hours", en->node_sec / 3600.0, 4);
+		/* the CPU-hours of the admitted jobs (R x procs): what the
+		 * powered hours served */
+		for (i = 0; i < w->n; i++)
+			if (out[i].accepted)
+				work += w->jobs[i].runtime * w->jobs[i].procs;
+		D("work_hours", work / 3600.0, 4);
 		D("span", en->span, 3);
 		I("power_ups", en->ups);
 		I("power_downs", en->downs);
@@ -950,7 +971,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 		}
 		sim_energy_static(cfg, w->procs, cfg->tariff_start, span, &en);
 	}
-	_summary(cfg, w, policy, model, &m, &en);
+	_summary(cfg, w, policy, model, &m, &en, out);
 	if (csv)
 		_csv_rows(csv, cfg, w, policy, out);
 	free(out);

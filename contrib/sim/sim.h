@@ -143,6 +143,8 @@ typedef struct sim_config {
 	char tariff_spec[LIBRA_TARIFF_PATH_MAX];
 	long tariff_start;
 	double power_interval, boot, shutdown, suspend_time;
+	bool power_pace;	/* a deferred job's share aimed at the end
+				 * of the tariff's stretch it begins in */
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;

@@ -901,23 +901,13 @@ static int _begin(ts_t *s, int i, double now)
 
 /* ---- power (--power) ------------------------------------------------------ */
 
-/* The earliest begin booked on the node (INFINITY: none). */
-static double _next_use(const ts_t *s, int node)
-{
-	const tnode_t *nd = &s->nodes[node];
-	double t = INFINITY;
-
-	for (int k = 0; k < nd->n; k++)
-		if (nd->p[k].pending)
-			t = fmin(t, s->begin[nd->p[k].job]);
-	return t;
-}
-
 /*
  * Whatever power work is due now: boots and shutdowns that end, boots
  * that bookings need, Slurm-style suspensions (--power slurm), and at a
- * decision point the core's libra_power_decide() for every node (busy:
- * a part runs on it; next_use: its earliest booked begin).
+ * decision point the core's libra_power_decide() for every node, with
+ * what the ledger says of it (libra_power_node_use(), as sched/libra
+ * asks: busy, a job on it has begun; next_use, its earliest booked
+ * begin).
  */
 static void _power_event(ts_t *s, double now)
 {
@@ -936,14 +926,11 @@ static void _power_event(ts_t *s, double now)
 	}
 	if (now >= pw->next_dp) {
 		for (int k = 0; k < s->nnodes; k++) {
-			const tnode_t *nd = &s->nodes[k];
 			sim_pnode_t *pn = &pw->node[k];
-			libra_power_node_t v = {
-				.state = pn->state,
-				.busy = nd->n > nd->npending,
-				.next_use = _next_use(s, k),
-			};
+			libra_power_node_t v = { .state = pn->state };
 
+			libra_power_node_use(s->l, k, now, &v.busy,
+					     &v.next_use);
 			pn->idle_points = v.busy ? 0 : pn->idle_points + 1;
 			v.idle_points = pn->idle_points;
 			switch (libra_power_decide(&pw->pc, &pw->tariff, &v,
@@ -952,8 +939,8 @@ static void _power_event(ts_t *s, double now)
 				sim_power_up(pw, k, now);
 				break;
 			case LIBRA_POWER_DOWN:
-				if (v.busy)	/* the core never says so */
-					break;
+				if (s->nodes[k].n > s->nodes[k].npending)
+					break;	/* never: a part runs */
 				sim_power_down(pw, k, now);
 				if (v.next_use - pw->pc.boot < pn->wake)
 					pn->wake = v.next_use - pw->pc.boot;
@@ -995,15 +982,17 @@ static int _quote_at(ts_t *s, const libra_sla_t *sla, libra_request_t *req,
  * the end of a boot, and from the end of a shutdown and a boot, on every
  * node that can be up by then (the powered-off nodes count as capacity
  * after their boot; with every node up, as under static, nothing changes).
- * The first accepted is taken; s->begin[i] says when it begins.  Refused:
- * the verdict of the widest quote at its own begin.
+ * The first accepted is taken; s->begin[i] says when it begins, and *sla
+ * is what to commit (--power-pace: its deadline the paced one).
+ * Refused: the verdict of the widest quote at its own begin.
  */
-static void _admit_power(ts_t *s, int i, const libra_sla_t *sla,
+static void _admit_power(ts_t *s, int i, libra_sla_t *sla,
 			 libra_request_t *req, double now)
 {
 	const sim_job_t *j = &s->w->jobs[i];
 	double starts[2 * LIBRA_TARIFF_MAX + 2], e0 = j->begin;
 	libra_verdict_t v = LIBRA_REJECT_DEADLINE;
+	libra_sla_t paced;
 	int n;
 
 	n = libra_power_starts(&s->pw->pc, &s->pw->tariff, e0,
@@ -1012,11 +1001,27 @@ static void _admit_power(ts_t *s, int i, const libra_sla_t *sla,
 					      sizeof(starts[0])));
 	for (int k = 0; k < n; k++) {
 		double at = starts[k];
-		int off = _quote_at(s, sla, req, now, at);
+		const libra_sla_t *q = sla;
+		int off;
 
+		/* --power-pace: a deferred job's share is aimed at the end
+		 * of the tariff's stretch it begins in, so that it runs
+		 * there, not on into the next (dearer) one */
+		if (at > e0 && s->cfg->power_pace &&
+		    !(sla->set & LIBRA_SLA_DUEDATE)) {
+			paced = *sla;
+			paced.deadline = fmin(sla->deadline,
+					      fmax(at + sla->runtime,
+						   libra_tariff_next_change(
+							&s->pw->tariff, at)));
+			q = &paced;
+		}
+		off = _quote_at(s, q, req, now, at);
 		if (s->q->verdict == LIBRA_ACCEPT) {
 			s->begin[i] = at;
 			s->en->deferred += at > e0;
+			if (q != sla)
+				*sla = paced;
 			return;
 		}
 		if (at != e0)
