@@ -55,25 +55,21 @@ extern const char *libra_power_action_name(libra_power_action_t a)
 /*
  * H3's removal test (Sung Eq. 4.13): keeping the node from now until its
  * next use costs the tariff over [now, next); removing it costs the
- * shutdown, then the boot before the next use, both billed.  With no
- * next use known, the comparison is over the next interval: a node idle
- * now is kept only where one more interval of it costs no more than
- * cycling it.
+ * shutdown, then the boot before the next use, both billed.  A node
+ * that nothing is booked on is idle for as long as anyone knows: removing
+ * it is cheaper.
  */
 static bool _cheaper_to_remove(const libra_power_cfg_t *c,
 			       const libra_tariff_t *t,
 			       const libra_power_node_t *n, double now)
 {
-	double until = isfinite(n->next_use) ? n->next_use
-					     : now + c->interval;
-	double keep = libra_tariff_cost(t, now, until);
-	double cycle = libra_tariff_cost(t, now, now + c->shutdown);
+	double keep, cycle;
 
-	if (isfinite(n->next_use))
-		cycle += libra_tariff_cost(t, n->next_use - c->boot,
-					   n->next_use);
-	else
-		cycle += libra_tariff_cost(t, until, until + c->boot);
+	if (!isfinite(n->next_use))
+		return true;	/* idle for as long as anyone knows */
+	keep = libra_tariff_cost(t, now, n->next_use);
+	cycle = libra_tariff_cost(t, now, now + c->shutdown) +
+		libra_tariff_cost(t, n->next_use - c->boot, n->next_use);
 	return keep > cycle;
 }
 

@@ -177,6 +177,17 @@ extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
 	libra_hub_unlock();
 }
 
+/* Seconds east of UTC of the local time zone now. */
+static long _utc_offset(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm))
+		return 0;
+	return tm.tm_gmtoff;
+}
+
 extern int libra_slurm_load_params(const char *who)
 {
 	libra_params_t *p = libra_hub_params();
@@ -184,6 +195,8 @@ extern int libra_slurm_load_params(const char *who)
 	char err[256], shown[2048];
 
 	libra_params_default(&fresh);
+	/* the tariff's clock is local time (tariff.h) */
+	fresh.tariff.offset = _utc_offset();
 	if (libra_params_parse(&fresh, slurm_conf.sched_params, err,
 			       sizeof(err))) {
 		error("%s: SchedulerParameters: %s; keeping the previous settings",
@@ -434,6 +447,31 @@ extern bitstr_t *libra_slurm_held_excluded(job_record_t *job_ptr,
 		(*n)++;
 	}
 	return exc;
+}
+
+extern libra_node_power_t libra_slurm_node_power(node_record_t *node_ptr)
+{
+	if (IS_NODE_POWERING_UP(node_ptr))
+		return LIBRA_NODE_BOOTING;
+	if (IS_NODE_POWERING_DOWN(node_ptr))
+		return LIBRA_NODE_STOPPING;
+	if (IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_POWER_DOWN(node_ptr))
+		return LIBRA_NODE_OFF;
+	return LIBRA_NODE_ON;
+}
+
+extern bool *libra_slurm_powered(const bool *eligible)
+{
+	bool *on = xcalloc(node_record_count + 1, sizeof(*on));
+
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		on[i] = eligible[i] && node_ptr &&
+			libra_slurm_node_power(node_ptr) == LIBRA_NODE_ON;
+	}
+	return on;
 }
 
 static bool _node_usable(node_record_t *node_ptr)

@@ -96,6 +96,14 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 /* Does the cluster track memory (SelectTypeParameters=CR_*_Memory)? */
 extern bool libra_slurm_mem_tracked(void);
 
+/* A node's power state in Slurm's power saving (decision 24): booting,
+ * stopping, off (powered down, or asked to be), else on.  Node lock. */
+extern libra_node_power_t libra_slurm_node_power(node_record_t *node_ptr);
+
+/* A copy of eligible (one per node) kept to the nodes that are powered on
+ * now (xfree() it).  Node read lock. */
+extern bool *libra_slurm_powered(const bool *eligible);
+
 /*
  * What a job asks besides CPUs (decision 17): its memory (--mem,
  * --mem-per-cpu, --mem-per-gpu; else part_ptr's DefMemPerCPU or

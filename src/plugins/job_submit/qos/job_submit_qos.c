@@ -684,6 +684,68 @@ static const char *_booking_error(const libra_sla_t *sla, double begin,
 }
 
 /*
+ * libra_admit() under a power plan (decision 24).  Without one, at "at".
+ * With one, each start libra_power_starts() offers (cheapest first; now
+ * alone for the heuristics that do not defer) is tried: before the boot
+ * time has passed, on the powered nodes only; from then on, on every
+ * eligible node, powered-down ones counted from their boot.  The first
+ * admitted wins and its start is returned (> now: the job is booked
+ * there).  When none is admitted the quote is the plain one at now, so
+ * that the refusal says why; if that one would admit, only the boot is in
+ * the way, and *boot_wait says so.
+ */
+static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
+			   libra_sla_t *sla, libra_request_t *req, double at,
+			   double now, bool plain, libra_quote_t *q,
+			   bool *boot_wait)
+{
+	libra_power_cfg_t cfg = libra_params_power(p);
+	const bool *all = req->eligible;
+	bool *on;
+	double starts[8], ready = now + p->power_boot, chosen = -1.0;
+	int n;
+
+	*boot_wait = false;
+	if (plain || p->power == LIBRA_POWER_NONE) {
+		libra_admit(l, p, sla, req, at, q);
+		return at;
+	}
+	on = libra_slurm_powered(all);
+	n = libra_power_starts(&cfg, &p->tariff, now,
+			       sla->deadline - sla->runtime, sla->runtime,
+			       starts, (int) ARRAY_SIZE(starts));
+	for (int i = 0; i < n && chosen < 0.0; i++) {
+		double s = starts[i], b = fmax(s, ready);
+
+		if (s < ready) {
+			req->eligible = on;
+			req->booked = s > now ? now : 0.0;
+			libra_admit(l, p, sla, req, s, q);
+			if (q->verdict == LIBRA_ACCEPT) {
+				chosen = s;
+				break;
+			}
+		}
+		req->eligible = all;
+		req->booked = b > now ? now : 0.0;
+		libra_admit(l, p, sla, req, b, q);
+		if (q->verdict == LIBRA_ACCEPT)
+			chosen = b;
+	}
+	req->eligible = all;
+	req->booked = 0.0;
+	xfree(on);
+	if (chosen >= 0.0)
+		return chosen;
+	libra_admit(l, p, sla, req, now, q);
+	if (q->verdict == LIBRA_ACCEPT) {
+		*boot_wait = true;
+		q->verdict = LIBRA_REJECT_DEADLINE;
+	}
+	return now;
+}
+
+/*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
  * ledger from then; its SLA was read with its begin as its submission.
@@ -708,7 +770,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	/* what the user's times count from: the begin of a booking */
 	double from = begin > 0.0 ? begin : now;
 	char begin_txt[96] = "", predict_txt[128] = "";
-	double declared = 0.0, predicted = 0.0;
+	double declared = 0.0, predicted = 0.0, start;
+	bool boot_wait;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -742,11 +805,17 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if (!hold)
 		_predict(job_desc, sla, p, uid, &declared, &predicted,
 			 predict_txt, sizeof(predict_txt));
-	libra_admit(l, p, sla, &req, at, q);
+	start = _admit_power(l, p, sla, &req, at, now, hold || begin > 0.0,
+			     q, &boot_wait);
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, from, err_msg);
+		if (boot_wait) {
+			libra_format_duration(p->power_boot, m1, sizeof(m1));
+			xstrfmtcat(*err_msg, " (the powered nodes cannot take it, and its deadline cannot wait %s for a powered-down node to boot: libra_power_boot)",
+				   m1);
+		}
 		xstrfmtcat(*err_msg, "%s%s", begin_txt, predict_txt);
 		if (hold) {
 			libra_format_duration(p->quote_hold, m1, sizeof(m1));
@@ -760,6 +829,27 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		goto out;
 	}
 
+	if (!hold && begin <= 0.0 && start > now) {
+		/* the power plan's start (decision 24): deferred to cheaper
+		 * hours (Slurm holds the job until then), or counted from
+		 * the boot of powered-down nodes (started at once; slurmctld
+		 * powers them up) */
+		char t[32];
+
+		_clock(start, t, sizeof(t));
+		if (start > now + p->power_boot) {
+			job_desc->begin_time = (time_t) ceil(start);
+			snprintf(begin_txt, sizeof(begin_txt),
+				 " (deferred to %s, when power is cheaper)",
+				 t);
+			from = start;
+		} else {
+			snprintf(begin_txt, sizeof(begin_txt),
+				 " (on powered-down nodes: counted from their boot, %s)",
+				 t);
+		}
+		begin = start;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.policy = p->policy;
 	rec.token = libra_hub_next_token();

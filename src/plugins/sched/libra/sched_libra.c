@@ -654,6 +654,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		}
 	}
 	xfree(jobs);
+	libra_power_pass(now);
 
 	END_TIMER;
 	*nstarted = started;
@@ -739,6 +740,7 @@ static void *_agent(void *arg)
 			 * running at once (ends: libra_slurm_journal_end()) */
 			if (unsaved || started)
 				_save_state(unsaved);
+			libra_power_flush();
 			if (!unsaved)
 				break;
 		}
@@ -758,4 +760,5 @@ extern void libra_sched_stop(void)
 		return;
 	libra_hub_shutdown();
 	libra_thread_join(agent_tid);
+	libra_power_fini();
 }

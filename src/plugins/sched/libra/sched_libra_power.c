@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  sched_libra_power.c - sched/libra's power plan (issue 21; doc/design.md
+ *  decision 24): at decision points libra_power_interval apart, each node
+ *  is kept, powered down or powered up as libra_power_decide() says, by
+ *  Slurm's own power saving (POWER_DOWN / POWER_UP, then SuspendProgram
+ *  and ResumeProgram).  A node that admission places work on while it is
+ *  powered down is powered up by slurmctld itself when the job starts.
+ *
+ *  Every pass also notes each node's power state; the changes are
+ *  appended to StateSaveLocation/libra_power ("EPOCH NODE STATE", STATE
+ *  on, off, booting or stopping), which libra-report --power reads.  The
+ *  lines are collected under the pass's locks and written after them
+ *  (libra_power_flush()).
+ *
+ *  Locks: the pass's (config read, job write, node write, partition read);
+ *  the hub is taken for each node's ledger entries.
+\*****************************************************************************/
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "hub.h"
+#include "ledger.h"
+#include "libra_compat.h"
+#include "libra_slurm.h"
+#include "power.h"
+#include "sched_libra.h"
+
+static int nnodes;
+static int *idle_points;
+static libra_node_power_t *seen;	/* the state last noted */
+static time_t next_decision;
+static char *journal;			/* lines not yet written */
+static char *journal_path;
+
+static const char *_state_name(libra_node_power_t st)
+{
+	static const char *const names[] = { "on", "off", "booting",
+					     "stopping" };
+
+	return names[st];
+}
+
+/* Size the per-node tables to the node table (it can grow on reconfigure). */
+static void _resize(void)
+{
+	if (nnodes == node_record_count)
+		return;
+	xrecalloc(idle_points, node_record_count, sizeof(*idle_points));
+	xrecalloc(seen, node_record_count, sizeof(*seen));
+	for (int i = nnodes; i < node_record_count; i++)
+		seen[i] = (libra_node_power_t) -1;	/* noted at once */
+	nnodes = node_record_count;
+}
+
+/* Note the nodes whose power state changed since the last pass. */
+static void _note_states(time_t now)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		libra_node_power_t st;
+
+		if (!node_ptr)
+			continue;
+		st = libra_slurm_node_power(node_ptr);
+		if (st == seen[i])
+			continue;
+		seen[i] = st;
+		xstrfmtcat(journal, "%ld %s %s\n", (long) now, node_ptr->name,
+			   _state_name(st));
+	}
+	if (journal && !journal_path)
+		journal_path = xstrdup_printf("%s/libra_power",
+					      slurm_conf.state_save_location);
+}
+
+/* Power the listed nodes down or up through Slurm's power saving. */
+static void _request(const char *names, uint32_t state, const char *what,
+		     const libra_params_t *p)
+{
+	update_node_msg_t msg;
+	int rc;
+
+	slurm_init_update_node_msg(&msg);
+	msg.node_names = (char *) names;
+	msg.node_state = state;
+	rc = update_node(&msg, slurm_conf.slurm_user_id);
+	if (rc != SLURM_SUCCESS)
+		error("sched/libra: power (%s): cannot power %s %s: %s",
+		      libra_power_name(p->power), what, names,
+		      slurm_strerror(rc));
+	else
+		info("sched/libra: power (%s): powering %s %s",
+		     libra_power_name(p->power), what, names);
+}
+
+static bool _busy_in_slurm(node_record_t *node_ptr)
+{
+	return IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) ||
+	       IS_NODE_COMPLETING(node_ptr);
+}
+
+/* Usable but for its power: never act on a node that is down or drained. */
+static bool _managed(node_record_t *node_ptr)
+{
+	return node_ptr && !IS_NODE_DOWN(node_ptr) &&
+	       !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_NO_RESPOND(node_ptr);
+}
+
+extern void libra_power_pass(time_t now)
+{
+	libra_params_t p;
+	libra_power_cfg_t cfg;
+	char *down = NULL, *up = NULL;
+
+	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
+	libra_hub_lock();
+	p = *libra_hub_params();
+	libra_hub_unlock();
+	if (p.power == LIBRA_POWER_NONE) {
+		next_decision = 0;
+		return;
+	}
+	_resize();
+	_note_states(now);
+	if (now < next_decision)
+		return;
+	next_decision = now + (time_t) p.power_interval;
+	cfg = libra_params_power(&p);
+
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		libra_power_node_t n;
+		libra_power_action_t a;
+
+		if (!_managed(node_ptr)) {
+			idle_points[i] = 0;
+			continue;
+		}
+		n.state = libra_slurm_node_power(node_ptr);
+		libra_hub_lock();
+		if (i < libra_ledger_node_count(libra_hub_ledger()))
+			libra_power_node_use(libra_hub_ledger(), i,
+					     (double) now, &n.busy,
+					     &n.next_use);
+		else
+			n.busy = false, n.next_use = INFINITY;
+		libra_hub_unlock();
+		n.busy = n.busy || _busy_in_slurm(node_ptr);
+		if (n.state == LIBRA_NODE_ON && !n.busy)
+			idle_points[i]++;
+		else
+			idle_points[i] = 0;
+		n.idle_points = idle_points[i];
+		a = libra_power_decide(&cfg, &p.tariff, &n, (double) now);
+		if (a == LIBRA_POWER_DOWN)
+			xstrfmtcat(down, "%s%s", down ? "," : "",
+				   node_ptr->name);
+		else if (a == LIBRA_POWER_UP)
+			xstrfmtcat(up, "%s%s", up ? "," : "", node_ptr->name);
+	}
+	debug("sched/libra: power (%s): decision at %ld, rate %g per node-hour",
+	      libra_power_name(p.power), (long) now,
+	      libra_tariff_rate(&p.tariff, (double) now));
+	if (down)
+		_request(down, NODE_STATE_POWER_DOWN, "down", &p);
+	if (up)
+		_request(up, NODE_STATE_POWER_UP, "up", &p);
+	xfree(down);
+	xfree(up);
+}
+
+/* Does the file end in a line torn by a crash (no newline)? */
+static bool _torn(int fd)
+{
+	struct stat st;
+	char last;
+
+	return !fstat(fd, &st) && st.st_size > 0 &&
+	       pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
+extern void libra_power_flush(void)
+{
+	char *lines, *path;
+	int fd;
+	slurmctld_lock_t node_read = { .node = READ_LOCK };
+
+	lock_slurmctld(node_read);
+	lines = journal;
+	journal = NULL;
+	path = journal_path ? xstrdup(journal_path) : NULL;
+	unlock_slurmctld(node_read);
+	if (!lines)
+		goto out;
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0 && _torn(fd) && write(fd, "\n", 1) != 1)
+		error("sched/libra: cannot append to %s: %m", path);
+	if (fd < 0 || write(fd, lines, strlen(lines)) !=
+		      (ssize_t) strlen(lines))
+		error("sched/libra: cannot append to %s: %m", path);
+	if (fd >= 0)
+		close(fd);
+out:
+	xfree(lines);
+	xfree(path);
+}
+
+extern void libra_power_fini(void)
+{
+	xfree(idle_points);
+	xfree(seen);
+	xfree(journal);
+	xfree(journal_path);
+	nnodes = 0;
+}
