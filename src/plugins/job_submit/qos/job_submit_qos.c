@@ -690,14 +690,15 @@ static const char *_booking_error(const libra_sla_t *sla, double begin,
  * time has passed, on the powered nodes only; from then on, on every
  * eligible node, powered-down ones counted from their boot.  The first
  * admitted wins and its start is returned (> now: the job is booked
- * there).  When none is admitted the quote is the plain one at now, so
- * that the refusal says why; if that one would admit, only the boot is in
- * the way, and *boot_wait says so.
+ * there); *deferred says whether the plan chose a later start (not only a
+ * wait for a boot).  When none is admitted the quote is the plain one at
+ * now, so that the refusal says why; if that one would admit, only the
+ * boot is in the way, and *boot_wait says so.
  */
 static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 			   libra_sla_t *sla, libra_request_t *req, double at,
 			   double now, bool plain, libra_quote_t *q,
-			   bool *boot_wait)
+			   bool *deferred, bool *boot_wait)
 {
 	libra_power_cfg_t cfg = libra_params_power(p);
 	const bool *all = req->eligible;
@@ -705,7 +706,7 @@ static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 	double starts[8], ready = now + p->power_boot, chosen = -1.0;
 	int n;
 
-	*boot_wait = false;
+	*boot_wait = *deferred = false;
 	if (plain || p->power == LIBRA_POWER_NONE) {
 		libra_admit(l, p, sla, req, at, q);
 		return at;
@@ -723,14 +724,17 @@ static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 			libra_admit(l, p, sla, req, s, q);
 			if (q->verdict == LIBRA_ACCEPT) {
 				chosen = s;
+				*deferred = s > now;
 				break;
 			}
 		}
 		req->eligible = all;
 		req->booked = b > now ? now : 0.0;
 		libra_admit(l, p, sla, req, b, q);
-		if (q->verdict == LIBRA_ACCEPT)
+		if (q->verdict == LIBRA_ACCEPT) {
 			chosen = b;
+			*deferred = s > now;
+		}
 	}
 	req->eligible = all;
 	req->booked = 0.0;
@@ -771,7 +775,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	double from = begin > 0.0 ? begin : now;
 	char begin_txt[96] = "", predict_txt[128] = "";
 	double declared = 0.0, predicted = 0.0, start;
-	bool boot_wait;
+	bool deferred, boot_wait;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -806,7 +810,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		_predict(job_desc, sla, p, uid, &declared, &predicted,
 			 predict_txt, sizeof(predict_txt));
 	start = _admit_power(l, p, sla, &req, at, now, hold || begin > 0.0,
-			     q, &boot_wait);
+			     q, &deferred, &boot_wait);
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
@@ -837,7 +841,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		char t[32];
 
 		_clock(start, t, sizeof(t));
-		if (start > now + p->power_boot) {
+		if (deferred) {
 			job_desc->begin_time = (time_t) ceil(start);
 			snprintf(begin_txt, sizeof(begin_txt),
 				 " (deferred to %s, when power is cheaper)",
