@@ -98,17 +98,6 @@ extern double libra_ddy(double delay, double remaining)
 	return (delay + remaining) / remaining;
 }
 
-static int _cmp_cand(const void *a, const void *b)
-{
-	const cand_t *x = a, *y = b;
-
-	if (x->key < y->key)
-		return -1;
-	if (x->key > y->key)
-		return 1;
-	return x->node - y->node;
-}
-
 static int _min_nodes(const libra_request_t *req)
 {
 	return req->min_nodes > 1 ? req->min_nodes : 1;
@@ -122,18 +111,36 @@ static int _max_nodes(const libra_request_t *req)
 }
 
 /*
- * A binary min-heap of candidates under _cmp_cand (Floyd's construction is
- * O(n), each pop O(log n)).
+ * The candidates' order: key ascending, then node index (a total order).
+ * A binary min-heap under it (Floyd's construction is O(n),
+ * each pop O(log n)), of small references to the candidates: the key and
+ * node that order them and where the candidate is.  Moving 16 bytes instead
+ * of a whole cand_t.
  */
-static void _sift(cand_t *h, int n, int i)
+typedef struct {
+	double key;
+	int node;
+	int idx;	/* index into the candidate array */
+} cref_t;
+
+static inline bool _ref_less(const cref_t *x, const cref_t *y)
+{
+	if (x->key < y->key)
+		return true;
+	if (x->key > y->key)
+		return false;
+	return x->node < y->node;
+}
+
+static void _sift(cref_t *h, int n, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, m = i;
-		cand_t t;
+		cref_t t;
 
-		if (l < n && _cmp_cand(&h[l], &h[m]) < 0)
+		if (l < n && _ref_less(&h[l], &h[m]))
 			m = l;
-		if (r < n && _cmp_cand(&h[r], &h[m]) < 0)
+		if (r < n && _ref_less(&h[r], &h[m]))
 			m = r;
 		if (m == i)
 			return;
@@ -177,7 +184,7 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
 }
 
 /*
- * Take CPUs from the candidates in _cmp_cand order into q->place.  Spreads
+ * Take CPUs from the candidates in their order (_ref_less) into q->place.  Spreads
  * over at least min_nodes nodes; with a node limit, skips nodes too small
  * to let the remaining nodes hold the rest.  Returns the CPUs placed.
  * Each place holds the job's memory there and its GPUs: per node, or of
@@ -186,24 +193,43 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
  * another node (or is skipped, like a node too small, when it cannot);
  * GPUs left over fail the placement.
  *
- * "sorted": c is in order already.  Otherwise c is made a heap and popped
- * until the request is filled instead of being sorted whole: a 1-64 CPU
- * request takes one or two nodes of thousands.  _cmp_cand is a total order
- * (key, then node index), so the nodes come out exactly as a sort would
- * put them and the placement is the same.  Reorders c.
+ * "sorted": c is in order already.  Otherwise the least of references to c
+ * are taken, by a scan for the first few (_FILL_SCANS), then from a heap
+ * of the rest, until the request is filled, instead of c being sorted
+ * whole: a 1-64 CPU request takes one or two nodes of thousands (a NaN
+ * key, which orders nothing, goes to the heap at once, as before).
+ * The order is total (key, then node index), so the nodes come out
+ * exactly as a sort would put them and the placement is the same.  Leaves
+ * c as it is.  Out of memory: nothing placed.
  */
+/* Candidates taken by a scan for the least before _fill makes a heap of the
+ * rest: most requests take one or two nodes, and a scan of n references
+ * costs less than making a heap of them. */
+#define _FILL_SCANS 3
+
 static int _fill(cand_t *c, int n, const libra_request_t *req,
 		 libra_quote_t *q, bool sorted)
 {
 	int need = req->cpus, min_nodes = _min_nodes(req);
 	int max_nodes = _max_nodes(req);
 	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
-	int next = 0, left = n, gpus_left = req->demand.gpus;
+	int next = 0, left = n, gpus_left = req->demand.gpus, scans = 0;
+	cref_t *h = NULL;
+	bool heap = false;
 
-	if (!sorted)
-		for (int i = n / 2 - 1; i >= 0; i--)
-			_sift(c, n, i);
 	q->nplace = 0;
+	if (!sorted) {
+		h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+		if (!h)
+			return 0;
+		for (int i = 0; i < n; i++) {
+			h[i].key = c[i].key;
+			h[i].node = c[i].node;
+			h[i].idx = i;
+			if (isnan(c[i].key))
+				scans = _FILL_SCANS;	/* no order: the heap */
+		}
+	}
 	while (left > 0 && need > 0 && q->nplace < max_nodes) {
 		int nodes_left = max_nodes - q->nplace;
 		int still = min_nodes - q->nplace - 1;	/* after this one */
@@ -213,10 +239,29 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 		if (sorted) {
 			top = c[next++];
 			left--;
+		} else if (scans < _FILL_SCANS) {
+			/* the least of the rest by a scan, moved to the end */
+			int min = 0;
+			cref_t t;
+
+			for (int i = 1; i < left; i++)
+				if (_ref_less(&h[i], &h[min]))
+					min = i;
+			top = c[h[min].idx];
+			t = h[min];
+			h[min] = h[left - 1];
+			h[left - 1] = t;
+			left--;
+			scans++;
 		} else {
-			top = c[0];
-			c[0] = c[--left];
-			_sift(c, left, 0);
+			if (!heap) {
+				for (int i = left / 2 - 1; i >= 0; i--)
+					_sift(h, left, i);
+				heap = true;
+			}
+			top = c[h[0].idx];
+			h[0] = h[--left];
+			_sift(h, left, 0);
 		}
 		take = top.room - top.room % unit;
 		if (req->cpus_per_node > 0) {
@@ -257,6 +302,7 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 		need -= take;
 		gpus_left -= gpus;
 	}
+	free(h);
 	if (q->nplace < min_nodes || gpus_left > 0)
 		need = need > 0 ? need : 1;
 	return req->cpus - need;
@@ -717,6 +763,8 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 		int room = _room(l, p, req, j, share, now, sla->deadline);
 		double res_free, res_max, putil;
 
+		if (j + 4 < nodes)
+			libra_ledger_prefetch_node(l, j + 4);
 		if (room < 1)
 			continue;
 		res_free = libra_res_free(l, p, j, 1, sla->runtime, now,
@@ -770,26 +818,24 @@ static void _admit_market(const libra_ledger_t *l, const libra_params_t *p,
 	cand_t *h;
 
 	n = _market_candidates(l, p, sla, req, now, q->share, c);
-	/* _fill reorders what it is given: c stays as built */
-	h = malloc((size_t) (n ? n : 1) * sizeof(*h));
-	if (!h) {
-		q->verdict = LIBRA_REJECT_RESOURCES;
-		return;
-	}
-	memcpy(h, c, (size_t) n * sizeof(*h));
-	if (_fill(h, n, req, q, false) < req->cpus) {
+	/* _fill leaves c as built */
+	if (_fill(c, n, req, q, false) < req->cpus) {
 		q->verdict = LIBRA_REJECT_DEADLINE;
 		q->nplace = 0;
-		free(h);
 		return;
 	}
 	_price_placement(l, p, sla, req, now, q);
 	if (!libra_sla_has_budget(sla) || _within_cpu_budget(p, sla, req, q)) {
 		q->verdict = LIBRA_ACCEPT;
-		free(h);
 		return;
 	}
 	least = _cpu_budget_needed(sla, req, q);
+	h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+	if (!h) {
+		q->verdict = LIBRA_REJECT_RESOURCES;
+		q->nplace = 0;
+		return;
+	}
 
 	/* 2. lines 18-29 with the budget of one CPU */
 	for (int i = 0; i < n; i++)

@@ -182,6 +182,13 @@ extern double libra_ledger_node_share(const libra_ledger_t *l, int node);
 extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end);
 
+/*
+ * A hint: libra_ledger_node_window_work() of this node comes soon (a loop
+ * over the nodes asks for a node a few ahead).  Reads nothing, changes
+ * nothing.
+ */
+extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node);
+
 /* CPUs of all jobs on the node, best-effort ones included: the job slots
  * in use (Slurm lets at most OverSubscribe=FORCE:N jobs share a CPU). */
 extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node);
