@@ -181,7 +181,7 @@ static inline double libra_price_base_per_sec(const libra_params_t *p)
 static inline libra_power_cfg_t libra_params_power(const libra_params_t *p)
 {
 	libra_power_cfg_t c = { p->power, p->power_interval, p->power_boot,
-				p->power_shutdown };
+				p->power_shutdown, 0.0 };
 
 	return c;
 }

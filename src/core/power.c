@@ -78,17 +78,19 @@ extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 					       const libra_power_node_t *n,
 					       double now)
 {
-	/* booked work needs it up before the decision point after next
-	 * could have booted it */
+	/* booked work needs it up before the next decision point could
+	 * boot it (kept), or before the next look could (deployed) */
+	double lead = c->lead > 0.0 ? c->lead : c->interval;
 	bool needed = n->busy ||
 		      (n->next_use - c->boot <= now + c->interval);
+	bool boot_now = n->busy || (n->next_use - c->boot <= now + lead);
 
 	if (c->heuristic == LIBRA_POWER_NONE)
 		return LIBRA_POWER_KEEP;
 	if (n->state == LIBRA_NODE_BOOTING || n->state == LIBRA_NODE_STOPPING)
 		return LIBRA_POWER_KEEP;
 	if (n->state == LIBRA_NODE_OFF)
-		return (needed || c->heuristic == LIBRA_POWER_STATIC) ?
+		return (boot_now || c->heuristic == LIBRA_POWER_STATIC) ?
 			LIBRA_POWER_UP : LIBRA_POWER_KEEP;
 	/* powered */
 	if (needed || c->heuristic == LIBRA_POWER_STATIC)

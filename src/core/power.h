@@ -77,6 +77,10 @@ typedef struct libra_power_cfg {
 	double interval;	/* between decision points [s] */
 	double boot;		/* deployment time r1 [s] */
 	double shutdown;	/* removal time r2 [s] */
+	double lead;		/* the caller looks at powered-down nodes at
+				 * least this often [s] (0: interval): one
+				 * is powered up no earlier than that before
+				 * a boot must start */
 } libra_power_cfg_t;
 
 typedef enum {
@@ -114,10 +118,13 @@ extern void libra_power_node_use(const libra_ledger_t *l, int node,
 
 /*
  * What to do with one node at the decision point "now".  Whatever the
- * heuristic, a node that work booked on it will need before the
- * decision point after next could boot it is deployed (or kept), and a
- * busy node is never removed.  Nodes that are booting or stopping are
- * kept as they are.
+ * heuristic, a busy node is never removed, a powered node that work
+ * booked on it will need before the next decision point could boot it is
+ * kept, and a powered-down one is deployed when a later look ("lead"
+ * from now) would be too late to boot it in time.  Nodes that are
+ * booting or stopping are kept as they are.  A caller that looks more
+ * often than it decides (sched/libra: every pass) may call it between
+ * decision points and act on LIBRA_POWER_UP alone.
  */
 extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 					       const libra_tariff_t *t,

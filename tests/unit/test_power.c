@@ -183,7 +183,7 @@ END_TEST
 
 static libra_power_cfg_t _cfg(libra_power_t h)
 {
-	libra_power_cfg_t c = { h, 900, 300, 60 };
+	libra_power_cfg_t c = { h, 900, 300, 60, 0 };
 
 	return c;
 }
@@ -268,6 +268,15 @@ START_TEST(test_power_booked_work_deploys_a_node_in_time)
 	n.idle_points = 5;
 	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 900), LIBRA_POWER_KEEP);
 	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 0), LIBRA_POWER_DOWN);
+	/* a caller that looks every 10 s boots it no earlier than needed */
+	n.state = LIBRA_NODE_OFF;
+	c.lead = 10;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 900), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 1789), LIBRA_POWER_KEEP);
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 1790), LIBRA_POWER_UP);
+	/* while a powered one is kept from the decision point before */
+	n.state = LIBRA_NODE_ON;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 900), LIBRA_POWER_KEEP);
 }
 END_TEST
 

@@ -4,7 +4,9 @@
  *  decision 24): at decision points libra_power_interval apart, each node
  *  is kept, powered down or powered up as libra_power_decide() says, by
  *  Slurm's own power saving (POWER_DOWN / POWER_UP, then SuspendProgram
- *  and ResumeProgram).  A node that admission places work on while it is
+ *  and ResumeProgram).  Between decision points each pass looks at the
+ *  powered-down nodes only, and powers up the ones that work booked on
+ *  them needs within a boot and two passes.  A node that admission places work on while it is
  *  powered down is powered up by slurmctld itself when the job starts.
  *
  *  Every pass also notes each node's power state; the changes are
@@ -130,6 +132,7 @@ extern void libra_power_pass(time_t now)
 	libra_params_t p;
 	libra_power_cfg_t cfg;
 	char *down = NULL, *up = NULL;
+	bool decision;
 
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	libra_hub_lock();
@@ -141,10 +144,14 @@ extern void libra_power_pass(time_t now)
 	}
 	_resize();
 	_note_states(now);
-	if (now < next_decision)
-		return;
-	next_decision = now + (time_t) p.power_interval;
+	/* between decision points, only powered-down nodes are looked at,
+	 * to power up the ones booked work needs: then, not up to an
+	 * interval before (two passes' margin) */
+	decision = now >= next_decision;
+	if (decision)
+		next_decision = now + (time_t) p.power_interval;
 	cfg = libra_params_power(&p);
+	cfg.lead = 2.0 * p.interval;
 
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
@@ -156,6 +163,8 @@ extern void libra_power_pass(time_t now)
 			continue;
 		}
 		n.state = libra_slurm_node_power(node_ptr);
+		if (!decision && n.state != LIBRA_NODE_OFF)
+			continue;
 		libra_hub_lock();
 		if (i < libra_ledger_node_count(libra_hub_ledger()))
 			libra_power_node_use(libra_hub_ledger(), i,
@@ -165,21 +174,26 @@ extern void libra_power_pass(time_t now)
 			n.busy = false, n.next_use = INFINITY;
 		libra_hub_unlock();
 		n.busy = n.busy || _busy_in_slurm(node_ptr);
-		if (n.state == LIBRA_NODE_ON && !n.busy)
+		if (!decision)
+			;	/* idle points count decision points */
+		else if (n.state == LIBRA_NODE_ON && !n.busy)
 			idle_points[i]++;
 		else
 			idle_points[i] = 0;
 		n.idle_points = idle_points[i];
 		a = libra_power_decide(&cfg, &p.tariff, &n, (double) now);
+		if (!decision && a != LIBRA_POWER_UP)
+			continue;
 		if (a == LIBRA_POWER_DOWN)
 			xstrfmtcat(down, "%s%s", down ? "," : "",
 				   node_ptr->name);
 		else if (a == LIBRA_POWER_UP)
 			xstrfmtcat(up, "%s%s", up ? "," : "", node_ptr->name);
 	}
-	debug("sched/libra: power (%s): decision at %ld, rate %g per node-hour",
-	      libra_power_name(p.power), (long) now,
-	      libra_tariff_rate(&p.tariff, (double) now));
+	if (decision)
+		debug("sched/libra: power (%s): decision at %ld, rate %g per node-hour",
+		      libra_power_name(p.power), (long) now,
+		      libra_tariff_rate(&p.tariff, (double) now));
 	if (down)
 		_request(down, NODE_STATE_POWER_DOWN, "down", &p);
 	if (up)
