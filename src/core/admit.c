@@ -904,6 +904,62 @@ static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
  * inequality of line 11 read as the prose says: spare capacity first).
  * *dy_extra gets the extra job's projected delay.
  */
+/*
+ * The node's figures without a new job that do not depend on "now" (the
+ * node memo, ledger.h): its entries' cpus * share and undelayed returns,
+ * each summed in entry order as the loops below sum them, the highest
+ * return, whether one is hard.  Made again when an entry changed or the
+ * static price's parameters did (a bid without a budget is that price).
+ * NULL: no memo (a bad node).
+ */
+static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
+					  const libra_params_t *p, int node)
+{
+	libra_node_memo_t *m = libra_ledger_node_memo(l, node);
+	uint64_t stamp = libra_ledger_node_stamp(l, node);
+	double key[4] = { libra_price_base_per_sec(p), p->gamma, p->delta,
+			  0.0 };
+	const libra_entry_t *ent;
+	int n;
+
+	if (!m)
+		return NULL;
+	if (m->stamp == stamp && !memcmp(m->params, key, sizeof(key)))
+		return m;
+	n = libra_ledger_node_entries(l, node, &ent);
+	m->share = 0.0;
+	m->ret = 0.0;
+	m->best_ret = -INFINITY;
+	m->any_hard = false;
+	for (int i = 0; i < n; i++) {
+		const libra_entry_t *e = &ent[i];
+		double r;
+
+		if (e->best_effort)
+			continue;
+		m->share += e->cpus * e->share;
+		r = _return_of(p, e, 0.0);
+		m->ret += r;
+		if (r > m->best_ret)
+			m->best_ret = r;
+		if (e->type == LIBRA_DEADLINE_HARD)
+			m->any_hard = true;
+	}
+	memcpy(m->params, key, sizeof(key));
+	m->stamp = stamp;
+	return m;
+}
+
+/* The node's cpus * share with extra, summed as the loops below sum it. */
+static double _sum_with(const libra_node_memo_t *m, const libra_entry_t *extra)
+{
+	double sum = m->share;
+
+	if (extra && !extra->best_effort)
+		sum += extra->cpus * extra->share;
+	return sum;
+}
+
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 			   int node, const libra_entry_t *extra, double now,
 			   double *dy_extra)
@@ -913,9 +969,17 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 	int total = n + (extra ? 1 : 0), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	double sum = 0.0, prot = 0.0, other, f, best_ret = -INFINITY, ret = 0.0;
+	const libra_node_memo_t *m = _sla_memo(l, p, node);
 
 	if (dy_extra)
 		*dy_extra = 0.0;
+	if (m && _sum_with(m, extra) <= cap + p->tolerance) {
+		/* enough capacity (below): the memo's sum, and the extra's */
+		ret = m->ret;
+		if (extra && !extra->best_effort)
+			ret += _return_of(p, extra, 0.0);
+		return ret;
+	}
 	for (int i = 0; i < total; i++) {
 		const libra_entry_t *e = i < n ? &ent[i] : extra;
 		double r;
@@ -984,6 +1048,11 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	double sum = 0.0, prot = 0.0, best_ret = -INFINITY;
 	bool any_hard = false;
+	const libra_node_memo_t *m = _sla_memo(l, p, node);
+
+	/* as below: no hard job there, or no shortfall */
+	if (m && (!m->any_hard || _sum_with(m, extra) <= cap + p->tolerance))
+		return false;
 
 	for (int i = 0; i <= n; i++) {
 		const libra_entry_t *e = i < n ? &ent[i] : extra;

@@ -59,6 +59,8 @@ typedef struct ledger_node {
 	int nentries, capacity;
 	libra_entry_t *entries;
 	ledger_went_t *win;	/* mirror of entries (ledger_went_t) */
+	uint64_t stamp;		/* changes with any entry (node_stamp) */
+	libra_node_memo_t memo;	/* kept for admission (ledger.h) */
 } ledger_node_t;
 
 struct libra_ledger {
@@ -136,6 +138,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 	_free_jobs(l);
 	for (int i = 0; i < l->nnodes; i++) {
 		l->nodes[i].nentries = 0;
+		l->nodes[i].stamp++;
 		l->nodes[i].job_cpus = 0;
 		l->nodes[i].share_sum = 0.0;
 		l->nodes[i].thesis_work = 0.0;
@@ -211,6 +214,7 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 	if (!(n->name = strdup(name)))
 		return -1;
 	n->cpus = cpus;
+	n->stamp = 1;		/* a memo of stamp 0 is empty */
 	n->up = true;
 	n->beta = NAN;
 	n->load_avg = NAN;
@@ -447,6 +451,22 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 	return sum;
 }
 
+extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->stamp : 0;
+}
+
+extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
+						 int node)
+{
+	if (node < 0 || node >= l->nnodes)
+		return NULL;
+	/* the memo is no part of the ledger's state (ledger.h) */
+	return &((libra_ledger_t *) l)->nodes[node].memo;
+}
+
 extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n;
@@ -583,6 +603,7 @@ static inline void _win_sync(ledger_node_t *n, int i)
 	const libra_entry_t *e = &n->entries[i];
 	ledger_went_t *w = &n->win[i];
 
+	n->stamp++;
 	w->deadline = e->deadline;
 	w->share = e->share;
 	w->start = e->start;
@@ -636,6 +657,7 @@ static void _entry_remove(ledger_node_t *n, uint32_t id)
 		return;
 	*e = n->entries[--n->nentries];
 	n->win[e - n->entries] = n->win[n->nentries];
+	n->stamp++;
 	_node_resum(n);
 }
 

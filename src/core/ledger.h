@@ -183,6 +183,32 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end);
 
 /*
+ * A number that changes whenever anything of the node's entries does (a
+ * commit, a release, a share): what a memo is checked against.
+ */
+extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node);
+
+/*
+ * Figures admission derives from a node's entries alone and keeps between
+ * decisions (LibraSLA's return of the node as it is: admit.c).  The
+ * ledger only keeps the space, one per node, empty (stamp 0) at first; a
+ * memo is valid while its stamp is the node's and its params are those it
+ * was made with.  Written through a const ledger: it is a cache, no part
+ * of the ledger's state, under the same serialisation as the rest.
+ */
+typedef struct libra_node_memo {
+	uint64_t stamp;		/* libra_ledger_node_stamp() when made */
+	double params[4];	/* what it was made with */
+	double share;		/* the entries' cpus * share, summed in order */
+	double ret;		/* their returns, summed in order */
+	double best_ret;	/* the highest return */
+	bool any_hard;		/* an entry with a hard deadline */
+} libra_node_memo_t;
+
+extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
+						 int node);
+
+/*
  * A hint: libra_ledger_node_window_work() of this node comes soon (a loop
  * over the nodes asks for a node a few ahead).  Reads nothing, changes
  * nothing.
