@@ -8,8 +8,12 @@
  *
  *    admit     libra_admit() of a probe request (never committed, so every
  *              decision sees the same ledger), per policy;
- *    offer     libra_counter_offer() of a refused probe: what job_submit/qos
- *              runs, under slurmctld's read locks, for every refusal;
+ *    offer     libra_counter_offer_within() of a refused probe: what
+ *              job_submit/qos runs, under slurmctld's read locks, for every
+ *              refusal, with its time limit (--offer-limit; the "cut"
+ *              column: how often the search stopped there);
+ *    slot      libra_next_slot_within() of the same probe (the next free
+ *              slot job_submit/qos looks for after the offer), same limit;
  *    progress  one share-update pass: libra_ledger_progress_node() over
  *              every node (what a node-side job control loop does);
  *    expire    libra_ledger_expire() over the whole ledger (what sched/libra
@@ -53,9 +57,12 @@
  *         [--cap-ms 2000] [--max-samples 2000] [--seed 1] [--no-offer]
  *         [--no-update] [--admit-only] [--offer-only] [--calls N]
  *         [--no-found] (no "libra+$ found" counter-offer cell)
+ *         [--no-slot] (no next-slot cells)
+ *         [--offer-limit MS] (the searches' time limit; default
+ *                     job_submit/qos's LIBRA_SEARCH_SECONDS, 0: none)
  *         [--digest] (no timing: one line per cell with a hash of all
  *                     256 decisions, to check that a faster core decides
- *                     exactly as before)
+ *                     exactly as before; the searches without a limit)
  *
  *  --calls N makes exactly N timed calls per repeat and no estimate: the
  *  same calls every run, for callgrind (run-bench's profiles).
@@ -87,6 +94,13 @@ static int repeats = 3, node_cpus = 32, max_samples = 2000;
 static double target_ms = 250.0, cap_ms = 2000.0;
 static uint64_t seed = 1;
 static int do_admit = 1, do_offer = 1, do_update = 1, do_found = 1;
+static int do_slot = 1;
+/* the searches' time limit [s]: job_submit/qos's, where the core has one */
+#ifdef LIBRA_SEARCH_SECONDS
+static double offer_limit = LIBRA_SEARCH_SECONDS;
+#else
+static double offer_limit;
+#endif
 static int exact_calls;		/* --calls N: exactly N per repeat (profiling) */
 static int do_digest;		/* --digest: print a hash of every decision */
 
@@ -298,6 +312,41 @@ static void _make_probes(int nodes, int jobs)
 
 /* --------------------------------------------------------------- cells */
 
+/*
+ * The searches as job_submit/qos makes them, within "limit" seconds (0:
+ * none); a core without limits (an older one, for compare-patch) searches
+ * to the end.  Returns whether the search stopped at the limit.
+ */
+static bool _offer(const libra_ledger_t *l, const libra_params_t *p,
+		   const probe_t *pr, double limit, libra_offer_t *o)
+{
+#ifdef LIBRA_SEARCH_SECONDS
+	libra_counter_offer_within(l, p, &pr->sla, &pr->req, NOW0, HORIZON,
+				   limit, o);
+	return o->cut;
+#else
+	(void) limit;
+	libra_counter_offer(l, p, &pr->sla, &pr->req, NOW0, HORIZON, o);
+	return false;
+#endif
+}
+
+static bool _slot(const libra_ledger_t *l, const libra_params_t *p,
+		  const probe_t *pr, double limit, libra_slot_t *slot,
+		  bool *found)
+{
+#ifdef LIBRA_SEARCH_SECONDS
+	*found = libra_next_slot_within(l, p, &pr->sla, &pr->req, NOW0,
+					HORIZON, limit, slot);
+	return slot->cut;
+#else
+	(void) limit;
+	*found = libra_next_slot(l, p, &pr->sla, &pr->req, NOW0, HORIZON,
+				 slot);
+	return false;
+#endif
+}
+
 static void _params(const variant_t *v, libra_params_t *p)
 {
 	libra_params_default(p);
@@ -329,17 +378,35 @@ static int _samples(double est_us, int min)
 	return (int) k;
 }
 
+/* cut < 0: no "cut" column (not a search) */
 static void _print(const char *kind, const char *policy, int nodes, int jobs,
 		   int samples, double med[3], double p99[3], double extra,
-		   const char *extra_name)
+		   const char *extra_name, double cut)
 {
-	printf("%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s=%.3f\n",
+	printf("%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s=%.3f",
 	       kind, policy, nodes, jobs, samples, repeats, med[0], med[1],
 	       med[2], p99[0], p99[1], p99[2], extra_name, extra);
+	if (cut >= 0.0)
+		printf("\tcut=%.3f", cut);
+	printf("\n");
 	fflush(stdout);
 }
 
-typedef enum { OFFER_NEVER, OFFER_FOUND } offer_kind_t;
+typedef enum { OFFER_NEVER, OFFER_FOUND, OFFER_SLOT } offer_kind_t;
+
+/* A probe's budget for a search: "never" half the base price, "found"
+ * 1.3 times it; a next-slot search is for the "never" probe. */
+static void _search_budget(probe_t *pr, offer_kind_t okind)
+{
+	pr->sla.budget = pr->req.cpus * pr->sla.runtime / 3600.0 *
+			 (okind == OFFER_FOUND ? 1.3 : 0.5);
+}
+
+/* One search of probe pr: *hit whether it found something; returns whether
+ * it stopped at the limit; the digest of what it found in *h. */
+static bool _search(const world_t *w, const libra_params_t *p,
+		    const probe_t *pr, offer_kind_t okind, double limit,
+		    bool *hit, uint64_t *h);
 
 /* FNV-1a over the bytes of a value: the decisions' digest (--digest), so
  * that an optimised core can be shown to decide exactly as before. */
@@ -374,6 +441,17 @@ static uint64_t _quote_digest(uint64_t h, const libra_quote_t *q)
 	return h;
 }
 
+static uint64_t _slot_digest(uint64_t h, bool found, const libra_slot_t *s)
+{
+	h = _fnv(h, &found, sizeof(found));
+	if (found) {
+		h = _fnv(h, &s->begin, sizeof(s->begin));
+		h = _fnv(h, &s->deadline, sizeof(s->deadline));
+		h = _fnv(h, &s->price, sizeof(s->price));
+	}
+	return h;
+}
+
 static uint64_t _offer_digest(uint64_t h, const libra_offer_t *o)
 {
 	h = _fnv(h, &o->has_deadline, sizeof(o->has_deadline));
@@ -387,14 +465,43 @@ static uint64_t _offer_digest(uint64_t h, const libra_offer_t *o)
 	return h;
 }
 
-/* One admission (or counter-offer) cell: R repeats of K decisions. */
+static const char *_kind_name(offer_kind_t okind)
+{
+	return okind == OFFER_NEVER ? "offer" :
+	       okind == OFFER_FOUND ? "offer-found" : "slot";
+}
+
+static bool _search(const world_t *w, const libra_params_t *p,
+		    const probe_t *probe, offer_kind_t okind, double limit,
+		    bool *hit, uint64_t *h)
+{
+	probe_t pr = *probe;
+	bool cut;
+
+	_search_budget(&pr, okind);
+	if (okind == OFFER_SLOT) {
+		libra_slot_t slot;
+
+		cut = _slot(w->l, p, &pr, limit, &slot, hit);
+		*h = _slot_digest(*h, *hit, &slot);
+	} else {
+		libra_offer_t o;
+
+		cut = _offer(w->l, p, &pr, limit, &o);
+		*hit = o.has_deadline;
+		*h = _offer_digest(*h, &o);
+	}
+	return cut;
+}
+
+/* One admission (or search) cell: R repeats of K decisions. */
 static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 		  int offer, offer_kind_t okind)
 {
 	libra_params_t p;
 	libra_quote_t *q = malloc(sizeof(*q));
 	double *t, meds[16], p99s[16], med[3], p99[3], est;
-	long hits = 0, total = 0;
+	long hits = 0, total = 0, cuts = 0;
 	int k;
 
 	_params(v, &p);
@@ -406,14 +513,9 @@ static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 			probe_t pr = probes[i];
 
 			if (offer) {
-				libra_offer_t o;
+				bool hit;
 
-				pr.sla.budget = pr.req.cpus * pr.sla.runtime /
-						3600.0 * (okind == OFFER_NEVER ?
-							  0.5 : 1.3);
-				libra_counter_offer(w->l, &p, &pr.sla, &pr.req,
-						    NOW0, HORIZON, &o);
-				h = _offer_digest(h, &o);
+				_search(w, &p, &pr, okind, 0.0, &hit, &h);
 			} else {
 				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
 					    q);
@@ -421,8 +523,8 @@ static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 			}
 		}
 		printf("digest\t%s\t%s\t%d\t%d\t%016llx\n",
-		       offer ? (okind == OFFER_NEVER ? "offer" : "offer-found") :
-		       "admit", v->name, nodes, jobs, (unsigned long long) h);
+		       offer ? _kind_name(okind) : "admit", v->name, nodes, jobs,
+		       (unsigned long long) h);
 		free(q);
 		return;
 	}
@@ -441,12 +543,10 @@ static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
 		probe_t pr = probes[i];
 
 		if (offer) {
-			libra_offer_t o;
+			bool hit;
+			uint64_t h = 0;
 
-			pr.sla.budget = pr.req.cpus * pr.sla.runtime / 3600.0 *
-					(okind == OFFER_NEVER ? 0.5 : 1.3);
-			libra_counter_offer(w->l, &p, &pr.sla, &pr.req, NOW0,
-					    HORIZON, &o);
+			_search(w, &p, &pr, okind, offer_limit, &hit, &h);
 		} else {
 			libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0, q);
 		}
@@ -470,16 +570,14 @@ counted:
 				break;
 
 			if (offer) {
-				libra_offer_t o;
+				bool hit;
+				uint64_t h = 0;
 
-				pr.sla.budget = pr.req.cpus * pr.sla.runtime /
-						3600.0 * (okind == OFFER_NEVER ?
-							  0.5 : 1.3);
 				a = _now_us();
-				libra_counter_offer(w->l, &p, &pr.sla, &pr.req,
-						    NOW0, HORIZON, &o);
+				cuts += _search(w, &p, &pr, okind, offer_limit,
+						&hit, &h);
 				b = _now_us();
-				hits += o.has_deadline;
+				hits += hit;
 			} else {
 				a = _now_us();
 				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
@@ -500,12 +598,11 @@ counted:
 	_spread(meds, repeats, med);
 	_spread(p99s, repeats, p99);
 	if (offer)
-		_print(okind == OFFER_NEVER ? "offer" : "offer-found",
-		       v->name, nodes, jobs, k, med, p99,
-		       (double) hits / total, "found");
+		_print(_kind_name(okind), v->name, nodes, jobs, k, med, p99,
+		       (double) hits / total, "found", (double) cuts / total);
 	else
 		_print("admit", v->name, nodes, jobs, k, med, p99,
-		       (double) hits / total, "accepted");
+		       (double) hits / total, "accepted", -1.0);
 	free(t);
 	free(q);
 }
@@ -575,7 +672,7 @@ static void _update_cells(const world_t *w, int nodes, int jobs)
 	_spread(meds, repeats, med);
 	_spread(p99s, repeats, p99);
 	_print("progress", "-", nodes, jobs, k, med, p99, (double) total,
-	       "entries");
+	       "entries", -1.0);
 	free(t);
 
 	/* libra_ledger_expire: the scan every sched/libra pass makes */
@@ -597,7 +694,7 @@ static void _update_cells(const world_t *w, int nodes, int jobs)
 	_spread(meds, repeats, med);
 	_spread(p99s, repeats, p99);
 	_print("expire", "-", nodes, jobs, k, med, p99, (double) total,
-	       "entries");
+	       "entries", -1.0);
 	free(t);
 	free(done);
 }
@@ -624,7 +721,8 @@ static void _usage(void)
 		"       [--repeats 3] [--cpus 32] [--target-ms 250] [--cap-ms 2000]\n"
 		"       [--max-samples 2000]\n"
 		"       [--seed 1] [--no-offer] [--no-update] [--admit-only] [--offer-only]\n"
-		"       [--calls N] [--no-found] [--digest]\n");
+		"       [--calls N] [--no-found] [--no-slot] [--offer-limit MS]\n"
+		"       [--digest]\n");
 	exit(2);
 }
 
@@ -655,6 +753,10 @@ int main(int argc, char **argv)
 			do_found = 0;
 			continue;
 		}
+		if (!strcmp(a, "--no-slot")) {
+			do_slot = 0;
+			continue;
+		}
 		if (!strcmp(a, "--no-offer")) {
 			do_offer = 0;
 			continue;
@@ -678,6 +780,8 @@ int main(int argc, char **argv)
 			target_ms = atof(val);
 		else if (!strcmp(a, "--calls"))
 			exact_calls = atoi(val);
+		else if (!strcmp(a, "--offer-limit"))
+			offer_limit = atof(val) / 1e3;
 		else if (!strcmp(a, "--cap-ms"))
 			cap_ms = atof(val);
 		else if (!strcmp(a, "--max-samples"))
@@ -742,6 +846,12 @@ int main(int argc, char **argv)
 					      nodes_list[a], jobs_list[b], 1,
 					      OFFER_FOUND);
 			}
+			for (int v = 0; do_offer && do_slot && v < NVARIANTS;
+			     v++)
+				if (variant_on[v] && all_variants[v].offer)
+					_cell(&w, &all_variants[v],
+					      nodes_list[a], jobs_list[b], 1,
+					      OFFER_SLOT);
 			if (do_update)
 				_update_cells(&w, nodes_list[a], jobs_list[b]);
 			libra_ledger_destroy(w.l);

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "admit.h"
 #include "price.h"
@@ -420,15 +421,19 @@ static double _load(const libra_ledger_t *l, const libra_request_t *req,
 }
 
 /* Most CPUs of share s the node can still take under the share test, for
- * a job running on [now, until]. */
+ * a job running on [now, until]; its free share in *free_out (when not
+ * NULL). */
 static int _room(const libra_ledger_t *l, const libra_params_t *p,
 		 const libra_request_t *req, int node, double s, double now,
-		 double until)
+		 double until, double *free_out)
 {
 	int cpus = libra_ledger_node_cpus(l, node);
 	double free_share = p->capacity * cpus -
 			    _load(l, req, node, now, until);
 	double k;
+
+	if (free_out)
+		*free_out = free_share;
 
 	if (!_eligible(l, req, node) || !(s > 0.0))
 		return 0;
@@ -591,14 +596,17 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 	int n = 0, nodes = libra_ledger_node_count(l);
 
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, req, j, q->share, now, sla->deadline);
+		double free_share;
+		int room;
 
+		if (j + 4 < nodes)
+			libra_ledger_prefetch_node(l, j + 4);
+		room = _room(l, p, req, j, q->share, now, sla->deadline,
+			     &free_share);
 		if (room < 1)
 			continue;
 		/* best fit: least free share first */
-		_cand_init(l, &c[n], j, room,
-			   p->capacity * libra_ledger_node_cpus(l, j) -
-			   _load(l, req, j, now, sla->deadline));
+		_cand_init(l, &c[n], j, room, free_share);
 		n++;
 	}
 	_place_static(l, p, sla, req, now, c, n, false, LIBRA_REJECT_DEADLINE,
@@ -760,7 +768,8 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 	double base = libra_price_base_window(p, now, sla->deadline);
 
 	for (int j = 0; j < nodes; j++) {
-		int room = _room(l, p, req, j, share, now, sla->deadline);
+		int room = _room(l, p, req, j, share, now, sla->deadline,
+				 NULL);
 		double res_free, res_max, putil;
 
 		if (j + 4 < nodes)
@@ -1770,17 +1779,81 @@ static int _slot_times(const libra_ledger_t *l, const libra_request_t *req,
 	return m;
 }
 
+/*
+ * A search's time limit (LIBRA_SEARCH_SECONDS, admit.h): the time since
+ * it started plus the longest step so far, so that the next step is not
+ * begun when it would likely end past the limit.  The calling thread's CPU
+ * time, not the wall clock: a thread that a loaded machine preempts is not
+ * cut short (the limit bounds the work done under the caller's locks, and
+ * a small cluster's search, well under it, always runs to its end).
+ * limit <= 0: none, and the clock is never read.
+ */
+typedef struct {
+	double limit, start, last, longest;
+} search_clock_t;
+
+static double _cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void _clock_start(search_clock_t *c, double limit)
+{
+	c->limit = limit;
+	c->longest = 0.0;
+	c->start = c->last = limit > 0.0 ? _cpu_now() : 0.0;
+}
+
+/* A step begins here (what came before is no step of the search). */
+static void _clock_mark(search_clock_t *c)
+{
+	if (c->limit > 0.0)
+		c->last = _cpu_now();
+}
+
+/* Before a step: would it, and steps - 1 more, likely end past the limit?
+ * The time since the last call is a step. */
+static bool _clock_out(search_clock_t *c, int steps)
+{
+	double t;
+
+	if (!(c->limit > 0.0))
+		return false;
+	t = _cpu_now();
+	if (t - c->last > c->longest)
+		c->longest = t - c->last;
+	c->last = t;
+	return t - c->start + steps * c->longest > c->limit;
+}
+
 extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
 			    const libra_sla_t *sla, const libra_request_t *req,
 			    double now, double max_delay, libra_slot_t *slot)
 {
+	return libra_next_slot_within(l, p, sla, req, now, max_delay, 0.0,
+				      slot);
+}
+
+extern bool libra_next_slot_within(const libra_ledger_t *l,
+				   const libra_params_t *p,
+				   const libra_sla_t *sla,
+				   const libra_request_t *req, double now,
+				   double max_delay, double max_seconds,
+				   libra_slot_t *slot)
+{
 	double t[LIBRA_SLOT_TRIES];
 	libra_request_t r = *req;
 	libra_quote_t *q;
+	search_clock_t clk;
 	int n;
 	bool found = false;
 
 	memset(slot, 0, sizeof(*slot));
+	_clock_start(&clk, max_seconds);
 	if (!(sla->deadline > now))
 		return false;
 	n = _slot_times(l, req, now, now + max_delay, t, LIBRA_SLOT_TRIES);
@@ -1792,6 +1865,10 @@ extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
 		double shift = t[i] - now;
 		libra_sla_t s = *sla;
 
+		if (_clock_out(&clk, 1)) {
+			slot->cut = true;
+			break;
+		}
 		s.submit += shift;
 		s.deadline += shift;
 		if (s.set & LIBRA_SLA_DUEDATE)
@@ -1808,16 +1885,97 @@ extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
 	return found;
 }
 
+/*
+ * Can no deadline up to "limit" fit the budget?  Every admission at any
+ * deadline (a due date's targets included) would charge at least this,
+ * each step rounded as the admission rounds it, so that the test is
+ * exact, not within a rounding:
+ *  - Libra and LibraRiskD: the static price falls with the period, so it
+ *    is least at the limit: libra_static_price(RE, limit - TSU) per CPU;
+ *  - fixed and peak: the rate now, whatever the deadline;
+ *  - Libra+$ and Libra+$Auto without a tariff price: every CPU's rate is
+ *    alpha PBase + beta PUtil with PUtil >= PBase (RESFree <= RESMax), and
+ *    the budget test charges c RE times the placement's highest rate, so
+ *    c RE (alpha PBase + beta PBase) with the least beta of any node;
+ * memory and GPUs add to it, never take off.  LibraSLA charges the bid.
+ * Tested against the budget as the admission tests it, in resource cost
+ * (B / (1 + markup)).  True: the search for a later deadline would find
+ * none (findings.md, C).
+ */
+static bool _budget_below_floor(const libra_ledger_t *l,
+				const libra_params_t *p,
+				const libra_sla_t *sla,
+				const libra_request_t *req, double now,
+				double limit)
+{
+	libra_sla_t s = *sla;
+	double least;
+
+	if (!libra_sla_has_budget(sla) || !(sla->runtime > 0.0) ||
+	    req->cpus < 1)
+		return false;
+	s.budget = sla->budget / (1.0 + libra_params_markup(p, sla->tier));
+	switch (p->policy) {
+	case LIBRA_POLICY_LIBRA:
+	case LIBRA_POLICY_RISKD:
+		least = libra_static_price(p, sla->runtime,
+					   limit - sla->submit) * req->cpus;
+		break;
+	case LIBRA_POLICY_FIXED:
+	case LIBRA_POLICY_PEAK:
+		least = sla->runtime * libra_time_rate(p, now) * req->cpus;
+		break;
+	case LIBRA_POLICY_LIBRA_PRICE:
+	case LIBRA_POLICY_AUTO: {
+		double base = libra_price_base_per_sec(p), beta = p->beta;
+
+		if (p->tariff_price && p->tariff.n)
+			return false;	/* PBase follows the window */
+		if (p->policy == LIBRA_POLICY_AUTO) {
+			int nodes = libra_ledger_node_count(l);
+
+			beta = fmin(beta, p->beta_min);
+			for (int j = 0; j < nodes; j++) {
+				double b = libra_ledger_node_beta(l, j);
+
+				if (!isnan(b))
+					beta = fmin(beta, b);
+			}
+		}
+		if (!(beta >= 0.0) || !(p->alpha >= 0.0) || !(base >= 0.0))
+			return false;
+		least = req->cpus * sla->runtime *
+			(p->alpha * base + beta * base);
+		break;
+	}
+	default:
+		return false;
+	}
+	return _over_budget(p, &s, least);
+}
+
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,
 				const libra_sla_t *sla,
 				const libra_request_t *req, double now,
 				double max_period, libra_offer_t *o)
 {
+	libra_counter_offer_within(l, p, sla, req, now, max_period, 0.0, o);
+}
+
+extern void libra_counter_offer_within(const libra_ledger_t *l,
+				       const libra_params_t *p,
+				       const libra_sla_t *sla,
+				       const libra_request_t *req,
+				       double now, double max_period,
+				       double max_seconds, libra_offer_t *o)
+{
 	libra_quote_t *q = malloc(sizeof(*q));
 	double lo, hi, limit, step;
+	search_clock_t clk;
 
 	memset(o, 0, sizeof(*o));
+	_clock_start(&clk, max_seconds);
 	if (!q)
 		return;
 	/* memory and GPUs are held until jobs end: no deadline frees them */
@@ -1846,11 +2004,21 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 	limit = sla->submit + max_period;
 	lo = sla->deadline;
 	hi = 0.0;
+	if (_budget_below_floor(l, p, sla, req, now, limit)) {
+		free(q);	/* no deadline can: nothing to search */
+		return;
+	}
+	_clock_mark(&clk);
 	for (double period = sla->deadline - now; ; period *= 1.5) {
 		double t = now + period;
 
 		if (t > limit)
 			t = limit;
+		/* this step, and the check of the deadline found */
+		if (t > lo && _clock_out(&clk, 2)) {
+			o->cut = true;
+			break;
+		}
 		if (t > lo && _admits_at(l, p, sla, req, now, t, q)) {
 			hi = t;
 			break;
@@ -1864,6 +2032,10 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 		while (hi - lo > step) {
 			double mid = 0.5 * (lo + hi);
 
+			if (_clock_out(&clk, 2)) {
+				o->cut = true;	/* hi is admitted: offered */
+				break;
+			}
 			if (_admits_at(l, p, sla, req, now, mid, q))
 				hi = mid;
 			else

@@ -249,6 +249,12 @@ typedef struct libra_offer {
 				 * (informative: the search still runs, as
 				 * before memory was known); else
 				 * LIBRA_ACCEPT */
+	bool cut;		/* the search for a later deadline stopped at
+				 * its time limit (libra_counter_offer_within):
+				 * without has_deadline, a later deadline was
+				 * neither found nor ruled out; with it, the
+				 * deadline offered is admitted but may not be
+				 * the earliest */
 } libra_offer_t;
 
 /*
@@ -265,6 +271,27 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_sla_t *sla,
 				const libra_request_t *req, double now,
 				double max_period, libra_offer_t *o);
+
+/*
+ * Under slurmctld's locks a search must be short (issue 23): the same
+ * search, but a step of it (one libra_admit()) is not begun when the time
+ * since the call plus the longest step so far, counted twice for the last
+ * check of a deadline found, would pass max_seconds (of the calling
+ * thread's CPU time, so that preemption on a loaded machine does not cut
+ * a search short; <= 0: no limit, libra_counter_offer()).  Stopped, it says so (o->cut) and
+ * offers what it has.  A budget that no deadline can fit (below the least
+ * price the policy charges at any deadline) is answered without a search,
+ * as the search would answer it.  LIBRA_SEARCH_SECONDS is job_submit/qos's
+ * limit, for this and for libra_next_slot_within().
+ */
+#define LIBRA_SEARCH_SECONDS 0.003
+
+extern void libra_counter_offer_within(const libra_ledger_t *l,
+				       const libra_params_t *p,
+				       const libra_sla_t *sla,
+				       const libra_request_t *req,
+				       double now, double max_period,
+				       double max_seconds, libra_offer_t *o);
 
 /*
  * The next free slot (thesis chapter 7's reservations; decision 21): for
@@ -285,11 +312,23 @@ typedef struct libra_slot {
 	double begin;
 	double deadline;
 	double price;
+	bool cut;	/* libra_next_slot_within() stopped at its time limit
+			 * before trying every candidate begin: none found
+			 * among those tried, a later one may exist */
 } libra_slot_t;
 
 extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
 			    const libra_sla_t *sla, const libra_request_t *req,
 			    double now, double max_delay, libra_slot_t *slot);
+
+/* The same within max_seconds (as libra_counter_offer_within(); <= 0: no
+ * limit): a try is not begun when it would likely end past it. */
+extern bool libra_next_slot_within(const libra_ledger_t *l,
+				   const libra_params_t *p,
+				   const libra_sla_t *sla,
+				   const libra_request_t *req, double now,
+				   double max_delay, double max_seconds,
+				   libra_slot_t *slot);
 
 /*
  * Does a job asking demand d fit on the node with "cpus" of its CPUs there,

@@ -774,7 +774,7 @@ extern int libra_ledger_node_booked(const libra_ledger_t *l, int node,
  * start; its share until its target; its tail after.  A job already past
  * its target at now keeps its share: when it ends is not known.
  */
-static double _entry_share_at(const libra_ledger_t *l, const libra_entry_t *e,
+static double _entry_share_at(const libra_ledger_t *l, const ledger_went_t *e,
 			      double now, double t)
 {
 	if (t < e->start)
@@ -798,17 +798,18 @@ extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
 	/*
 	 * The sum only falls between the times booked entries begin (a
 	 * target turns a share into its smaller tail), so its most in the
-	 * window is at "from" or at one of those begins.
+	 * window is at "from" or at one of those begins.  (The entries'
+	 * compact mirror has all it needs.)
 	 */
 	if (from < now)
 		from = now;
 	for (int b = -1; b < n->nentries; b++) {
-		double t = b < 0 ? from : n->entries[b].start, sum = 0.0;
+		double t = b < 0 ? from : n->win[b].start, sum = 0.0;
 
 		if (b >= 0 && !(t > from && t < until))
 			continue;
 		for (int i = 0; i < n->nentries; i++)
-			sum += _entry_share_at(l, &n->entries[i], now, t);
+			sum += _entry_share_at(l, &n->win[i], now, t);
 		if (sum > peak)
 			peak = sum;
 	}

@@ -2499,8 +2499,82 @@ START_TEST(test_next_slot_begins_when_a_share_falls)
 	ck_assert_double_eq_tol(slot.begin, 1600, TOL);
 	ck_assert_double_eq_tol(slot.deadline, 2000, TOL);
 	ck_assert(slot.price > 0.0);
+	ck_assert(!slot.cut);
 	/* not within 500 s */
 	ck_assert(!libra_next_slot(l, &p, &sla, &req, 1000, 500, &slot));
+	/* within a time limit: none, the same; one no try fits in: cut */
+	ck_assert(libra_next_slot_within(l, &p, &sla, &req, 1000, 86400, 0.0,
+					 &slot));
+	ck_assert_double_eq_tol(slot.begin, 1600, TOL);
+	ck_assert(!libra_next_slot_within(l, &p, &sla, &req, 1000, 86400,
+					  1e-12, &slot));
+	ck_assert(slot.cut);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* A counter-offer for 1 CPU at time 0 with a 1-day horizon; limit as
+ * libra_counter_offer_within() takes it (0: none). */
+static void _offer1(const libra_ledger_t *l, const libra_params_t *p,
+		    const libra_sla_t *sla, double limit, libra_offer_t *o)
+{
+	libra_counter_offer_within(l, p, sla, &(libra_request_t){ .cpus = 1 },
+				   0, 86400, limit, o);
+}
+
+START_TEST(test_counter_offer_floor_is_the_least_price)
+{
+	/* a budget below the least price at any deadline is answered
+	 * without a search (and nothing is found), one just above it is
+	 * met by a late deadline; idle 1-CPU node, PBase 1 per CPU-second:
+	 * Libra and LibraRiskD charge RE (1 + 1/D), least at the horizon
+	 * D = 86400: 100.00116 for RE 100; Libra+$ no less than
+	 * (alpha + beta) PBase = 1.1 per CPU-second */
+	static const struct {
+		libra_policy_t policy;
+		double td, below, above;
+	} c[] = {
+		{ LIBRA_POLICY_LIBRA, 200, 100.001, 100.002 },
+		{ LIBRA_POLICY_RISKD, 200, 100.001, 100.002 },
+		{ LIBRA_POLICY_LIBRA_PRICE, 101, 109.99, 111.0 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		libra_ledger_t *l = _nodes(1, 1);
+		libra_params_t p = _params(c[i].policy);
+		libra_sla_t sla = _sla(100, 0, c[i].td, c[i].below);
+		libra_offer_t o;
+
+		_offer1(l, &p, &sla, 0.0, &o);
+		ck_assert(!o.has_deadline);
+		ck_assert(!o.cut);
+		sla.budget = c[i].above;
+		_offer1(l, &p, &sla, 0.0, &o);
+		ck_assert(o.has_deadline);
+		ck_assert(o.deadline <= 86400);
+		libra_ledger_destroy(l);
+	}
+}
+END_TEST
+
+START_TEST(test_counter_offer_within_stops_at_its_limit)
+{
+	/* found without a limit (the same as libra_counter_offer()), cut at
+	 * a limit no admission fits in */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 200, 100.5);
+	libra_offer_t o, o0;
+
+	libra_counter_offer(l, &p, &sla, &(libra_request_t){ .cpus = 1 }, 0,
+			    86400, &o0);
+	ck_assert(o0.has_deadline);
+	ck_assert(!o0.cut);
+	_offer1(l, &p, &sla, 0.0, &o);
+	ck_assert(!memcmp(&o, &o0, sizeof(o)));
+	_offer1(l, &p, &sla, 1e-12, &o);
+	ck_assert(o.cut);
+	ck_assert(!o.has_deadline);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -2695,6 +2769,8 @@ static Suite *_suite(void)
 	T(tc, test_booking_is_priced_for_its_own_window);
 	T(tc, test_next_slot_begins_when_a_share_falls);
 	T(tc, test_next_slot_steps_over_a_booking);
+	T(tc, test_counter_offer_floor_is_the_least_price);
+	T(tc, test_counter_offer_within_stops_at_its_limit);
 	T(tc, test_next_slot_tries_distinct_times_earliest_first);
 	suite_add_tcase(s, tc);
 

@@ -538,6 +538,55 @@ START_TEST(test_entry_work_falls_at_the_share)
 }
 END_TEST
 
+START_TEST(test_window_work_and_stamp_follow_every_change)
+{
+	/* the window work reads a mirror of the entries: it must follow a
+	 * release (the last entry moved into the hole), a progress report
+	 * and an expiry; the stamp changes with each */
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+	libra_sla_t a = _sla(100, 0, 1000), b = _sla(50, 0, 500),
+		    c = _sla(300, 0, 600);
+	libra_place_t pl = { .node = 0, .cpus = 2 };
+	uint64_t st;
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "n", 8), 0);
+	st = libra_ledger_node_stamp(l, 0);
+	ck_assert(st != 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &pl, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 3, &c, &pl, 1, 0), 0);
+	ck_assert(libra_ledger_node_stamp(l, 0) != st);
+	/* 2 * (0.1 * 1000 + 0.1 * 500 + 0.5 * 600) */
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 2000),
+				900, 1e-9);
+	st = libra_ledger_node_stamp(l, 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert(libra_ledger_node_stamp(l, 0) != st);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 0, 2000),
+				700, 1e-9);
+	/* job 3 did 200 of 300 by 100: 100 left over 500 s, share 0.2 */
+	st = libra_ledger_node_stamp(l, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 3, 0, 200, 100), 0);
+	ck_assert(libra_ledger_node_stamp(l, 0) != st);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 100, 2000),
+				2 * (0.1 * 400 + 0.2 * 500), 1e-9);
+	/* past job 2's deadline it runs on at share_min */
+	st = libra_ledger_node_stamp(l, 0);
+	libra_ledger_expire(l, 550);
+	ck_assert(libra_ledger_node_stamp(l, 0) != st);
+	ck_assert_double_eq_tol(libra_ledger_node_window_work(l, 0, 550, 650),
+				2 * (SMIN * 100 + 0.2 * 50), 1e-9);
+	ck_assert_double_eq_tol(libra_ledger_node_peak_share(l, 0, 550, 560,
+							     700),
+				2 * (SMIN + 0.2), 1e-9);
+	/* the memo is the caller's, kept until it is made again */
+	libra_ledger_node_memo(l, 0)->ret = 42;
+	ck_assert_double_eq(libra_ledger_node_memo(l, 0)->ret, 42);
+	ck_assert_ptr_null(libra_ledger_node_memo(l, 1));
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_window_work_inside_deadline)
 {
 	/* 2 CPUs, share 0.25, TD 400, window [0, 200]:
@@ -1206,6 +1255,7 @@ static Suite *_suite(void)
 
 	tc = tcase_create("invariant");
 	T(tc, test_many_jobs_and_nodes_keep_the_invariant);
+	T(tc, test_window_work_and_stamp_follow_every_change);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -437,7 +437,8 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 		return;
 	}
 
-	libra_counter_offer(l, p, sla, req, now, OFFER_HORIZON, &offer);
+	libra_counter_offer_within(l, p, sla, req, now, OFFER_HORIZON,
+				   LIBRA_SEARCH_SECONDS, &offer);
 	/* memory and GPUs are held until jobs end: no deadline frees them */
 	if (offer.blocked_by == LIBRA_REJECT_MEMORY ||
 	    offer.blocked_by == LIBRA_REJECT_GPUS) {
@@ -465,15 +466,22 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	} else if (offer.has_budget) {
 		xstrfmtcat(*err_msg, "; feasible with budget %s",
 			   _money_up(offer.budget, m1, sizeof(m1)));
+	} else if (offer.cut) {
+		xstrfmtcat(*err_msg, "; no later deadline computed (the search stopped at its %.0f ms limit)",
+			   LIBRA_SEARCH_SECONDS * 1e3);
 	} else {
 		xstrfmtcat(*err_msg, "; no deadline within 30 days fits%s",
 			   libra_sla_has_budget(sla) ? " the budget" : "");
 	}
 	/* or the same window later, booked (decision 21) */
-	if (libra_next_slot(l, p, sla, req, now, OFFER_HORIZON, &slot)) {
+	if (libra_next_slot_within(l, p, sla, req, now, OFFER_HORIZON,
+				   LIBRA_SEARCH_SECONDS, &slot)) {
 		_clock(slot.begin, m1, sizeof(m1));
 		xstrfmtcat(*err_msg, "; next free slot: --begin=%s at %s",
 			   m1, _money_up(slot.price, m2, sizeof(m2)));
+	} else if (slot.cut) {
+		xstrfmtcat(*err_msg, "; next free slot not computed (the search stopped at its %.0f ms limit)",
+			   LIBRA_SEARCH_SECONDS * 1e3);
 	}
 }
 
