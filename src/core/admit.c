@@ -343,11 +343,12 @@ static int _held_room(const libra_ledger_t *l, const libra_request_t *req,
 		      int node, bool idle)
 {
 	const libra_demand_t *d = &req->demand;
-	uint64_t total = libra_ledger_node_mem(l, node), mem;
+	uint64_t total, mem;
 	int gpus;
 
 	if (!_asks_held(req))
 		return INT_MAX;
+	total = libra_ledger_node_mem(l, node);
 	gpus = idle ? libra_ledger_node_gpus(l, node) :
 		      libra_ledger_node_gpus_free(l, node);
 	if (gpus < d->gpus_per_node || (d->gpus > 0 && gpus < 1))
@@ -427,7 +428,7 @@ static int _room(const libra_ledger_t *l, const libra_params_t *p,
 		 const libra_request_t *req, int node, double s, double now,
 		 double until, double *free_out)
 {
-	int cpus = libra_ledger_node_cpus(l, node);
+	int cpus = libra_ledger_node_cpus(l, node), held;
 	double free_share = p->capacity * cpus -
 			    _load(l, req, node, now, until);
 	double k;
@@ -442,10 +443,12 @@ static int _room(const libra_ledger_t *l, const libra_params_t *p,
 		return 0;
 	if (k > cpus)
 		k = cpus;
-	if (k > _slots_free(l, req, node))
-		k = _slots_free(l, req, node);
-	if (k > _held_room(l, req, node, false))
-		k = _held_room(l, req, node, false);
+	held = _slots_free(l, req, node);
+	if (k > held)
+		k = held;
+	held = _held_room(l, req, node, false);
+	if (k > held)
+		k = held;
 	return (int) k;
 }
 
@@ -917,7 +920,8 @@ static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
  * The node's figures without a new job that do not depend on "now" (the
  * node memo, ledger.h): its entries' cpus * share and undelayed returns,
  * each summed in entry order as the loops below sum them, the highest
- * return, whether one is hard.  Made again when an entry changed or the
+ * return and its entry, whether one is hard, and the share a shortfall
+ * keeps (the hard jobs', with the best job's or without).  Made again when an entry changed or the
  * static price's parameters did (a bid without a budget is that price).
  * NULL: no memo (a bad node).
  */
@@ -939,7 +943,10 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 	m->share = 0.0;
 	m->ret = 0.0;
 	m->best_ret = -INFINITY;
+	m->best = -1;
 	m->any_hard = false;
+	m->prot_hard = 0.0;
+	m->prot_best = 0.0;
 	for (int i = 0; i < n; i++) {
 		const libra_entry_t *e = &ent[i];
 		double r;
@@ -949,11 +956,20 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 		m->share += e->cpus * e->share;
 		r = _return_of(p, e, 0.0);
 		m->ret += r;
-		if (r > m->best_ret)
+		if (r > m->best_ret) {
 			m->best_ret = r;
-		if (e->type == LIBRA_DEADLINE_HARD)
+			m->best = i;
+		}
+		if (e->type == LIBRA_DEADLINE_HARD) {
 			m->any_hard = true;
+			m->prot_hard += e->cpus * e->share;
+		}
 	}
+	/* the kept share when the best entry stays the best */
+	for (int i = 0; i < n; i++)
+		if (!ent[i].best_effort &&
+		    (i == m->best || ent[i].type == LIBRA_DEADLINE_HARD))
+			m->prot_best += ent[i].cpus * ent[i].share;
 	memcpy(m->params, key, sizeof(key));
 	m->stamp = stamp;
 	return m;
@@ -967,6 +983,27 @@ static double _sum_with(const libra_node_memo_t *m, const libra_entry_t *extra)
 	if (extra && !extra->best_effort)
 		sum += extra->cpus * extra->share;
 	return sum;
+}
+
+/*
+ * In a shortfall the best job and the hard jobs keep their shares: their
+ * cpus * share with extra (at index n), summed in entry order as the loops
+ * below sum it, from the memo; *best the best job's index.
+ */
+static double _memo_kept(const libra_params_t *p, const libra_node_memo_t *m,
+			 const libra_entry_t *extra, int n, int *best)
+{
+	bool in = extra && !extra->best_effort;
+	double cs = in ? extra->cpus * extra->share : 0.0;
+
+	if (in && _return_of(p, extra, 0.0) > m->best_ret) {
+		*best = n;		/* extra is the best: the hard ones */
+		return m->prot_hard + cs;
+	}
+	*best = m->best;
+	if (in && extra->type == LIBRA_DEADLINE_HARD)
+		return m->prot_best + cs;
+	return m->prot_best;
 }
 
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
@@ -988,6 +1025,12 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 		if (extra && !extra->best_effort)
 			ret += _return_of(p, extra, 0.0);
 		return ret;
+	}
+	if (m) {
+		/* a shortfall (below): the sums from the memo */
+		sum = _sum_with(m, extra);
+		prot = _memo_kept(p, m, extra, n, &best);
+		goto shortfall;
 	}
 	for (int i = 0; i < total; i++) {
 		const libra_entry_t *e = i < n ? &ent[i] : extra;
@@ -1020,6 +1063,7 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 		    (i == best || e->type == LIBRA_DEADLINE_HARD))
 			prot += e->cpus * e->share;
 	}
+shortfall:
 	other = sum - prot;
 	f = other > 0.0 ? fmax(cap - prot, 0.0) / other : 0.0;
 	for (int i = 0; i < total; i++) {
@@ -1059,9 +1103,13 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 	bool any_hard = false;
 	const libra_node_memo_t *m = _sla_memo(l, p, node);
 
-	/* as below: no hard job there, or no shortfall */
-	if (m && (!m->any_hard || _sum_with(m, extra) <= cap + p->tolerance))
-		return false;
+	if (m) {
+		/* as below, from the memo */
+		if (!m->any_hard || _sum_with(m, extra) <= cap + p->tolerance)
+			return false;
+		prot = _memo_kept(p, m, extra, n, &best);
+		return prot > cap + p->tolerance;
+	}
 
 	for (int i = 0; i <= n; i++) {
 		const libra_entry_t *e = i < n ? &ent[i] : extra;
@@ -1126,10 +1174,16 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 
 			old_ret = _node_return(l, p, j, NULL, now, NULL);
 			_extra_entry(p, sla, now, q->share, k, &extra);
-			new_ret = _node_return(l, p, j, &extra, now, &dy);
-			ok = new_ret >= old_ret -
-			     p->tolerance * fmax(1.0, fabs(old_ret)) &&
-			     !_delays_hard(l, p, j, &extra);
+			/* a hard job delayed refuses the node whatever the
+			 * return: then the return is not projected */
+			ok = !_delays_hard(l, p, j, &extra);
+			new_ret = dy = 0.0;
+			if (ok) {
+				new_ret = _node_return(l, p, j, &extra, now,
+						       &dy);
+				ok = new_ret >= old_ret - p->tolerance *
+				     fmax(1.0, fabs(old_ret));
+			}
 			if (ok && sla->type == LIBRA_DEADLINE_HARD &&
 			    dy > LIBRA_DEADLINE_GRACE) {
 				ok = false;
@@ -1751,31 +1805,10 @@ static int _slot_times(const libra_ledger_t *l, const libra_request_t *req,
 {
 	int nodes = libra_ledger_node_count(l), m = 0;
 
-	for (int j = 0; j < nodes; j++) {
-		const libra_entry_t *e;
-		int k = libra_ledger_node_entries(l, j, &e);
-
-		if (!k || !_eligible(l, req, j))
-			continue;
-		for (int i = 0; i < k; i++) {
-			double at = ceil(e[i].deadline);
-			int pos;
-
-			if (e[i].best_effort || !(at > after) || at > until)
-				continue;
-			if (m == max && at >= t[m - 1])
-				continue;
-			for (pos = m; pos > 0 && t[pos - 1] > at; pos--)
-				;
-			if (pos > 0 && t[pos - 1] == at)
-				continue;	/* distinct times only */
-			if (m < max)
-				m++;
-			memmove(&t[pos + 1], &t[pos],
-				(size_t) (m - 1 - pos) * sizeof(*t));
-			t[pos] = at;
-		}
-	}
+	for (int j = 0; j < nodes; j++)
+		if (_eligible(l, req, j))
+			m = libra_ledger_node_targets(l, j, after, until, t, m,
+						      max);
 	return m;
 }
 

@@ -428,27 +428,54 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 		return 0.0;
 	for (int i = 0; i < n->nentries; i++) {
 		const ledger_went_t *e = &n->win[i];
-		double from = now, until = t_end;
-
-		double share = e->share;
+		bool inside = e->deadline > now && e->deadline < t_end;
+		bool late = !inside && e->deadline <= now && !e->best_effort;
+		double from = e->start > now ? e->start : now;
+		double until = inside ? e->deadline : t_end;
+		double share = late ? fmin(e->share, l->share_min) : e->share;
+		double term = e->cpus * share * (until - from);
 
 		/*
 		 * At its share a job does share * (min(T, TD) - now) by T.
 		 * A job already past its deadline runs on at share_min (the
 		 * model of libra_ledger_expire(), whether or not it was
 		 * applied yet).  A booked job works only from its begin
-		 * (decision 21).
+		 * (decision 21).  (Selects, not branches: the deadlines
+		 * are in no order; an empty term adds 0 and changes no
+		 * sum, as skipping it did.)
 		 */
-		if (e->start > from)
-			from = e->start;
-		if (e->deadline > now && e->deadline < t_end)
-			until = e->deadline;
-		else if (e->deadline <= now && !e->best_effort)
-			share = fmin(share, l->share_min);
-		if (until > from)
-			sum += e->cpus * share * (until - from);
+		sum += until > from ? term : 0.0;
 	}
 	return sum;
+}
+
+extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
+				     double after, double until, double *t,
+				     int m, int max)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	if (!n || max < 1)
+		return m;
+	for (int i = 0; i < n->nentries; i++) {
+		double at = ceil(n->win[i].deadline);
+		int pos;
+
+		if (n->win[i].best_effort || !(at > after) || at > until)
+			continue;
+		if (m == max && at >= t[m - 1])
+			continue;
+		for (pos = m; pos > 0 && t[pos - 1] > at; pos--)
+			;
+		if (pos > 0 && t[pos - 1] == at)
+			continue;	/* distinct times only */
+		if (m < max)
+			m++;
+		memmove(&t[pos + 1], &t[pos],
+			(size_t) (m - 1 - pos) * sizeof(*t));
+		t[pos] = at;
+	}
+	return m;
 }
 
 extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node)

@@ -183,6 +183,18 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end);
 
 /*
+ * The next free slot's candidate begins (admit.h, libra_next_slot()): into
+ * t[0..m), distinct whole seconds ascending, merge the whole seconds
+ * ceil(target) in (after, until] at which the node's jobs' shares fall
+ * (best-effort jobs commit none), keeping the max earliest; returns the
+ * new count.  A value not below t's last, once t is full, is dropped at
+ * once: O(entries).
+ */
+extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
+				     double after, double until, double *t,
+				     int m, int max);
+
+/*
  * A number that changes whenever anything of the node's entries does (a
  * commit, a release, a share): what a memo is checked against.
  */
@@ -202,7 +214,10 @@ typedef struct libra_node_memo {
 	double share;		/* the entries' cpus * share, summed in order */
 	double ret;		/* their returns, summed in order */
 	double best_ret;	/* the highest return */
+	int best;		/* its entry (the first), -1: none */
 	bool any_hard;		/* an entry with a hard deadline */
+	double prot_hard;	/* cpus * share of the hard ones, in order */
+	double prot_best;	/* of the hard ones and the best, in order */
 } libra_node_memo_t;
 
 extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
