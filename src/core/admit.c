@@ -597,12 +597,14 @@ static void _admit_libra(const libra_ledger_t *l, const libra_params_t *p,
 			 double now, cand_t *c, libra_quote_t *q)
 {
 	int n = 0, nodes = libra_ledger_node_count(l);
+	/* a booking's load walks the entries (_load), else it is a sum */
+	bool walks = req->booked > 0.0 && req->booked < now;
 
 	for (int j = 0; j < nodes; j++) {
 		double free_share;
 		int room;
 
-		if (j + 4 < nodes)
+		if (walks && j + 4 < nodes)
 			libra_ledger_prefetch_node(l, j + 4);
 		room = _room(l, p, req, j, q->share, now, sla->deadline,
 			     &free_share);
@@ -769,13 +771,16 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 {
 	int n = 0, nodes = libra_ledger_node_count(l);
 	double base = libra_price_base_window(p, now, sla->deadline);
+	/* the window RESFree and a booking's load walk the entries */
+	bool walks = p->resfree != LIBRA_RESFREE_THESIS ||
+		     (req->booked > 0.0 && req->booked < now);
 
 	for (int j = 0; j < nodes; j++) {
 		int room = _room(l, p, req, j, share, now, sla->deadline,
 				 NULL);
 		double res_free, res_max, putil;
 
-		if (j + 4 < nodes)
+		if (walks && j + 4 < nodes)
 			libra_ledger_prefetch_node(l, j + 4);
 		if (room < 1)
 			continue;

@@ -60,13 +60,15 @@ typedef struct ledger_node {
 	libra_entry_t *entries;
 	ledger_went_t *win;	/* mirror of entries (ledger_went_t) */
 	uint64_t stamp;		/* changes with any entry (node_stamp) */
-	libra_node_memo_t memo;	/* kept for admission (ledger.h) */
 } ledger_node_t;
 
 struct libra_ledger {
 	double share_min;
 	int nnodes, nodes_cap;
 	ledger_node_t *nodes;
+	libra_node_memo_t *memos;	/* one per node, beside them (not in
+					 * the node: loops over the nodes read
+					 * less) */
 	int *name_slots;	/* hash of node names -> index, -1 empty */
 	int name_slots_cap;
 	ledger_job_t *jobs;	/* hash of job ids, linear probing */
@@ -129,6 +131,7 @@ extern void libra_ledger_destroy(libra_ledger_t *l)
 		free(l->nodes[i].win);
 	}
 	free(l->nodes);
+	free(l->memos);
 	free(l->name_slots);
 	free(l);
 }
@@ -203,14 +206,20 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 		int cap = l->nodes_cap ? l->nodes_cap * 2 : 16;
 		ledger_node_t *nodes = realloc(l->nodes,
 					       (size_t) cap * sizeof(*nodes));
+		libra_node_memo_t *memos;
 
 		if (!nodes)
 			return -1;
 		l->nodes = nodes;
+		memos = realloc(l->memos, (size_t) cap * sizeof(*memos));
+		if (!memos)
+			return -1;
+		l->memos = memos;
 		l->nodes_cap = cap;
 	}
 	n = &l->nodes[l->nnodes];
 	memset(n, 0, sizeof(*n));
+	memset(&l->memos[l->nnodes], 0, sizeof(*l->memos));
 	if (!(n->name = strdup(name)))
 		return -1;
 	n->cpus = cpus;
@@ -491,7 +500,7 @@ extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
 	if (node < 0 || node >= l->nnodes)
 		return NULL;
 	/* the memo is no part of the ledger's state (ledger.h) */
-	return &((libra_ledger_t *) l)->nodes[node].memo;
+	return &((libra_ledger_t *) l)->memos[node];
 }
 
 extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
