@@ -1846,7 +1846,8 @@ static void _clock_start(search_clock_t *c, double limit)
 	c->start = c->last = limit > 0.0 ? _cpu_now() : 0.0;
 }
 
-/* A step begins here (what came before is no step of the search). */
+/* A step begins here (what came before is no step of the search).  The
+ * time since the start still counts against the limit. */
 static void _clock_mark(search_clock_t *c)
 {
 	if (c->limit > 0.0)
@@ -2028,7 +2029,9 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 	if (libra_sla_has_budget(sla)) {
 		libra_sla_t s = *sla;
 
+		_clock_mark(&clk);
 		libra_admit(l, p, &s, req, now, q);
+		_clock_out(&clk, 0);	/* a step: how long one takes */
 		if (q->verdict == LIBRA_REJECT_BUDGET) {
 			s.budget = q->least_price;
 			libra_admit(l, p, &s, req, now, q);
