@@ -194,19 +194,29 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
  * another node (or is skipped, like a node too small, when it cannot);
  * GPUs left over fail the placement.
  *
- * "sorted": c is in order already.  Otherwise the least of references to c
- * are taken, by a scan for the first few (_FILL_SCANS), then from a heap
- * of the rest, until the request is filled, instead of c being sorted
- * whole: a 1-64 CPU request takes one or two nodes of thousands (a NaN
- * key, which orders nothing, goes to the heap at once, as before).
+ * "sorted": c is in order already.  Otherwise the least candidates are
+ * taken, the first few (_FILL_SCANS) found by one scan, then from a heap
+ * of references to the rest, until the request is filled, instead of c
+ * being sorted whole: a 1-64 CPU request takes one or two nodes of
+ * thousands (a NaN key, which orders nothing, sends them all to the heap
+ * at once, as before).
  * The order is total (key, then node index), so the nodes come out
  * exactly as a sort would put them and the placement is the same.  Leaves
  * c as it is.  Out of memory: nothing placed.
  */
-/* Candidates taken by a scan for the least before _fill makes a heap of the
- * rest: most requests take one or two nodes, and a scan of n references
- * costs less than making a heap of them. */
+/* Candidates found by one scan for the least before _fill makes a heap of
+ * the rest: most requests take one or two nodes, and a scan of the
+ * candidates costs less than making a heap of them. */
 #define _FILL_SCANS 3
+
+static inline bool _cand_less(const cand_t *x, const cand_t *y)
+{
+	if (x->key < y->key)
+		return true;
+	if (x->key > y->key)
+		return false;
+	return x->node < y->node;
+}
 
 static int _fill(cand_t *c, int n, const libra_request_t *req,
 		 libra_quote_t *q, bool sorted)
@@ -214,22 +224,27 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 	int need = req->cpus, min_nodes = _min_nodes(req);
 	int max_nodes = _max_nodes(req);
 	int unit = req->cpus_per_task > 1 ? req->cpus_per_task : 1;
-	int next = 0, left = n, gpus_left = req->demand.gpus, scans = 0;
+	int next = 0, left = n, gpus_left = req->demand.gpus;
+	int first[_FILL_SCANS], nfirst = 0, taken = 0, hleft = 0;
 	cref_t *h = NULL;
 	bool heap = false;
 
 	q->nplace = 0;
-	if (!sorted) {
-		h = malloc((size_t) (n ? n : 1) * sizeof(*h));
-		if (!h)
-			return 0;
-		for (int i = 0; i < n; i++) {
-			h[i].key = c[i].key;
-			h[i].node = c[i].node;
-			h[i].idx = i;
-			if (isnan(c[i].key))
-				scans = _FILL_SCANS;	/* no order: the heap */
+	for (int i = 0; !sorted && i < n; i++) {
+		int pos;
+
+		if (isnan(c[i].key)) {
+			nfirst = 0;	/* no order: the heap of all at once */
+			break;
 		}
+		/* the _FILL_SCANS least, in order */
+		if (nfirst == _FILL_SCANS &&
+		    !_cand_less(&c[i], &c[first[nfirst - 1]]))
+			continue;
+		pos = nfirst < _FILL_SCANS ? nfirst++ : _FILL_SCANS - 1;
+		for (; pos > 0 && _cand_less(&c[i], &c[first[pos - 1]]); pos--)
+			first[pos] = first[pos - 1];
+		first[pos] = i;
 	}
 	while (left > 0 && need > 0 && q->nplace < max_nodes) {
 		int nodes_left = max_nodes - q->nplace;
@@ -240,29 +255,37 @@ static int _fill(cand_t *c, int n, const libra_request_t *req,
 		if (sorted) {
 			top = c[next++];
 			left--;
-		} else if (scans < _FILL_SCANS) {
-			/* the least of the rest by a scan, moved to the end */
-			int min = 0;
-			cref_t t;
-
-			for (int i = 1; i < left; i++)
-				if (_ref_less(&h[i], &h[min]))
-					min = i;
-			top = c[h[min].idx];
-			t = h[min];
-			h[min] = h[left - 1];
-			h[left - 1] = t;
+		} else if (taken < nfirst) {
+			top = c[first[taken++]];
 			left--;
-			scans++;
 		} else {
 			if (!heap) {
-				for (int i = left / 2 - 1; i >= 0; i--)
-					_sift(h, left, i);
+				/* the rest: a heap of references */
+				h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+				if (!h) {
+					q->nplace = 0;
+					return 0;
+				}
+				for (int i = 0; i < n; i++) {
+					bool out = false;
+
+					for (int k = 0; k < nfirst; k++)
+						out |= first[k] == i;
+					if (out)
+						continue;
+					h[hleft].key = c[i].key;
+					h[hleft].node = c[i].node;
+					h[hleft].idx = i;
+					hleft++;
+				}
+				for (int i = hleft / 2 - 1; i >= 0; i--)
+					_sift(h, hleft, i);
 				heap = true;
 			}
 			top = c[h[0].idx];
-			h[0] = h[--left];
-			_sift(h, left, 0);
+			h[0] = h[--hleft];
+			_sift(h, hleft, 0);
+			left--;
 		}
 		take = top.room - top.room % unit;
 		if (req->cpus_per_node > 0) {
@@ -784,16 +807,21 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 			libra_ledger_prefetch_node(l, j + 4);
 		if (room < 1)
 			continue;
-		res_free = libra_res_free(l, p, j, 1, sla->runtime, now,
-					  sla->deadline);
+		/* libra_res_free() for one CPU, with RESMax kept for P_ij */
+		res_max = libra_res_max(l, j, now, sla->deadline);
+		res_free = res_max - (p->resfree == LIBRA_RESFREE_THESIS ?
+				      libra_ledger_node_thesis_work(l, j) :
+				      libra_ledger_node_window_work(
+					      l, j, now, sla->deadline)) -
+			   1 * sla->runtime;
 		if (!(res_free > 0.0))
 			continue;
 		/* line 17: RESFree ascending */
 		_cand_init(l, &c[n], j, room, res_free);
 		/* P_ij from this RESFree (libra_rate would walk the node's
 		 * entries again for the same number) */
-		res_max = libra_res_max(l, j, now, sla->deadline);
-		putil = libra_putil(res_max, libra_res_free_priced(
+		putil = libra_putil(res_max, !(p->price_damping > 0.0) ?
+				    res_free : libra_res_free_priced(
 					    l, p, j, now, res_max, res_free,
 					    sla->runtime), base);
 		c[n].rate = isfinite(putil) ? p->alpha * base +
