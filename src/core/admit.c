@@ -124,13 +124,19 @@ typedef struct {
 	int idx;	/* index into the candidate array */
 } cref_t;
 
+/* (key x, node x) before (key y, node y)? */
+static inline bool _key_less(double kx, int nx, double ky, int ny)
+{
+	if (kx < ky)
+		return true;
+	if (kx > ky)
+		return false;
+	return nx < ny;
+}
+
 static inline bool _ref_less(const cref_t *x, const cref_t *y)
 {
-	if (x->key < y->key)
-		return true;
-	if (x->key > y->key)
-		return false;
-	return x->node < y->node;
+	return _key_less(x->key, x->node, y->key, y->node);
 }
 
 static void _sift(cref_t *h, int n, int i)
@@ -211,11 +217,7 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
 
 static inline bool _cand_less(const cand_t *x, const cand_t *y)
 {
-	if (x->key < y->key)
-		return true;
-	if (x->key > y->key)
-		return false;
-	return x->node < y->node;
+	return _key_less(x->key, x->node, y->key, y->node);
 }
 
 static int _fill(cand_t *c, int n, const libra_request_t *req,
