@@ -474,7 +474,7 @@ extern bool *libra_slurm_powered(const bool *eligible)
 	return on;
 }
 
-static bool _node_usable(node_record_t *node_ptr)
+extern bool libra_slurm_node_usable(node_record_t *node_ptr)
 {
 	return node_ptr && !IS_NODE_DOWN(node_ptr) &&
 	       !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
@@ -629,7 +629,7 @@ extern bool libra_slurm_sync_nodes(void)
 		uint64_t mem;
 		int gpus;
 
-		libra_ledger_set_node_up(l, i, _node_usable(node_ptr));
+		libra_ledger_set_node_up(l, i, libra_slurm_node_usable(node_ptr));
 		if (!node_ptr)
 			continue;
 		_node_resources(node_ptr, &mem, &gpus);

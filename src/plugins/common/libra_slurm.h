@@ -96,6 +96,10 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 /* Does the cluster track memory (SelectTypeParameters=CR_*_Memory)? */
 extern bool libra_slurm_mem_tracked(void);
 
+/* Can jobs be placed on the node (not down, drained, failed, future or
+ * not responding; powered down counts as usable)?  Node lock. */
+extern bool libra_slurm_node_usable(node_record_t *node_ptr);
+
 /* A node's power state in Slurm's power saving (decision 24): booting,
  * stopping, off (powered down, or asked to be), else on.  Node lock. */
 extern libra_node_power_t libra_slurm_node_power(node_record_t *node_ptr);

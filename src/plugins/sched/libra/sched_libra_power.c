@@ -13,7 +13,7 @@
  *  appended to StateSaveLocation/libra_power ("EPOCH NODE STATE", STATE
  *  on, off, booting or stopping), which libra-report --power reads.  The
  *  lines are collected under the pass's locks and written after them
- *  (libra_power_flush()).
+ *  (libra_power_flush(); the lines have a mutex of their own).
  *
  *  Locks: the pass's (config read, job write, node write, partition read);
  *  the hub is taken for each node's ledger entries.
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +50,10 @@ static int nnodes;
 static int *idle_points;
 static libra_node_power_t *seen;	/* the state last noted */
 static time_t next_decision;
-static char *journal;			/* lines not yet written */
+/* lines not yet written, and where; the pass fills them under its locks,
+ * libra_power_flush() takes them after: their own mutex */
+static pthread_mutex_t journal_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *journal;
 static char *journal_path;
 
 static const char *_state_name(libra_node_power_t st)
@@ -85,12 +89,15 @@ static void _note_states(time_t now)
 		if (st == seen[i])
 			continue;
 		seen[i] = st;
+		slurm_mutex_lock(&journal_lock);
 		xstrfmtcat(journal, "%ld %s %s\n", (long) now, node_ptr->name,
 			   _state_name(st));
+		if (!journal_path)
+			journal_path = xstrdup_printf(
+				"%s/libra_power",
+				slurm_conf.state_save_location);
+		slurm_mutex_unlock(&journal_lock);
 	}
-	if (journal && !journal_path)
-		journal_path = xstrdup_printf("%s/libra_power",
-					      slurm_conf.state_save_location);
 }
 
 /* Power the listed nodes down or up through Slurm's power saving. */
@@ -117,14 +124,6 @@ static bool _busy_in_slurm(node_record_t *node_ptr)
 {
 	return IS_NODE_ALLOCATED(node_ptr) || IS_NODE_MIXED(node_ptr) ||
 	       IS_NODE_COMPLETING(node_ptr);
-}
-
-/* Usable but for its power: never act on a node that is down or drained. */
-static bool _managed(node_record_t *node_ptr)
-{
-	return node_ptr && !IS_NODE_DOWN(node_ptr) &&
-	       !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
-	       !IS_NODE_FUTURE(node_ptr) && !IS_NODE_NO_RESPOND(node_ptr);
 }
 
 extern void libra_power_pass(time_t now)
@@ -158,7 +157,8 @@ extern void libra_power_pass(time_t now)
 		libra_power_node_t n;
 		libra_power_action_t a;
 
-		if (!_managed(node_ptr)) {
+		/* never act on a node that is down or drained */
+		if (!node_ptr || !libra_slurm_node_usable(node_ptr)) {
 			idle_points[i] = 0;
 			continue;
 		}
@@ -216,13 +216,12 @@ extern void libra_power_flush(void)
 {
 	char *lines, *path;
 	int fd;
-	slurmctld_lock_t node_read = { .node = READ_LOCK };
 
-	lock_slurmctld(node_read);
+	slurm_mutex_lock(&journal_lock);
 	lines = journal;
 	journal = NULL;
-	path = journal_path ? xstrdup(journal_path) : NULL;
-	unlock_slurmctld(node_read);
+	path = xstrdup(journal_path);
+	slurm_mutex_unlock(&journal_lock);
 	if (!lines)
 		goto out;
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -240,9 +239,11 @@ out:
 
 extern void libra_power_fini(void)
 {
+	slurm_mutex_lock(&journal_lock);
 	xfree(idle_points);
 	xfree(seen);
 	xfree(journal);
 	xfree(journal_path);
+	slurm_mutex_unlock(&journal_lock);
 	nnodes = 0;
 }
