@@ -158,6 +158,9 @@ typedef struct {
 	double tw;		/* the power's next event (pw_dirty: stale) */
 	bool pw_dirty;
 	double last;		/* the last arrival, begin or completion */
+	double horizon;		/* the next arrival: every node is brought
+				 * up to it then, so a node's next end
+				 * after it need not be known exactly */
 	char *err;
 	size_t errlen;
 } ts_t;
@@ -308,15 +311,53 @@ static void _advance(tnode_t *nd, double t)
 }
 
 /*
+ * A node whose parts all run: does none end by the horizon?  Then its next
+ * end need not be computed (_recompute()): it is brought up to the
+ * horizon's arrival, and its ends computed again, first.  No part runs
+ * faster than a whole CPU (w_k <= sum(w)), so none ends before its work
+ * left does: the node's next end, t + min(left_k / w_k) * sum(w) as
+ * rounded, is at least t + min(left_k) * (1 - 1e-12), its rounding
+ * errors (a few 1e-16 of it) included.  Returns true, with that bound as
+ * the node's next (a key for the heap; no part is its argmin), when it
+ * is after the horizon.
+ */
+static bool _ends_after(const ts_t *s, tnode_t *nd, double minleft)
+{
+	double bound;
+
+	if (!(minleft > 0.0))
+		return false;
+	bound = nd->t + minleft * (1.0 - 1e-12);
+	if (!(bound > s->horizon))
+		return false;
+	nd->next = bound;
+	nd->argmin = -1;
+	return true;
+}
+
+/*
  * When does the first part end: part k needs left_k / rate_k =
  * left_k * sum(w) / w_k, so the first is the least left_k / w_k (ties:
- * lowest job index).  Also refreshes the cached sum of weights.
+ * lowest job index).  Also refreshes the cached sum of weights.  Not
+ * computed when no part ends by the horizon (_ends_after()).
  */
-static void _recompute(tnode_t *nd)
+static void _recompute(const ts_t *s, tnode_t *nd)
 {
-	double sw = 0.0, best = INFINITY;
+	double sw = 0.0, best = INFINITY, minleft = INFINITY;
 	int k, arg = -1;
 
+	for (k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
+
+		if (pt->pending)
+			continue;
+		sw += pt->w;
+		if (pt->work - pt->done < minleft)
+			minleft = pt->work - pt->done;
+	}
+	nd->sw = sw;
+	if (_ends_after(s, nd, minleft))
+		return;
 	for (k = 0; k < nd->n; k++) {
 		const part_t *pt = &nd->p[k];
 		double left = pt->work - pt->done;
@@ -325,14 +366,12 @@ static void _recompute(tnode_t *nd)
 		if (pt->pending)
 			continue;
 		tk = left > 0 ? left / pt->w : 0.0;
-		sw += pt->w;
 		if (tk < best ||
 		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
 			best = tk;
 			arg = k;
 		}
 	}
-	nd->sw = sw;
 	nd->argmin = arg;
 	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
 }
@@ -494,27 +533,35 @@ static int _sync_recompute(ts_t *s, int node)
 	const libra_entry_t *e;
 	tnode_t *nd = &s->nodes[node];
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
-	double sw = 0.0, best = INFINITY;
+	double sw = 0.0, best = INFINITY, minleft = INFINITY;
 
 	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending ||
 	    nd->nextended)
 		goto slow;
 	for (k = 0; k < ne; k++) {
 		part_t *pt = &nd->p[k];
-		double left = pt->work - pt->done, tk;
 
 		if (e[k].job_id != (uint32_t) pt->job || !(e[k].share > 0))
 			goto slow;
 		pt->share = pt->w = e[k].share;
-		tk = left > 0 ? left / pt->w : 0.0;
 		sw += pt->w;
+		if (pt->work - pt->done < minleft)
+			minleft = pt->work - pt->done;
+	}
+	nd->sw = sw;
+	if (_ends_after(s, nd, minleft))
+		return 0;
+	for (k = 0; k < ne; k++) {
+		const part_t *pt = &nd->p[k];
+		double left = pt->work - pt->done, tk;
+
+		tk = left > 0 ? left / pt->w : 0.0;
 		if (tk < best ||
 		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
 			best = tk;
 			arg = k;
 		}
 	}
-	nd->sw = sw;
 	nd->argmin = arg;
 	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
 	return 0;
@@ -525,7 +572,7 @@ slow:
 		_sla_weights(s, nd);
 	else if (nd->nextended && !s->cfg->predict_protect_off)
 		_protect_weights(nd);
-	_recompute(nd);
+	_recompute(s, nd);
 	return 0;
 }
 
@@ -1325,6 +1372,7 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 			s.tw = sim_power_next(s.pw);
 			s.pw_dirty = false;
 		}
+		s.horizon = ta;
 		/* completions first: a CPU freed at t is free for a job
 		 * arriving at t; then power (a boot that ends at t serves a
 		 * booking that begins at t); a reservation begins before the
@@ -1344,6 +1392,8 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 			_probe(&s, tp);
 			tp += cfg->probe_every;
 		} else {
+			s.horizon = ai + 1 < n ? w->jobs[ai + 1].submit :
+						 INFINITY;
 			if (_arrive(&s, (int) ai, ta))
 				goto out;
 			s.last = ta;

@@ -56,6 +56,9 @@ typedef struct ledger_node {
 	uint64_t mem_used;	/* sum of the entries' memory */
 	int gpus_used;		/* sum of the entries' GPUs */
 	int nbooked;		/* entries with a begin time (start finite) */
+	bool added;		/* an entry was added since the last
+				 * _node_resum(): thesis_work is a running
+				 * sum, not the entries' sum in order */
 	int nentries, capacity;
 	libra_entry_t *entries;
 	ledger_went_t *win;	/* mirror of entries (ledger_went_t) */
@@ -148,6 +151,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 		l->nodes[i].mem_used = 0;
 		l->nodes[i].gpus_used = 0;
 		l->nodes[i].nbooked = 0;
+		l->nodes[i].added = false;
 	}
 }
 
@@ -559,6 +563,7 @@ static void _node_resum(ledger_node_t *n)
 	}
 	n->share_sum = share;
 	n->thesis_work = work;
+	n->added = false;
 	n->job_cpus = 0;
 	n->mem_used = 0;
 	n->gpus_used = 0;
@@ -674,6 +679,7 @@ static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
 	n->nbooked += isfinite(e->start);
 	if (!e->best_effort)
 		n->thesis_work += e->cpus * e->runtime;
+	n->added = true;
 	return 0;
 }
 
@@ -956,6 +962,7 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 				      double now)
 {
 	ledger_node_t *nd;
+	double share = 0.0;
 
 	if (node < 0 || node >= l->nnodes || n != l->nodes[node].nentries)
 		return -1;
@@ -963,17 +970,26 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 	for (int i = 0; i < n; i++) {
 		libra_entry_t *e = &nd->entries[i];
 
-		if (e->best_effort || now < e->start)
-			continue;
-		e->work = e->runtime - cpu_done[i];
-		if (e->work < 0.0)
-			e->work = 0.0;
-		e->since = now;
-		e->share = libra_share_remaining(e->work, e->deadline - now,
-						 l->share_min);
-		_win_sync(nd, i);
+		if (!(e->best_effort || now < e->start)) {
+			e->work = e->runtime - cpu_done[i];
+			if (e->work < 0.0)
+				e->work = 0.0;
+			e->since = now;
+			e->share = libra_share_clamp(e->work, e->deadline - now,
+						     l->share_min);
+			_win_sync(nd, i);
+		}
+		share += e->cpus * e->share;
 	}
-	_node_resum(nd);
+	/*
+	 * The node's share summed in entry order, as _node_resum() sums it;
+	 * its other totals are integers, or thesis_work, which only an added
+	 * entry leaves a running sum of (then all of it, as before).
+	 */
+	if (nd->added)
+		_node_resum(nd);
+	else
+		nd->share_sum = share;
 	return 0;
 }
 

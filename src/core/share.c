@@ -10,17 +10,7 @@
 extern double libra_share_remaining(double work, double time_left,
 				    double share_min)
 {
-	double share;
-
-	/* Past its estimate or past its deadline: best effort only. */
-	if (!(work > 0.0) || !(time_left > 0.0))
-		return share_min;
-	share = work / time_left;
-	if (share < share_min)
-		return share_min;
-	if (share > 1.0)
-		return 1.0;	/* one CPU per CPU is all a job can use */
-	return share;
+	return libra_share_clamp(work, time_left, share_min);
 }
 
 extern double libra_share_paced(double runtime, double cpu_done, double now,

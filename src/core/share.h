@@ -57,6 +57,24 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
 extern double libra_share_remaining(double work, double time_left,
 				    double share_min);
 
+/* libra_share_remaining() inline, for the loops that compute it for
+ * every entry of a node (the ledger's progress reports). */
+static inline double libra_share_clamp(double work, double time_left,
+				       double share_min)
+{
+	double share;
+
+	/* Past its estimate or past its deadline: best effort only. */
+	if (!(work > 0.0) || !(time_left > 0.0))
+		return share_min;
+	share = work / time_left;
+	if (share < share_min)
+		return share_min;
+	if (share > 1.0)
+		return 1.0;	/* one CPU per CPU is all a job can use */
+	return share;
+}
+
 /* cgroup v2 cpu.weight (1..10000) for a share. */
 extern unsigned libra_weight_v2(double share);
 
