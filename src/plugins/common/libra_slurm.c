@@ -11,12 +11,16 @@
  *  under a token, see hub.h, and expire after a short hold).  The ledger's
  *  node i is slurmctld's node i, so bitmaps and ledger indices agree.
  *
- *  Only jobs not yet in the ledger have their record parsed, so a pass
- *  costs one look at each active job plus a hash lookup.
+ *  Only jobs not yet in the ledger have their record parsed, so a full sync
+ *  costs one look at each active job plus a hash lookup; sched/libra's
+ *  passes in between look only at the jobs created since
+ *  (libra_slurm_sync_pass(), decision 25).  Parsed records are cached by
+ *  job id and AdminComment text (libra_slurm_job_record()).
 \*****************************************************************************/
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,7 @@
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/macros.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -50,22 +55,106 @@ extern bool libra_slurm_is_record(const char *admin_comment)
 	return libra_record_text_is_record(admin_comment);
 }
 
+/*
+ * Parsed records by job id (finding F.4 of contrib/bench/findings.md):
+ * sched/libra reads the record of every pending admitted job in every pass.
+ * Direct-mapped: slot job_id % REC_CACHE holds one job's AdminComment as
+ * it was parsed and the record it gave; a hit needs the same job id and
+ * the same text (length and bytes: a pointer alone could be reused by a
+ * new string), so any change of the AdminComment, by libra_slurm_store_
+ * record() or anyone else, misses and parses again.  A colliding job
+ * replaces the slot.  At most REC_CACHE records per plugin; the mutex,
+ * because job_submit/qos may read records under the job read lock in
+ * several RPC threads at once.
+ */
+#define REC_CACHE 4096
+
+typedef struct {
+	uint32_t job_id;
+	size_t len;		/* strlen(text) */
+	char *text;		/* the AdminComment parsed (xmalloc'd) */
+	libra_record_t rec;	/* what it gave */
+} rec_slot_t;
+
+static rec_slot_t *rec_cache;
+static pthread_mutex_t rec_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* A deep copy of a record (its placement is malloc'd: libra_record_free()).
+ * Returns false when out of memory. */
+static bool _record_copy(libra_record_t *to, const libra_record_t *from)
+{
+	*to = *from;
+	to->place = NULL;
+	if (from->nplace > 0) {
+		to->place = malloc((size_t) from->nplace * sizeof(*to->place));
+		if (!to->place) {
+			to->nplace = 0;
+			return false;
+		}
+		memcpy(to->place, from->place,
+		       (size_t) from->nplace * sizeof(*to->place));
+	}
+	return true;
+}
+
+/* The cached record of this text, copied into rec; false: not cached. */
+static bool _cache_get(uint32_t job_id, const char *text, size_t len,
+		       libra_record_t *rec)
+{
+	rec_slot_t *s;
+	bool hit = false;
+
+	slurm_mutex_lock(&rec_mutex);
+	if (rec_cache) {
+		s = &rec_cache[job_id % REC_CACHE];
+		hit = s->text && s->job_id == job_id && s->len == len &&
+		      !memcmp(s->text, text, len) && _record_copy(rec, &s->rec);
+	}
+	slurm_mutex_unlock(&rec_mutex);
+	return hit;
+}
+
+static void _cache_put(uint32_t job_id, const char *text, size_t len,
+		       const libra_record_t *rec)
+{
+	rec_slot_t *s;
+
+	slurm_mutex_lock(&rec_mutex);
+	if (!rec_cache)
+		rec_cache = xcalloc(REC_CACHE, sizeof(*rec_cache));
+	s = &rec_cache[job_id % REC_CACHE];
+	libra_record_free(&s->rec);
+	xfree(s->text);
+	if (_record_copy(&s->rec, rec)) {
+		s->job_id = job_id;
+		s->len = len;
+		s->text = xmalloc(len + 1);
+		memcpy(s->text, text, len + 1);
+	}
+	slurm_mutex_unlock(&rec_mutex);
+}
+
 extern bool libra_slurm_job_record(job_record_t *job_ptr,
 				   libra_record_t *rec)
 {
+	const char *text = job_ptr->admin_comment;
 	char err[256];
+	size_t len;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
-	if (!libra_slurm_is_record(job_ptr->admin_comment)) {
+	if (!libra_slurm_is_record(text)) {
 		memset(rec, 0, sizeof(*rec));
 		return false;
 	}
-	if (libra_record_from_json(job_ptr->admin_comment, rec, err,
-				   sizeof(err))) {
+	len = strlen(text);
+	if (_cache_get(job_ptr->job_id, text, len, rec))
+		return true;
+	if (libra_record_from_json(text, rec, err, sizeof(err))) {
 		error("%s: %pJ has an unreadable record in AdminComment: %s",
 		      plugin_type, job_ptr, err);
 		return false;
 	}
+	_cache_put(job_ptr->job_id, text, len, rec);
 	return true;
 }
 
@@ -640,15 +729,85 @@ extern bool libra_slurm_sync_nodes(void)
 	return rebuilt;
 }
 
+/*
+ * One active job not in the ledger: a new job's admission re-keyed from its
+ * token, an admission restored from its record (after a restart or a lost
+ * ledger), or a running job without one committed with its CPUs.  The
+ * token re-keyed is marked in s, if given.
+ */
+static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
+{
+	libra_record_t rec;
+
+	if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort) {
+		if (!IS_JOB_PENDING(job_ptr))
+			libra_slurm_commit_unadmitted(job_ptr);
+		libra_record_free(&rec);
+		return;
+	}
+	if (rec.token && libra_ledger_has_job(l, rec.token) &&
+	    libra_ledger_job_committed(l, rec.token) ==
+	    libra_record_commit_time(&rec) &&
+	    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
+		debug("%s: admission %u is %pJ", plugin_type, rec.token,
+		      job_ptr);
+		if (s)
+			_mark(s, rec.token);
+		if (rec.quote_id)	/* made of a binding quote */
+			libra_quotes_mark_taken(libra_hub_quotes(),
+						rec.quote_id);
+	} else {
+		_commit_record(l, job_ptr, &rec);
+	}
+	libra_record_free(&rec);
+}
+
+static bool _active(job_record_t *job_ptr)
+{
+	return IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr) ||
+	       IS_JOB_SUSPENDED(job_ptr);
+}
+
+/*
+ * What libra_slurm_sync_pass() knows of the last sync in this plugin (only
+ * sched/libra's agent calls it): the ledger it was made for, the newest
+ * job id looked at, and the second the ledger's deadlines were last
+ * expired in.
+ */
+static libra_ledger_t *inc_ledger;
+static uint32_t inc_last_id;
+static time_t inc_expired;
+
+/* The wall clock to the microsecond: admissions are timed finely. */
+static double _fine_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Quotes forgotten, and shares past their deadline at the least; an
+ * incremental sync does the latter once a second (the same second expires
+ * the same entries: no admission has a deadline in the past). */
+static void _expire(libra_ledger_t *l, double fine_now, time_t now,
+		    bool full)
+{
+	libra_quotes_expire(libra_hub_quotes(), fine_now, LIBRA_QUOTE_FORGET);
+	if (full || l != inc_ledger || now != inc_expired)
+		libra_ledger_expire(l, (double) now);
+	inc_expired = now;
+}
+
 extern int libra_slurm_sync(time_t now)
 {
 	libra_ledger_t *l;
 	double hold = LIBRA_TOKEN_HOLD;
 	libra_list_itr_t iter;
 	job_record_t *job_ptr;
+	uint32_t last_id = 0;
 	seen_t s;
 	int waiting = 0;
-	struct timespec ts;
 	double fine_now;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
@@ -664,41 +823,20 @@ extern int libra_slurm_sync(time_t now)
 
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
-		libra_record_t rec;
-
-		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
-		    !IS_JOB_SUSPENDED(job_ptr))
+		/* slurmctld appends new jobs: the last is the newest */
+		last_id = job_ptr->job_id;
+		if (!_active(job_ptr))
 			continue;
 		if (libra_ledger_has_job(l, job_ptr->job_id)) {
 			_mark(&s, job_ptr->job_id);
 			continue;
 		}
-		if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort) {
-			if (!IS_JOB_PENDING(job_ptr))
-				libra_slurm_commit_unadmitted(job_ptr);
-			libra_record_free(&rec);
-			continue;
-		}
-		if (rec.token && libra_ledger_has_job(l, rec.token) &&
-		    libra_ledger_job_committed(l, rec.token) ==
-		    libra_record_commit_time(&rec) &&
-		    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
-			debug("%s: admission %u is %pJ", plugin_type,
-			      rec.token, job_ptr);
-			_mark(&s, rec.token);
-			if (rec.quote_id)	/* made of a binding quote */
-				libra_quotes_mark_taken(libra_hub_quotes(),
-							rec.quote_id);
-		} else {
-			_commit_record(l, job_ptr, &rec);
-		}
-		libra_record_free(&rec);
+		_sync_job(l, job_ptr, &s);
 	}
 	list_iterator_destroy(iter);
 
 	/* what the job table no longer has (admissions are timed finely) */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fine_now = (double) ts.tv_sec + ts.tv_nsec / 1e9;
+	fine_now = _fine_now();
 	for (int i = 0; i < s.n; i++) {
 		if (s.seen[i])
 			continue;
@@ -718,8 +856,70 @@ extern int libra_slurm_sync(time_t now)
 	}
 	xfree(s.ids);
 	xfree(s.seen);
-	libra_quotes_expire(libra_hub_quotes(), fine_now, LIBRA_QUOTE_FORGET);
-	libra_ledger_expire(l, (double) now);
+	_expire(l, fine_now, now, true);
+	inc_ledger = l;
+	inc_last_id = last_id;
+	return waiting;
+}
+
+/*
+ * Job ids looked up past the newest one seen before giving up: slurmctld
+ * gives ids in sequence, but skips one whose creation failed after it was
+ * given, and ids taken by job arrays' tasks come later.
+ */
+#define PROBE_MISSES 64
+
+extern int libra_slurm_sync_pass(time_t now, bool full)
+{
+	libra_ledger_t *l;
+	job_record_t *job_ptr;
+	uint32_t *ids;
+	double fine_now;
+	int n, misses = 0, waiting = 0;
+	bool expired = false;
+
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	if (libra_slurm_sync_nodes() || full || !inc_ledger ||
+	    inc_ledger != libra_hub_ledger())
+		return libra_slurm_sync(now);
+	l = inc_ledger;
+
+	/* the jobs created since: admissions to re-key */
+	for (uint32_t id = inc_last_id + 1; misses < PROBE_MISSES; id++) {
+		if (!id)
+			break;		/* wrapped: the full sync finds them */
+		if (!(job_ptr = find_job_record(id))) {
+			misses++;
+			continue;
+		}
+		misses = 0;
+		inc_last_id = id;
+		if (_active(job_ptr) && !libra_ledger_has_job(l, id))
+			_sync_job(l, job_ptr, NULL);
+	}
+
+	/* tokens still waiting for their job; one past its hold: full sync */
+	fine_now = _fine_now();
+	n = libra_ledger_job_count(l);
+	ids = xcalloc(n + 1, sizeof(*ids));
+	n = libra_ledger_jobs(l, ids, n);
+	for (int i = 0; i < n; i++) {
+		if (!libra_is_token(ids[i]))
+			continue;
+		if (fine_now - libra_ledger_job_committed(l, ids[i]) >=
+		    LIBRA_TOKEN_HOLD) {
+			expired = true;
+			break;
+		}
+		if (!libra_quotes_token_held(libra_hub_quotes(), ids[i],
+					     fine_now))
+			waiting++;
+	}
+	xfree(ids);
+	if (expired)
+		return libra_slurm_sync(now);
+	_expire(l, fine_now, now, false);
 	return waiting;
 }
 

@@ -85,6 +85,17 @@ extern void libra_slurm_params_current(const char *who);
 extern int libra_slurm_sync(time_t now);
 
 /*
+ * libra_slurm_sync() for sched/libra's passes, made incremental (finding
+ * F.2, doc/design.md decision 25): only the jobs created since the last
+ * sync (ids past the newest seen) are looked at, and the ledger's tokens;
+ * ended jobs are released where they end (jobcomp/libra).  The whole job
+ * table is walked (libra_slurm_sync()) when "full", on the first call,
+ * after the ledger was rebuilt or replaced, and when a token's hold ran
+ * out.  Same locks and return.
+ */
+extern int libra_slurm_sync_pass(time_t now, bool full);
+
+/*
  * The nodes a job may use: its partition, minus down nodes, restricted to
  * req_nodes when given, minus exc_nodes.  xmalloc'd array indexed like the
  * node table (and the ledger); NULL on a bad node list (err_msg set).

@@ -8,7 +8,8 @@
  *  database, so what we write into AdminComment here is what sacct shows:
  *  the end, the delay past the deadline, whether it was met, the penalty
  *  and the final charge (rules in src/core/settle.h).  The job's share is
- *  released from the ledger at the same moment and the scheduler woken.
+ *  released from the ledger at the same moment and the scheduler woken
+ *  (sched/libra's passes do not look for ended jobs: decision 25).
  *
  *  A record already settled (a hard-deadline job ended by sched/libra) is
  *  kept as it is, so nothing is ever charged twice.
@@ -90,8 +91,18 @@ static int _job_end(job_record_t *job_ptr)
 
 	/* slurmctld ends jobs under its job write lock: the record is ours */
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
-	if (!libra_slurm_job_record(job_ptr, &rec))
+	if (!libra_slurm_job_record(job_ptr, &rec)) {
+		/* a running job without a record holds job slots in the
+		 * ledger: released here, not by sched/libra's next full sync
+		 * (decision 25) */
+		if (!_requeued(job_ptr)) {
+			libra_hub_lock();
+			libra_ledger_release(libra_hub_ledger(),
+					     job_ptr->job_id);
+			libra_hub_unlock();
+		}
 		return SLURM_SUCCESS;
+	}
 	if (_requeued(job_ptr)) {
 		/* the same SLA runs again: nothing to settle yet */
 		if (base == JOB_NODE_FAIL && !rec.settled) {

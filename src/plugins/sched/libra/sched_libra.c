@@ -6,7 +6,9 @@
  *  (soon after an admission or a job's end, see GATHER_MIN; otherwise every
  *  libra_interval seconds, at the next hard deadline and at the next begin
  *  time of a booked job) it
- *   1. brings the shared ledger in step with the job and node tables;
+ *   1. brings the shared ledger in step with the job and node tables
+ *      (the jobs created since the last pass; the whole table every
+ *      libra_interval, decision 25);
  *   2. starts every admitted job that is pending, on the nodes its
  *      admission counted on (time-shared: partitions use
  *      OverSubscribe=FORCE), and best-effort jobs wherever they fit;
@@ -375,10 +377,10 @@ static double _hard_deadline(job_record_t *job_ptr)
  * parsed only when it is due.  Returns false when the job was ended here;
  * else *next is lowered to its hard deadline, if it has one.
  */
-static bool _before_deadline(job_record_t *job_ptr, time_t now, time_t *next)
+static bool _before_deadline(job_record_t *job_ptr, time_t now, time_t *next,
+			     double dl)
 {
 	libra_record_t rec;
-	double dl = _hard_deadline(job_ptr);
 
 	if (dl <= 0.0)
 		return true;
@@ -395,6 +397,59 @@ static bool _before_deadline(job_record_t *job_ptr, time_t now, time_t *next)
 	if (!*next || (time_t) ceil(dl) < *next)
 		*next = (time_t) ceil(dl);
 	return true;
+}
+
+/*
+ * Held jobs (priority 0) in the ledger, looked up once (finding F.3): a
+ * pending job's SLA in the ledger changes only when it is placed again,
+ * which a held job is not, so its hard deadline (0: none) is the one its
+ * first look found.  Direct-mapped by job id; an entry is this job's only
+ * with the same record pointer, id and submission time.  Agent thread.
+ */
+#define HELD_MEMO 4096
+
+static struct {
+	job_record_t *job_ptr;
+	uint32_t job_id;
+	time_t submit;
+	double deadline;
+} held_memo[HELD_MEMO];
+
+/*
+ * A held job: nothing to start, but it ends at its hard deadline like any
+ * admitted job (_before_deadline()).
+ */
+static void _held(job_record_t *job_ptr, time_t now, time_t *next)
+{
+	int k = job_ptr->job_id % HELD_MEMO;
+	time_t submit = job_ptr->details->submit_time;
+	double dl;
+
+	if (held_memo[k].job_ptr == job_ptr &&
+	    held_memo[k].job_id == job_ptr->job_id &&
+	    held_memo[k].submit == submit) {
+		dl = held_memo[k].deadline;
+	} else {
+		const libra_sla_t *sla;
+		bool known;
+
+		libra_hub_lock();
+		sla = libra_ledger_job_sla(libra_hub_ledger(),
+					   job_ptr->job_id);
+		known = sla != NULL;
+		dl = sla && sla->type == LIBRA_DEADLINE_HARD ?
+		     sla->deadline : 0.0;
+		libra_hub_unlock();
+		/* not yet in the ledger (its admission not re-keyed): look
+		 * again next pass */
+		if (known) {
+			held_memo[k].job_ptr = job_ptr;
+			held_memo[k].job_id = job_ptr->job_id;
+			held_memo[k].submit = submit;
+			held_memo[k].deadline = dl;
+		}
+	}
+	(void) _before_deadline(job_ptr, now, next, dl);
 }
 
 /*
@@ -438,10 +493,8 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	bool has_rec, admitted;
 	int rc, nheld = 0;
 
-	if (!_before_deadline(job_ptr, now, next))
+	if (!_before_deadline(job_ptr, now, next, _hard_deadline(job_ptr)))
 		return false;
-	if (job_ptr->priority == 0)
-		return false;			/* held */
 	if (!job_independent(job_ptr)) {	/* reason set by Slurm */
 		/* booked (decision 21): a pass at its begin starts it */
 		time_t begin = job_ptr->details->begin_time;
@@ -595,10 +648,12 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
  */
 static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 {
+	static time_t last_full;
 	time_t now = time(NULL), next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
+	bool full;
 	job_record_t **jobs, *job_ptr;
-	int njobs = 0;
+	int njobs = 0, nbest = 0;
 	DEF_TIMERS;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
@@ -608,7 +663,13 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	START_TIMER;
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
-	*waiting = libra_slurm_sync(now) > 0;
+	/* the whole job table every libra_interval, else only what is new
+	 * (decision 25) */
+	full = (double) (now - last_full) >= libra_hub_params()->interval ||
+	       now < last_full;
+	if (full)
+		last_full = now;
+	*waiting = libra_slurm_sync_pass(now, full) > 0;
 	libra_hub_set_synced(true);
 	libra_hub_unlock();
 	if (!journal_read) {
@@ -624,34 +685,45 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 
 	jobs = _snapshot(&njobs);
 	next = _check_running(jobs, njobs, now);
-	/* admitted jobs first: best-effort jobs must not take their slots */
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < njobs; i++) {
-			bool admitted;
-
-			if (!(job_ptr = jobs[i]))
-				continue;
-			/*
-			 * A requeued job stays COMPLETING until its nodes
-			 * report their epilogs; a start attempt before that
-			 * would drop its node bitmap, and slurmctld would then
-			 * take the epilog report for a duplicate and leave the
-			 * job (and its nodes) completing for good.
-			 */
-			if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
-			    IS_JOB_COMPLETING(job_ptr)) {
-				jobs[i] = NULL;
-				continue;
-			}
-			admitted = _is_admitted(job_ptr);
-			if (admitted != (pass == 0))
-				continue;
-			jobs[i] = NULL;
-			pending++;
-			examined++;
-			if (_try_pending(job_ptr, now, &next, unsaved))
-				started++;
+	/*
+	 * Admitted jobs first: best-effort jobs must not take their slots.
+	 * The first loop tries the admitted jobs and sets the others aside,
+	 * in order, at the front of the array for the second; held jobs need
+	 * no more than their deadline (_held()).
+	 */
+	for (int i = 0; i < njobs; i++) {
+		if (!(job_ptr = jobs[i]))
+			continue;
+		/*
+		 * A requeued job stays COMPLETING until its nodes report
+		 * their epilogs; a start attempt before that would drop its
+		 * node bitmap, and slurmctld would then take the epilog
+		 * report for a duplicate and leave the job (and its nodes)
+		 * completing for good.
+		 */
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+		    IS_JOB_COMPLETING(job_ptr))
+			continue;
+		pending++;
+		examined++;
+		if (job_ptr->priority == 0) {
+			_held(job_ptr, now, &next);
+			continue;
 		}
+		if (!_is_admitted(job_ptr)) {
+			jobs[nbest++] = job_ptr;
+			continue;
+		}
+		if (_try_pending(job_ptr, now, &next, unsaved))
+			started++;
+	}
+	for (int i = 0; i < nbest; i++) {
+		job_ptr = jobs[i];
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+		    IS_JOB_COMPLETING(job_ptr))
+			continue;	/* ended by the first loop */
+		if (_try_pending(job_ptr, now, &next, unsaved))
+			started++;
 	}
 	xfree(jobs);
 	libra_power_pass(now);
