@@ -965,6 +965,7 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 {
 	libra_node_memo_t *m = libra_ledger_node_memo(l, node);
 	uint64_t stamp = libra_ledger_node_stamp(l, node);
+	uint64_t shape = libra_ledger_node_shape(l, node);
 	double key[4] = { libra_price_base_per_sec(p), p->gamma, p->delta,
 			  0.0 };
 	const libra_entry_t *ent;
@@ -975,6 +976,30 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 	if (m->stamp == stamp && !memcmp(m->params, key, sizeof(key)))
 		return m;
 	n = libra_ledger_node_entries(l, node, &ent);
+	if (m->shape == shape && !memcmp(m->params, key, sizeof(key))) {
+		/* only shares changed (progress): the returns, the best
+		 * and any_hard stand; the share sums again, in order */
+		double share = 0.0, hard_sum = 0.0, best_sum = 0.0;
+
+		for (int i = 0; i < n; i++) {
+			const libra_entry_t *e = &ent[i];
+			bool hard = e->type == LIBRA_DEADLINE_HARD;
+			double cs = e->cpus * e->share;
+
+			if (e->best_effort)
+				continue;
+			share += cs;
+			if (hard)
+				hard_sum += cs;
+			if (i == m->best || hard)
+				best_sum += cs;
+		}
+		m->share = share;
+		m->prot_hard = hard_sum;
+		m->prot_best = best_sum;
+		m->stamp = stamp;
+		return m;
+	}
 	m->share = 0.0;
 	m->ret = 0.0;
 	m->best_ret = -INFINITY;
@@ -1007,6 +1032,7 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 			m->prot_best += ent[i].cpus * ent[i].share;
 	memcpy(m->params, key, sizeof(key));
 	m->stamp = stamp;
+	m->shape = shape;
 	return m;
 }
 

@@ -63,6 +63,8 @@ typedef struct ledger_node {
 	libra_entry_t *entries;
 	ledger_went_t *win;	/* mirror of entries (ledger_went_t) */
 	uint64_t stamp;		/* changes with any entry (node_stamp) */
+	uint64_t shape;		/* changes with any entry but by its
+				 * progress (node_shape) */
 } ledger_node_t;
 
 struct libra_ledger {
@@ -145,6 +147,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 	for (int i = 0; i < l->nnodes; i++) {
 		l->nodes[i].nentries = 0;
 		l->nodes[i].stamp++;
+		l->nodes[i].shape++;
 		l->nodes[i].job_cpus = 0;
 		l->nodes[i].share_sum = 0.0;
 		l->nodes[i].thesis_work = 0.0;
@@ -228,6 +231,7 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 		return -1;
 	n->cpus = cpus;
 	n->stamp = 1;		/* a memo of stamp 0 is empty */
+	n->shape = 1;		/* and of shape 0 */
 	n->up = true;
 	n->beta = NAN;
 	n->load_avg = NAN;
@@ -498,6 +502,13 @@ extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node)
 	return n ? n->stamp : 0;
 }
 
+extern uint64_t libra_ledger_node_shape(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = _node(l, node);
+
+	return n ? n->shape : 0;
+}
+
 extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
 						 int node)
 {
@@ -670,6 +681,7 @@ static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
 		n->capacity = cap;
 	}
 	n->entries[n->nentries] = *e;
+	n->shape++;
 	_win_sync(n, n->nentries);
 	n->nentries++;
 	n->share_sum += e->cpus * e->share;
@@ -700,6 +712,7 @@ static void _entry_remove(ledger_node_t *n, uint32_t id)
 	*e = n->entries[--n->nentries];
 	n->win[e - n->entries] = n->win[n->nentries];
 	n->stamp++;
+	n->shape++;
 	_node_resum(n);
 }
 
@@ -1025,8 +1038,11 @@ extern int libra_ledger_rekey(libra_ledger_t *l, uint32_t old_id,
 	for (int i = 0; i < copy.nplace; i++) {
 		libra_entry_t *e = _entry_find(&l->nodes[copy.place[i].node],
 					       old_id);
-		if (e)
+		if (e) {
 			e->job_id = new_id;
+			l->nodes[copy.place[i].node].stamp++;
+			l->nodes[copy.place[i].node].shape++;
+		}
 	}
 	/* unlink without freeing the placement, which moves with it */
 	j->place = NULL;

@@ -201,6 +201,14 @@ extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
 extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node);
 
 /*
+ * A number that changes whenever the node's entries change other than by
+ * their progress (a commit, a release: not a share, work left or "since"
+ * that a progress report or libra_ledger_expire() sets); never 0.  What
+ * a memo of figures that do not depend on the shares is checked against.
+ */
+extern uint64_t libra_ledger_node_shape(const libra_ledger_t *l, int node);
+
+/*
  * Figures admission derives from a node's entries alone and keeps between
  * decisions (LibraSLA's return of the node as it is: admit.c).  The
  * ledger only keeps the space, one per node, empty (stamp 0) at first; a
@@ -210,6 +218,8 @@ extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node);
  */
 typedef struct libra_node_memo {
 	uint64_t stamp;		/* libra_ledger_node_stamp() when made */
+	uint64_t shape;		/* libra_ledger_node_shape() when made
+				 * (0: never) */
 	double params[4];	/* what it was made with */
 	double share;		/* the entries' cpus * share, summed in order */
 	double ret;		/* their returns, summed in order */

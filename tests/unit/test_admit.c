@@ -1279,6 +1279,58 @@ START_TEST(test_librasla_idle_node_accepts_at_budget)
 }
 END_TEST
 
+/* Two ledgers of one 1-CPU node with the same jobs: a hard one and two
+ * soft ones over the CPU's capacity, with budgets or without. */
+static libra_ledger_t *_sla_node(void)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_sla_t a = _sla(300, 0, 1000, 50), b = _sla(400, 0, 900,
+							   NO_BUDGET),
+		    c = _sla(500, 0, 1200, 80);
+	libra_place_t pl = { .node = 0, .cpus = 1 };
+
+	b.type = LIBRA_DEADLINE_SOFT;
+	c.type = LIBRA_DEADLINE_SOFT;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &pl, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 3, &c, &pl, 1, 0), 0);
+	return l;
+}
+
+START_TEST(test_librasla_memo_after_progress_is_made_anew)
+{
+	/* a memo brought up to date after a progress report (the shares
+	 * summed again, the returns kept) is the one made from scratch */
+	libra_ledger_t *kept = _sla_node(), *fresh = _sla_node();
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t sla = _sla(100, 100, 2000, 60);
+	double done[3] = { 90, 30, 77 };
+	const libra_node_memo_t *m, *f;
+
+	sla.type = LIBRA_DEADLINE_SOFT;
+	_admit(kept, &p, &sla, 1, 0, 0, 0);	/* the memo made at 0 */
+	ck_assert_int_eq(libra_ledger_progress_node(kept, 0, done, 3, 100),
+			 0);
+	ck_assert_int_eq(libra_ledger_progress_node(fresh, 0, done, 3, 100),
+			 0);
+	_admit(kept, &p, &sla, 1, 0, 0, 100);
+	_admit(fresh, &p, &sla, 1, 0, 0, 100);
+	m = libra_ledger_node_memo(kept, 0);
+	f = libra_ledger_node_memo(fresh, 0);
+	ck_assert(m->stamp == libra_ledger_node_stamp(kept, 0));
+	ck_assert(f->stamp == libra_ledger_node_stamp(fresh, 0));
+	ck_assert(m->share == f->share && m->ret == f->ret &&
+		  m->best_ret == f->best_ret && m->best == f->best &&
+		  m->any_hard == f->any_hard &&
+		  m->prot_hard == f->prot_hard &&
+		  m->prot_best == f->prot_best);
+	ck_assert(m->share > 1.0);	/* a shortfall: every sum counts */
+	ck_assert(m->any_hard && m->prot_best > m->prot_hard);
+	libra_ledger_destroy(kept);
+	libra_ledger_destroy(fresh);
+}
+END_TEST
+
 START_TEST(test_librasla_refuses_when_return_falls)
 {
 	/* 1-CPU node holds soft job A: RE 900, TD 1000 (share 0.9), B 10,
@@ -2706,6 +2758,7 @@ static Suite *_suite(void)
 
 	tc = tcase_create("librasla");
 	T(tc, test_librasla_idle_node_accepts_at_budget);
+	T(tc, test_librasla_memo_after_progress_is_made_anew);
 	T(tc, test_librasla_refuses_when_return_falls);
 	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
 	T(tc, test_librasla_spare_capacity_accepts);

@@ -587,6 +587,39 @@ START_TEST(test_window_work_and_stamp_follow_every_change)
 }
 END_TEST
 
+START_TEST(test_shape_follows_all_but_progress)
+{
+	/* the shape changes with a commit, a release or a re-key, never
+	 * with a progress report (one job's, a node's) or an expiry */
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+	libra_sla_t a = _sla(100, 0, 1000), b = _sla(50, 0, 500);
+	libra_place_t pl = { .node = 0, .cpus = 1 };
+	double done[2] = { 10, 20 };
+	uint64_t sh;
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "n", 4), 0);
+	sh = libra_ledger_node_shape(l, 0);
+	ck_assert(sh != 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	ck_assert(libra_ledger_node_shape(l, 0) != sh);
+	sh = libra_ledger_node_shape(l, 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &pl, 1, 0), 0);
+	ck_assert(libra_ledger_node_shape(l, 0) != sh);
+	sh = libra_ledger_node_shape(l, 0);
+	ck_assert_int_eq(libra_ledger_progress(l, 1, 0, 5, 10), 0);
+	ck_assert_int_eq(libra_ledger_progress_node(l, 0, done, 2, 20), 0);
+	libra_ledger_expire(l, 600);
+	ck_assert(libra_ledger_node_shape(l, 0) == sh);
+	ck_assert_int_eq(libra_ledger_rekey(l, 2, 7), 0);
+	ck_assert(libra_ledger_node_shape(l, 0) != sh);
+	sh = libra_ledger_node_shape(l, 0);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert(libra_ledger_node_shape(l, 0) != sh);
+	ck_assert(libra_ledger_node_shape(l, 1) == 0);	/* no such node */
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_window_work_inside_deadline)
 {
 	/* 2 CPUs, share 0.25, TD 400, window [0, 200]:
@@ -1256,6 +1289,7 @@ static Suite *_suite(void)
 	tc = tcase_create("invariant");
 	T(tc, test_many_jobs_and_nodes_keep_the_invariant);
 	T(tc, test_window_work_and_stamp_follow_every_change);
+	T(tc, test_shape_follows_all_but_progress);
 	suite_add_tcase(s, tc);
 
 	return s;
