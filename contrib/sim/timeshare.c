@@ -237,14 +237,6 @@ static void _hfix(ts_t *s, int node)
 	_hdown(s, s->pos[node]);
 }
 
-static void _heapify(ts_t *s)
-{
-	int i;
-
-	for (i = s->nnodes / 2 - 1; i >= 0; i--)
-		_hdown(s, i);
-}
-
 /* ---- booked begins: a min-heap of jobs on (begin, job) ------------------- */
 
 static bool _bless(const ts_t *s, int a, int b)
@@ -317,20 +309,17 @@ static void _advance(tnode_t *nd, double t)
  * faster than a whole CPU (w_k <= sum(w)), so none ends before its work
  * left does: the node's next end, t + min(left_k / w_k) * sum(w) as
  * rounded, is at least t + min(left_k) * (1 - 1e-12), its rounding
- * errors (a few 1e-16 of it) included.  Returns true, with that bound as
- * the node's next (a key for the heap; no part is its argmin), when it
- * is after the horizon.
+ * errors (a few 1e-16 of it) included.  Returns true when that bound is
+ * after the horizon; the node's next is then INFINITY (no event of its
+ * own before the horizon's arrival; unchanged, its heap place stays) and
+ * no part is its argmin.
  */
 static bool _ends_after(const ts_t *s, tnode_t *nd, double minleft)
 {
-	double bound;
-
-	if (!(minleft > 0.0))
+	if (!(minleft > 0.0) ||
+	    !(nd->t + minleft * (1.0 - 1e-12) > s->horizon))
 		return false;
-	bound = nd->t + minleft * (1.0 - 1e-12);
-	if (!(bound > s->horizon))
-		return false;
-	nd->next = bound;
+	nd->next = INFINITY;
 	nd->argmin = -1;
 	return true;
 }
@@ -761,13 +750,15 @@ static int _progress_all(ts_t *s, double now)
 		return -1;
 	for (int n = 0; n < s->nnodes; n++) {
 		tnode_t *nd = &s->nodes[n];
+		double next = nd->next, dt = now - nd->t;
 
 		if (!nd->n) {
 			nd->t = now;
 			nd->next = INFINITY;
+			if (next != INFINITY)
+				_hfix(s, n);
 			continue;
 		}
-		_advance(nd, now);
 		/* parts are kept in the ledger's entry order (_sync) */
 		if (nd->n > s->ndone_cap) {
 			s->ndone_cap = nd->n * 2;
@@ -779,12 +770,22 @@ static int _progress_all(ts_t *s, double now)
 			}
 		}
 		if (nd->npending) {
+			_advance(nd, now);
 			if (_progress_begun(s, n, now))
 				return -1;
 			goto synced;
 		}
-		for (int k = 0; k < nd->n; k++)
-			s->done[k] = nd->p[k].done;
+		/* _advance(), and the parts' done for the report */
+		if (dt > 0 && nd->sw > 0) {
+			double f = dt / nd->sw;
+
+			for (int k = 0; k < nd->n; k++)
+				s->done[k] = nd->p[k].done += nd->p[k].w * f;
+		} else {
+			for (int k = 0; k < nd->n; k++)
+				s->done[k] = nd->p[k].done;
+		}
+		nd->t = now;
 		if (libra_ledger_progress_node(s->l, n, s->done, nd->n,
 					       now)) {
 			snprintf(s->err, s->errlen,
@@ -795,6 +796,8 @@ static int _progress_all(ts_t *s, double now)
 synced:
 		if (_sync_recompute(s, n))
 			return -1;
+		if (nd->next != next)
+			_hfix(s, n);
 		if (s->cfg->self_check && _check_node(s, n, now))
 			return -1;
 	}
@@ -859,6 +862,7 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 		}
 		if (_sync_recompute(s, node))
 			return -1;
+		_hfix(s, node);
 		if (s->cfg->self_check && _check_node(s, node, now))
 			return -1;
 		cpus += q->place[k].cpus;
@@ -1161,8 +1165,6 @@ static int _arrive(ts_t *s, int i, double now)
 	if (s->policy == SIM_LIBRA_AUTO)
 		libra_auto_feedback(s->l, &s->p, s->q, now);
 	libra_price_feedback(s->l, &s->p, now);
-
-	_heapify(s);
 	return 0;
 }
 

@@ -990,7 +990,9 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 			e->since = now;
 			e->share = libra_share_clamp(e->work, e->deadline - now,
 						     l->share_min);
-			_win_sync(nd, i);
+			/* _win_sync(): of the mirror, only the share moved */
+			nd->win[i].share = e->share;
+			nd->stamp++;
 		}
 		share += e->cpus * e->share;
 	}
