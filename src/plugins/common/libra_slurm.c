@@ -869,21 +869,25 @@ extern int libra_slurm_sync(time_t now)
  */
 #define PROBE_MISSES 64
 
-extern int libra_slurm_sync_pass(time_t now, bool full)
+extern int libra_slurm_sync_pass(time_t now, bool full,
+				 job_record_t ***new_jobs, int *nnew)
 {
 	libra_ledger_t *l;
 	job_record_t *job_ptr;
 	uint32_t *ids;
 	double fine_now;
-	int n, misses = 0, waiting = 0;
+	int n, misses = 0, waiting = 0, cap = 0;
 	bool expired = false;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	*new_jobs = NULL;
+	*nnew = -1;
 	if (libra_slurm_sync_nodes() || full || !inc_ledger ||
 	    inc_ledger != libra_hub_ledger())
 		return libra_slurm_sync(now);
 	l = inc_ledger;
+	*nnew = 0;
 
 	/* the jobs created since: admissions to re-key */
 	for (uint32_t id = inc_last_id + 1; misses < PROBE_MISSES; id++) {
@@ -895,7 +899,14 @@ extern int libra_slurm_sync_pass(time_t now, bool full)
 		}
 		misses = 0;
 		inc_last_id = id;
-		if (_active(job_ptr) && !libra_ledger_has_job(l, id))
+		if (!_active(job_ptr))
+			continue;
+		if (*nnew == cap) {
+			cap = cap ? 2 * cap : 64;
+			xrecalloc(*new_jobs, cap, sizeof(**new_jobs));
+		}
+		(*new_jobs)[(*nnew)++] = job_ptr;
+		if (!libra_ledger_has_job(l, id))
 			_sync_job(l, job_ptr, NULL);
 	}
 
@@ -917,8 +928,11 @@ extern int libra_slurm_sync_pass(time_t now, bool full)
 			waiting++;
 	}
 	xfree(ids);
-	if (expired)
+	if (expired) {
+		xfree(*new_jobs);
+		*nnew = -1;
 		return libra_slurm_sync(now);
+	}
 	_expire(l, fine_now, now, false);
 	return waiting;
 }

@@ -91,9 +91,12 @@ extern int libra_slurm_sync(time_t now);
  * ended jobs are released where they end (jobcomp/libra).  The whole job
  * table is walked (libra_slurm_sync()) when "full", on the first call,
  * after the ledger was rebuilt or replaced, and when a token's hold ran
- * out.  Same locks and return.
+ * out.  Same locks and return.  *nnew is -1 after a walk of the whole
+ * table; else the active jobs created since the last call are in
+ * *new_jobs (xfree() it), *nnew of them, in id order.
  */
-extern int libra_slurm_sync_pass(time_t now, bool full);
+extern int libra_slurm_sync_pass(time_t now, bool full,
+				 job_record_t ***new_jobs, int *nnew);
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to

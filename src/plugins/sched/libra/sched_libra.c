@@ -641,19 +641,92 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
 }
 
 /*
+ * What an incremental pass (decision 25) carries from the last: the ids
+ * of the pending jobs it tried and did not start, in the order tried
+ * (admitted first), and the earliest deadline among the jobs it does not
+ * look at (running jobs' hard deadlines, held jobs'), at which a pass
+ * walks the whole job list again.  Agent thread.
+ */
+static uint32_t *carry;
+static int ncarry, carry_cap;
+static time_t carry_next;
+
+static void _carry_add(uint32_t job_id)
+{
+	if (ncarry == carry_cap) {
+		carry_cap = carry_cap ? 2 * carry_cap : 256;
+		xrecalloc(carry, carry_cap, sizeof(*carry));
+	}
+	carry[ncarry++] = job_id;
+}
+
+static void _lower(time_t *next, time_t t)
+{
+	if (t && (!*next || t < *next))
+		*next = t;
+}
+
+/*
+ * The jobs an incremental pass looks at: those the last pass carried that
+ * still exist, then the new ones (xfree() the array).
+ */
+static job_record_t **_increment(job_record_t **new_jobs, int nnew,
+				 int *njobs)
+{
+	job_record_t **jobs = xcalloc(ncarry + nnew + 1, sizeof(*jobs));
+	int n = 0;
+
+	for (int i = 0; i < ncarry; i++) {
+		job_record_t *job_ptr = find_job_record(carry[i]);
+
+		if (job_ptr)
+			jobs[n++] = job_ptr;
+	}
+	for (int i = 0; i < nnew; i++)
+		jobs[n++] = new_jobs[i];
+	*njobs = n;
+	return jobs;
+}
+
+/*
+ * After a pending job was tried: carried to the next pass if still
+ * pending and not held; if it runs now, its hard deadline is among those
+ * the incremental passes skip.
+ */
+static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
+{
+	if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+		if (job_ptr->priority)
+			_carry_add(job_ptr->job_id);
+		return;
+	}
+	if (IS_JOB_RUNNING(job_ptr) &&
+	    job_ptr->end_time - LIBRA_END_GRACE > now)
+		_lower(skipped, job_ptr->end_time - LIBRA_END_GRACE);
+}
+
+/*
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
  * *unsaved the highest id of a job to start once the state is written, and
  * in *nstarted how many jobs it started.
+ *
+ * A full pass looks at every pending and running job; an incremental one
+ * (decision 25) only at the pending jobs the last pass left pending and
+ * the jobs created since.  Passes are full every libra_interval, when the
+ * sync walked the whole job table, and when a deadline among the jobs an
+ * incremental pass skips is due.  A held job is looked at by the first
+ * pass to see it, then by full passes only: one released waits for the
+ * next (libra_interval at most).
  */
 static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 {
 	static time_t last_full;
-	time_t now = time(NULL), next = 0;
+	time_t now = time(NULL), next = 0, skipped_next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
 	bool full;
-	job_record_t **jobs, *job_ptr;
-	int njobs = 0, nbest = 0;
+	job_record_t **jobs, *job_ptr, **new_jobs;
+	int njobs = 0, nbest = 0, nnew;
 	DEF_TIMERS;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
@@ -666,12 +739,14 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	/* the whole job table every libra_interval, else only what is new
 	 * (decision 25) */
 	full = (double) (now - last_full) >= libra_hub_params()->interval ||
-	       now < last_full;
-	if (full)
-		last_full = now;
-	*waiting = libra_slurm_sync_pass(now, full) > 0;
+	       now < last_full || (carry_next && now >= carry_next);
+	*waiting = libra_slurm_sync_pass(now, full, &new_jobs, &nnew) > 0;
 	libra_hub_set_synced(true);
 	libra_hub_unlock();
+	if (nnew < 0) {		/* the sync walked the job table */
+		full = true;
+		last_full = now;
+	}
 	if (!journal_read) {
 		/* jobs that ended just before slurmctld was killed (their
 		 * completion ends them again: no hub lock held here) */
@@ -683,8 +758,15 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		journal_read = true;
 	}
 
-	jobs = _snapshot(&njobs);
-	next = _check_running(jobs, njobs, now);
+	if (full) {
+		jobs = _snapshot(&njobs);
+		skipped_next = _check_running(jobs, njobs, now);
+	} else {
+		jobs = _increment(new_jobs, nnew, &njobs);
+		skipped_next = carry_next;
+	}
+	xfree(new_jobs);
+	ncarry = 0;
 	/*
 	 * Admitted jobs first: best-effort jobs must not take their slots.
 	 * The first loop tries the admitted jobs and sets the others aside,
@@ -707,7 +789,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		pending++;
 		examined++;
 		if (job_ptr->priority == 0) {
-			_held(job_ptr, now, &next);
+			time_t t = 0;
+
+			_held(job_ptr, now, &t);
+			_lower(&skipped_next, t);
 			continue;
 		}
 		if (!_is_admitted(job_ptr)) {
@@ -716,6 +801,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		}
 		if (_try_pending(job_ptr, now, &next, unsaved))
 			started++;
+		_carry_started(job_ptr, now, &skipped_next);
 	}
 	for (int i = 0; i < nbest; i++) {
 		job_ptr = jobs[i];
@@ -724,8 +810,11 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 			continue;	/* ended by the first loop */
 		if (_try_pending(job_ptr, now, &next, unsaved))
 			started++;
+		_carry_started(job_ptr, now, &skipped_next);
 	}
 	xfree(jobs);
+	carry_next = skipped_next;
+	_lower(&next, skipped_next);
 	libra_power_pass(now);
 
 	END_TIMER;
