@@ -1000,6 +1000,15 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 		m->stamp = stamp;
 		return m;
 	}
+	m->nret0 = 0;
+	if (n > m->ret0_cap) {
+		double *r = realloc(m->ret0, (size_t) n * sizeof(*r));
+
+		if (r) {
+			m->ret0 = r;
+			m->ret0_cap = n;
+		}
+	}
 	m->share = 0.0;
 	m->ret = 0.0;
 	m->best_ret = -INFINITY;
@@ -1011,10 +1020,14 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 		const libra_entry_t *e = &ent[i];
 		double r;
 
+		if (n <= m->ret0_cap)
+			m->ret0[i] = 0.0;
 		if (e->best_effort)
 			continue;
 		m->share += e->cpus * e->share;
 		r = _return_of(p, e, 0.0);
+		if (n <= m->ret0_cap)
+			m->ret0[i] = r;
 		m->ret += r;
 		if (r > m->best_ret) {
 			m->best_ret = r;
@@ -1030,6 +1043,8 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 		if (!ent[i].best_effort &&
 		    (i == m->best || ent[i].type == LIBRA_DEADLINE_HARD))
 			m->prot_best += ent[i].cpus * ent[i].share;
+	if (n <= m->ret0_cap)
+		m->nret0 = n;
 	memcpy(m->params, key, sizeof(key));
 	m->stamp = stamp;
 	m->shape = shape;
@@ -1142,7 +1157,11 @@ shortfall:
 						    now);
 		if (i == n && dy_extra)
 			*dy_extra = dy;
-		ret += _return_of(p, e, dy);
+		/* undelayed: the memo's _return_of(p, e, 0.0) */
+		if (dy == 0.0 && m && i < m->nret0)
+			ret += m->ret0[i];
+		else
+			ret += _return_of(p, e, dy);
 	}
 	return ret;
 }

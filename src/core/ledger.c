@@ -134,6 +134,7 @@ extern void libra_ledger_destroy(libra_ledger_t *l)
 		free(l->nodes[i].name);
 		free(l->nodes[i].entries);
 		free(l->nodes[i].win);
+		free(l->memos[i].ret0);
 	}
 	free(l->nodes);
 	free(l->memos);

@@ -228,6 +228,11 @@ typedef struct libra_node_memo {
 	bool any_hard;		/* an entry with a hard deadline */
 	double prot_hard;	/* cpus * share of the hard ones, in order */
 	double prot_best;	/* of the hard ones and the best, in order */
+	double *ret0;		/* each entry's undelayed return (0 for a
+				 * best-effort one), nret0 of them; the
+				 * space admission's (realloc()), the
+				 * ledger frees it when destroyed */
+	int nret0, ret0_cap;
 } libra_node_memo_t;
 
 extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,

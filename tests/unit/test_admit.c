@@ -1326,6 +1326,11 @@ START_TEST(test_librasla_memo_after_progress_is_made_anew)
 		  m->prot_best == f->prot_best);
 	ck_assert(m->share > 1.0);	/* a shortfall: every sum counts */
 	ck_assert(m->any_hard && m->prot_best > m->prot_hard);
+	/* the entries' undelayed returns, kept for the shortfall's loop */
+	ck_assert_int_eq(m->nret0, 3);
+	ck_assert_int_eq(f->nret0, 3);
+	ck_assert(!memcmp(m->ret0, f->ret0, 3 * sizeof(*m->ret0)));
+	ck_assert(m->ret == m->ret0[0] + m->ret0[1] + m->ret0[2]);
 	libra_ledger_destroy(kept);
 	libra_ledger_destroy(fresh);
 }
