@@ -19,11 +19,25 @@
  *  covered jobs, and the mean of P / R over the jobs with R > P (how
  *  short the misses fall).  The declared estimate itself is the first
  *  line.  doc/results.md, "Runtime predictions", is made from it.
+ *
+ *	predict-eval --overrun TRACE [LAST] [MIN_SAMPLES]
+ *
+ *  Instead: how well the history foresees the jobs that run past their
+ *  declared estimate (R > RE), which Slurm ends at their time limit.  A
+ *  job is flagged when its history's ratio quantile, not capped by RE,
+ *  predicts more than RE.  One line per quantile: the jobs that overran,
+ *  the jobs flagged, recall and precision of the flag, and the overruns
+ *  left among the jobs not flagged: the least share of broken admissions
+ *  a policy that refuses every flagged job and admits the others gets.
 \*****************************************************************************/
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "predict.h"
 #include "swf.h"
@@ -42,31 +56,50 @@ static int _cmp_fin(const void *a, const void *b)
 	return (x->job > y->job) - (x->job < y->job);
 }
 
-static void _eval(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
-		  size_t from, libra_predict_method_t m, double q, int min)
+static libra_predictor_t *_predictor(libra_predict_method_t m, int min)
 {
 	libra_predictor_t *p = libra_predictor_create(m, min);
-	size_t f = 0, n = 0, hist = 0, cover = 0, below = 0, miss = 0;
-	double sp = 0.0, sr = 0.0, short_sum = 0.0;
 
 	if (!p) {
 		fprintf(stderr, "predict-eval: cannot create the predictor\n");
 		exit(1);
 	}
+	return p;
+}
+
+/*
+ * Job i in submission order: feed the history every job that ended before
+ * its submission (*f: the next in fin), and tell whether it is scored (it
+ * has a run time and an estimate, and is one of the last ones).
+ */
+static bool _scored(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
+		    size_t from, libra_predictor_t *p, size_t i, size_t *f)
+{
+	const libra_swf_job_t *j = &swf->jobs[i];
+
+	if (!(j->run > 0) || !(j->req_time > 0))
+		return false;
+	for (; *f < nfin && fin[*f].t <= j->submit; (*f)++) {
+		const libra_swf_job_t *d = &swf->jobs[fin[*f].job];
+
+		libra_predictor_record(p, d->user, d->group, d->run,
+				       d->req_time);
+	}
+	return i >= from;
+}
+
+static void _eval(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
+		  size_t from, libra_predict_method_t m, double q, int min)
+{
+	libra_predictor_t *p = _predictor(m, min);
+	size_t f = 0, n = 0, hist = 0, cover = 0, below = 0, miss = 0;
+	double sp = 0.0, sr = 0.0, short_sum = 0.0;
+
 	for (size_t i = 0; i < swf->njobs; i++) {
 		const libra_swf_job_t *j = &swf->jobs[i];
 		libra_prediction_t pr;
 
-		if (!(j->run > 0) || !(j->req_time > 0))
-			continue;
-		while (f < nfin && fin[f].t <= j->submit) {
-			const libra_swf_job_t *d = &swf->jobs[fin[f].job];
-
-			libra_predictor_record(p, d->user, d->group, d->run,
-					       d->req_time);
-			f++;
-		}
-		if (i < from)
+		if (!_scored(swf, fin, nfin, from, p, i, &f))
 			continue;
 		libra_predict(p, j->user, j->group, j->req_time, j->req_time,
 			      q, 0.0, &pr);
@@ -91,6 +124,58 @@ static void _eval(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
 	libra_predictor_destroy(p);
 }
 
+/* --overrun: the flag "predicted past RE" against R > RE, per quantile. */
+static void _overrun(const libra_swf_t *swf, const fin_t *fin, size_t nfin,
+		     size_t from, double q, int min)
+{
+	libra_predictor_t *p = _predictor(LIBRA_PREDICT_RATIO, min);
+	size_t f = 0, n = 0, over = 0, flagged = 0, hit = 0;
+
+	for (size_t i = 0; i < swf->njobs; i++) {
+		const libra_swf_job_t *j = &swf->jobs[i];
+		libra_prediction_t pr;
+		bool flag, ran_over;
+
+		if (!_scored(swf, fin, nfin, from, p, i, &f))
+			continue;
+		/* no cap: the history may say more than RE */
+		libra_predict(p, j->user, j->group, j->req_time, INFINITY, q,
+			      0.0, &pr);
+		n++;
+		flag = pr.source != LIBRA_PREDICT_FROM_NONE &&
+		       pr.runtime > j->req_time;
+		ran_over = j->run > j->req_time;
+		over += ran_over;
+		flagged += flag;
+		hit += flag && ran_over;
+	}
+	printf("overrun q=%.3f min=%d jobs=%zu overran=%.1f%% flagged=%.1f%% "
+	       "recall=%.1f%% precision=%.1f%% left=%.1f%%\n", q, min, n,
+	       n ? 100.0 * over / n : 0.0, n ? 100.0 * flagged / n : 0.0,
+	       over ? 100.0 * hit / over : 0.0,
+	       flagged ? 100.0 * hit / flagged : 0.0,
+	       n > flagged ? 100.0 * (over - hit) / (n - flagged) : 0.0);
+	libra_predictor_destroy(p);
+}
+
+/* A whole number of at least lo (and at most INT_MAX), or an error naming
+ * what is wrong. */
+static int _count(const char *arg, const char *what, long lo, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > INT_MAX) {
+		fprintf(stderr, "predict-eval: %s must be a whole number of at "
+			"least %ld (got '%s')\n", what, lo, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const double qs[] = { 0.5, 0.8, 0.9, 0.95, 0.98, 1.0 };
@@ -98,13 +183,25 @@ int main(int argc, char **argv)
 	char err[512];
 	fin_t *fin;
 	size_t nfin = 0, from = 0;
-	long last = argc > 2 ? atol(argv[2]) : 0;
-	int min = argc > 3 ? atoi(argv[3]) : 2;
+	bool overrun = argc > 1 && !strcmp(argv[1], "--overrun");
+	long last = 0;
+	int min = 2;
 
+	argc -= overrun;
+	argv += overrun;
 	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: predict-eval TRACE [LAST] "
+		fprintf(stderr, "usage: predict-eval [--overrun] TRACE [LAST] "
 			"[MIN_SAMPLES]\n");
 		return 2;
+	}
+	if (argc > 2 && _count(argv[2], "LAST", 0, &last))
+		return 2;
+	if (argc > 3) {
+		long m;
+
+		if (_count(argv[3], "MIN_SAMPLES", 1, &m))
+			return 2;
+		min = (int) m;
 	}
 	if (libra_swf_read(argv[1], &swf, err, sizeof(err))) {
 		fprintf(stderr, "predict-eval: %s\n", err);
@@ -132,6 +229,13 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
+	}
+	if (overrun) {
+		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++)
+			_overrun(&swf, fin, nfin, from, qs[k], min);
+		free(fin);
+		libra_swf_free(&swf);
+		return 0;
 	}
 	_eval(&swf, fin, nfin, from, LIBRA_PREDICT_NONE, 1.0, min);
 	_eval(&swf, fin, nfin, from, LIBRA_PREDICT_LAST2, 1.0, min);
