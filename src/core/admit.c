@@ -461,10 +461,12 @@ static int _room(const libra_ledger_t *l, const libra_params_t *p,
 	if (free_out)
 		*free_out = free_share;
 
-	if (!_eligible(l, req, node) || !(s > 0.0))
+	if (!(s > 0.0))
 		return 0;
 	k = floor((free_share + p->tolerance) / s);
-	if (!(k > 0.0))
+	/* no room by share (most nodes of a loaded cluster) before the
+	 * eligibility test: either refuses the node */
+	if (!(k > 0.0) || !_eligible(l, req, node))
 		return 0;
 	if (k > cpus)
 		k = cpus;
