@@ -112,6 +112,9 @@ typedef struct {
 	int argmin;		/* which part ends then */
 	int npending;		/* pending parts (advance reservations) */
 	int nextended;		/* extended parts (--predict) */
+	bool lazy;		/* the parts' share and w are the ledger
+				 * entries' shares, in order, not copied
+				 * yet (_progress_all(); _weights()) */
 } tnode_t;
 
 typedef struct {
@@ -285,6 +288,21 @@ static int _bpop(ts_t *s)
 
 /* ---- nodes ---------------------------------------------------------------- */
 
+/* A lazy node's weights and shares from the ledger's entries (what
+ * _sync() would set: the entries are as _progress_all() left them). */
+static void _weights(ts_t *s, int node)
+{
+	tnode_t *nd = &s->nodes[node];
+	const libra_entry_t *e;
+
+	if (!nd->lazy)
+		return;
+	libra_ledger_node_entries(s->l, node, &e);
+	for (int k = 0; k < nd->n; k++)
+		nd->p[k].share = nd->p[k].w = e[k].share;
+	nd->lazy = false;
+}
+
 /* Run the node's parts from nd->t to t at their weighted rates
  * rate_k = w_k / sum(w). */
 static void _advance(tnode_t *nd, double t)
@@ -378,6 +396,7 @@ static int _sync(ts_t *s, int node)
 	tnode_t *nd = &s->nodes[node];
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, m;
 
+	nd->lazy = false;	/* every part's weight is set below */
 	if (ne != nd->n) {
 		snprintf(s->err, s->errlen, "core: node %d has %d ledger "
 			 "entries but %d parts are running on it", node, ne,
@@ -524,6 +543,7 @@ static int _sync_recompute(ts_t *s, int node)
 	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
 	double sw = 0.0, best = INFINITY, minleft = INFINITY;
 
+	nd->lazy = false;	/* every part's weight is set below */
 	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending ||
 	    nd->nextended)
 		goto slow;
@@ -721,6 +741,7 @@ static int _replan_all(ts_t *s, double now)
 	for (int n = 0; n < s->nnodes; n++) {
 		tnode_t *nd = &s->nodes[n];
 
+		_weights(s, n);
 		_advance(nd, now);
 		for (int k = 0; k < nd->n; k++) {
 			const part_t *pt = &nd->p[k];
@@ -736,6 +757,72 @@ static int _replan_all(ts_t *s, double now)
 	for (int r = 0; r < nr; r++)
 		if (_replan(s, s->replan[r], now))
 			return -1;
+	return 0;
+}
+
+/*
+ * Can the node's progress leave its weights in the ledger (_progress_lazy)?
+ * Only where they are the plain shares of parts that all run, one CPU
+ * each, in the entries' order, and no self-check reads them.
+ */
+static bool _lazy_ok(const ts_t *s, int node)
+{
+	const tnode_t *nd = &s->nodes[node];
+	const libra_entry_t *e;
+
+	return !nd->npending && !nd->nextended &&
+	       s->policy != SIM_LIBRA_SLA && !s->cfg->self_check &&
+	       libra_ledger_node_entries(s->l, node, &e) == nd->n;
+}
+
+/*
+ * A node's progress as _progress_all() makes it, with its parts' weights
+ * left in the ledger's entries (nd->lazy): they are the shares the report
+ * sets, and read from there by the next advance, so that no pass copies
+ * them.  The sum of the weights is the ledger's node share: with one CPU
+ * a part, no best-effort entry and the parts in the entries' order it is
+ * the same sum, in the same order, from 0.  The next end as _recompute().
+ */
+static int _progress_lazy(ts_t *s, int node, double now)
+{
+	tnode_t *nd = &s->nodes[node];
+	const libra_entry_t *e;
+	double dt = now - nd->t, f = 0.0, minleft = INFINITY;
+	bool run = dt > 0 && nd->sw > 0;
+
+	libra_ledger_node_entries(s->l, node, &e);
+	if (run)
+		f = dt / nd->sw;
+	for (int k = 0; k < nd->n; k++) {
+		part_t *pt = &nd->p[k];
+		double w = nd->lazy ? e[k].share : pt->w;
+
+		if (e[k].job_id != (uint32_t) pt->job || e[k].cpus != 1 ||
+		    e[k].best_effort || !(w > 0)) {
+			snprintf(s->err, s->errlen, "core: node %d's entry %d "
+				 "(job %u, share %g) is not its part %d's "
+				 "(job %ld)", node, k, e[k].job_id, w, k,
+				 s->w->jobs[pt->job].id);
+			return -1;
+		}
+		if (run)
+			pt->done += w * f;
+		s->done[k] = pt->done;
+		if (pt->work - pt->done < minleft)
+			minleft = pt->work - pt->done;
+	}
+	nd->t = now;
+	if (libra_ledger_progress_node(s->l, node, s->done, nd->n, now)) {
+		snprintf(s->err, s->errlen, "core: libra_ledger_progress_node"
+			 "(node %d) failed", node);
+		return -1;
+	}
+	nd->lazy = true;
+	nd->sw = libra_ledger_node_share(s->l, node);
+	if (_ends_after(s, nd, minleft))
+		return 0;
+	_weights(s, node);
+	_recompute(s, nd);
 	return 0;
 }
 
@@ -770,11 +857,20 @@ static int _progress_all(ts_t *s, double now)
 			}
 		}
 		if (nd->npending) {
+			_weights(s, n);
 			_advance(nd, now);
 			if (_progress_begun(s, n, now))
 				return -1;
 			goto synced;
 		}
+		if (_lazy_ok(s, n)) {
+			if (_progress_lazy(s, n, now))
+				return -1;
+			if (nd->next != next)
+				_hfix(s, n);
+			continue;
+		}
+		_weights(s, n);
 		/* _advance(), and the parts' done for the report */
 		if (dt > 0 && nd->sw > 0) {
 			double f = dt / nd->sw;
@@ -924,6 +1020,7 @@ static int _begin(ts_t *s, int i, double now)
 		int node = pl[m].node, k;
 		tnode_t *nd = &s->nodes[node];
 
+		_weights(s, node);
 		_advance(nd, now);	/* the others ran at their weights */
 		for (k = 0; k < nd->n; k++)
 			if (nd->p[k].job == i && nd->p[k].pending)
@@ -1211,6 +1308,7 @@ static int _complete(ts_t *s, int node)
 	double now = nd->next;
 	int k;
 
+	_weights(s, node);
 	_advance(nd, now);
 	/* the part that defined the event ends now, exactly */
 	nd->p[nd->argmin].done = nd->p[nd->argmin].work;
