@@ -63,9 +63,11 @@ extern bool libra_slurm_is_record(const char *admin_comment)
  * the same text (length and bytes: a pointer alone could be reused by a
  * new string), so any change of the AdminComment, by libra_slurm_store_
  * record() or anyone else, misses and parses again.  A colliding job
- * replaces the slot.  At most REC_CACHE records per plugin; the mutex,
- * because job_submit/qos may read records under the job read lock in
- * several RPC threads at once.
+ * replaces the slot; the full sync frees the slots of jobs no longer
+ * pending, running or suspended, so the cache holds active jobs only.  Off
+ * unless the plugin turns it on (sched/libra; jobcomp/libra reads a record
+ * once, at the job's end).  The mutex, because job_submit/qos may read
+ * records under the job read lock in several RPC threads at once.
  */
 #define REC_CACHE 4096
 
@@ -76,8 +78,14 @@ typedef struct {
 	libra_record_t rec;	/* what it gave */
 } rec_slot_t;
 
-static rec_slot_t *rec_cache;
+static bool rec_cache_on;
+static rec_slot_t *rec_cache[REC_CACHE];
 static pthread_mutex_t rec_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+extern void libra_slurm_record_cache(bool on)
+{
+	rec_cache_on = on;
+}
 
 /* A deep copy of a record (its placement is malloc'd: libra_record_free()).
  * Returns false when out of memory. */
@@ -102,34 +110,60 @@ static bool _cache_get(uint32_t job_id, const char *text, size_t len,
 		       libra_record_t *rec)
 {
 	rec_slot_t *s;
-	bool hit = false;
+	bool hit;
 
 	slurm_mutex_lock(&rec_mutex);
-	if (rec_cache) {
-		s = &rec_cache[job_id % REC_CACHE];
-		hit = s->text && s->job_id == job_id && s->len == len &&
-		      !memcmp(s->text, text, len) && _record_copy(rec, &s->rec);
-	}
+	s = rec_cache[job_id % REC_CACHE];
+	hit = s && s->job_id == job_id && s->len == len &&
+	      !memcmp(s->text, text, len) && _record_copy(rec, &s->rec);
 	slurm_mutex_unlock(&rec_mutex);
 	return hit;
+}
+
+static void _slot_free(rec_slot_t **s)
+{
+	if (!*s)
+		return;
+	libra_record_free(&(*s)->rec);
+	xfree((*s)->text);
+	xfree(*s);
 }
 
 static void _cache_put(uint32_t job_id, const char *text, size_t len,
 		       const libra_record_t *rec)
 {
-	rec_slot_t *s;
+	rec_slot_t **s = &rec_cache[job_id % REC_CACHE];
 
 	slurm_mutex_lock(&rec_mutex);
-	if (!rec_cache)
-		rec_cache = xcalloc(REC_CACHE, sizeof(*rec_cache));
-	s = &rec_cache[job_id % REC_CACHE];
-	libra_record_free(&s->rec);
-	xfree(s->text);
-	if (_record_copy(&s->rec, rec)) {
-		s->job_id = job_id;
-		s->len = len;
-		s->text = xmalloc(len + 1);
-		memcpy(s->text, text, len + 1);
+	_slot_free(s);
+	*s = xmalloc(sizeof(**s));
+	if (_record_copy(&(*s)->rec, rec)) {
+		(*s)->job_id = job_id;
+		(*s)->len = len;
+		(*s)->text = xmalloc(len + 1);
+		memcpy((*s)->text, text, len + 1);
+	} else {
+		xfree(*s);
+	}
+	slurm_mutex_unlock(&rec_mutex);
+}
+
+static bool _active(job_record_t *job_ptr);
+
+/* Free the cached records of jobs no longer active.  Job read lock. */
+static void _cache_prune(void)
+{
+	if (!rec_cache_on)
+		return;
+	slurm_mutex_lock(&rec_mutex);
+	for (int i = 0; i < REC_CACHE; i++) {
+		job_record_t *job_ptr;
+
+		if (!rec_cache[i])
+			continue;
+		job_ptr = find_job_record(rec_cache[i]->job_id);
+		if (!job_ptr || !_active(job_ptr))
+			_slot_free(&rec_cache[i]);
 	}
 	slurm_mutex_unlock(&rec_mutex);
 }
@@ -147,14 +181,15 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
 		return false;
 	}
 	len = strlen(text);
-	if (_cache_get(job_ptr->job_id, text, len, rec))
+	if (rec_cache_on && _cache_get(job_ptr->job_id, text, len, rec))
 		return true;
 	if (libra_record_from_json(text, rec, err, sizeof(err))) {
 		error("%s: %pJ has an unreadable record in AdminComment: %s",
 		      plugin_type, job_ptr, err);
 		return false;
 	}
-	_cache_put(job_ptr->job_id, text, len, rec);
+	if (rec_cache_on)
+		_cache_put(job_ptr->job_id, text, len, rec);
 	return true;
 }
 
@@ -823,7 +858,8 @@ extern int libra_slurm_sync(time_t now)
 
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
-		/* slurmctld appends new jobs: the last is the newest */
+		/* slurmctld appends new jobs: the last is the newest (an empty
+		 * list says nothing: the ids go on from the last one seen) */
 		last_id = job_ptr->job_id;
 		if (!_active(job_ptr))
 			continue;
@@ -856,9 +892,11 @@ extern int libra_slurm_sync(time_t now)
 	}
 	xfree(s.ids);
 	xfree(s.seen);
+	_cache_prune();
 	_expire(l, fine_now, now, true);
 	inc_ledger = l;
-	inc_last_id = last_id;
+	if (last_id)
+		inc_last_id = last_id;
 	return waiting;
 }
 
@@ -868,6 +906,15 @@ extern int libra_slurm_sync(time_t now)
  * given, and ids taken by job arrays' tasks come later.
  */
 #define PROBE_MISSES 64
+
+/*
+ * A token still waiting this long [s] for its job, not a binding quote's,
+ * makes the sync walk the job table: slurmctld creates the job within
+ * milliseconds of its admission, so the ids looked up missed it (one
+ * given out of sequence, ids that went on while the job list was empty
+ * after a restart).
+ */
+#define TOKEN_LATE 0.25
 
 extern int libra_slurm_sync_pass(time_t now, bool full,
 				 job_record_t ***new_jobs, int *nnew)
@@ -918,14 +965,20 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 	for (int i = 0; i < n; i++) {
 		if (!libra_is_token(ids[i]))
 			continue;
-		if (fine_now - libra_ledger_job_committed(l, ids[i]) >=
-		    LIBRA_TOKEN_HOLD) {
+		double age = fine_now - libra_ledger_job_committed(l, ids[i]);
+
+		if (age >= LIBRA_TOKEN_HOLD) {
 			expired = true;
 			break;
 		}
-		if (!libra_quotes_token_held(libra_hub_quotes(), ids[i],
-					     fine_now))
-			waiting++;
+		if (libra_quotes_token_held(libra_hub_quotes(), ids[i],
+					    fine_now))
+			continue;
+		if (age >= TOKEN_LATE) {
+			expired = true;
+			break;
+		}
+		waiting++;
 	}
 	xfree(ids);
 	if (expired) {

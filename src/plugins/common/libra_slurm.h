@@ -53,6 +53,13 @@ extern bool libra_slurm_is_record(const char *admin_comment);
 extern bool libra_slurm_job_record(job_record_t *job_ptr,
 				   libra_record_t *rec);
 
+/*
+ * Keep parsed records by job id and AdminComment text in this plugin
+ * (libra_slurm_job_record() parses a record again only when its text
+ * changed); the full sync frees those of ended jobs.  Off by default.
+ */
+extern void libra_slurm_record_cache(bool on);
+
 /* Replace the job's AdminComment with rec.  Returns SLURM_SUCCESS. */
 extern int libra_slurm_store_record(job_record_t *job_ptr,
 				    const libra_record_t *rec);
@@ -90,8 +97,9 @@ extern int libra_slurm_sync(time_t now);
  * sync (ids past the newest seen) are looked at, and the ledger's tokens;
  * ended jobs are released where they end (jobcomp/libra).  The whole job
  * table is walked (libra_slurm_sync()) when "full", on the first call,
- * after the ledger was rebuilt or replaced, and when a token's hold ran
- * out.  Same locks and return.  *nnew is -1 after a walk of the whole
+ * after the ledger was rebuilt or replaced, when a token's hold ran out
+ * and when a token waits for its job longer than slurmctld takes to
+ * create it (TOKEN_LATE).  Same locks and return.  *nnew is -1 after a walk of the whole
  * table; else the active jobs created since the last call are in
  * *new_jobs (xfree() it), *nnew of them, in id order.
  */

@@ -911,6 +911,8 @@ static void *_agent(void *arg)
 
 extern int libra_sched_start(void)
 {
+	/* every pass reads the records of the pending jobs (finding F.4) */
+	libra_slurm_record_cache(true);
 	libra_thread_create(&agent_tid, "sched_libra", _agent, NULL);
 	return SLURM_SUCCESS;
 }
