@@ -73,9 +73,22 @@ static pthread_t agent_tid;
  * most GATHER_MAX.  In a burst one pass then serves every submission of
  * the pause, and passes hold the job write lock at most a third of the
  * time; on a quiet cluster a job starts GATHER_MIN after its submission.
+ * While wake-ups come faster than GATHER_MIN after a pass (a burst) the
+ * pause doubles, up to GATHER_MAX, and is GATHER_MIN again after a wait
+ * that long: each pass takes slurmctld's write locks, which every
+ * submission RPC then waits for (issue 23).
  */
 #define GATHER_MIN 0.005
 #define GATHER_MAX 0.1
+
+/*
+ * A pass stops trying pending jobs once it has run PASS_BUDGET seconds and
+ * carries the rest to a pass right after (the locks released between
+ * them, so that RPCs get in): starting a job costs about a millisecond,
+ * and a burst's gathered jobs started in one pass held the write locks for
+ * a third of a second (rel_load).
+ */
+#define PASS_BUDGET 0.02
 
 /*
  * slurmctld writes its job state file at most every 5 s (state_save.c).  A
@@ -640,6 +653,14 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
 	return next;
 }
 
+static double _monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * What an incremental pass (decision 25) carries from the last: the ids
  * of the pending jobs it tried and did not start, in the order tried
@@ -709,7 +730,8 @@ static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
  * *unsaved the highest id of a job to start once the state is written, and
- * in *nstarted how many jobs it started.
+ * in *nstarted how many jobs it started, in *more whether it stopped
+ * trying pending jobs at PASS_BUDGET (the rest are carried to the next).
  *
  * A full pass looks at every pending and running job; an incremental one
  * (decision 25) only at the pending jobs the last pass left pending and
@@ -719,7 +741,8 @@ static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
  * pass to see it, then by full passes only: one released waits for the
  * next (libra_interval at most).
  */
-static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
+static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
+		    bool *more)
 {
 	static time_t last_full;
 	time_t now = time(NULL), next = 0, skipped_next = 0;
@@ -727,6 +750,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 	bool full;
 	job_record_t **jobs, *job_ptr, **new_jobs;
 	int njobs = 0, nbest = 0, nnew;
+	double t0 = _monotonic();
 	DEF_TIMERS;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
@@ -799,7 +823,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 			jobs[nbest++] = job_ptr;
 			continue;
 		}
-		if (_try_pending(job_ptr, now, &next, unsaved))
+		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		    _try_pending(job_ptr, now, &next, unsaved))
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
 	}
@@ -808,7 +833,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
 		    IS_JOB_COMPLETING(job_ptr))
 			continue;	/* ended by the first loop */
-		if (_try_pending(job_ptr, now, &next, unsaved))
+		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		    _try_pending(job_ptr, now, &next, unsaved))
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
 	}
@@ -824,14 +850,6 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted)
 		debug("sched/libra: pass started %u of %u pending jobs in %ld usec",
 		      started, pending, LIBRA_TIMER_USEC());
 	return next;
-}
-
-static double _monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void _pause(double secs)
@@ -850,11 +868,11 @@ static void *_agent(void *arg)
 		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 		.part = READ_LOCK, .fed = READ_LOCK };
 	time_t next_deadline = 0;
-	double retry = 0.0, last_pass = 0.0;
+	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
 	bool waiting = false;
 
 	while (true) {
-		double wait;
+		double wait, t_wait = _monotonic();
 		bool stop, woken = false;
 
 		libra_hub_lock();
@@ -885,16 +903,21 @@ static void *_agent(void *arg)
 		libra_hub_unlock();
 		if (stop)
 			break;
-		if (woken)
-			_pause(fmin(GATHER_MAX, fmax(GATHER_MIN, 2.0 * last_pass)));
+		if (woken) {
+			gather = _monotonic() - t_wait < GATHER_MIN ?
+				 fmin(2.0 * gather, GATHER_MAX) : GATHER_MIN;
+			_pause(fmin(GATHER_MAX, fmax(gather, 2.0 * last_pass)));
+		}
 
 		last_pass = 0.0;
 		for (;;) {
 			uint32_t unsaved = 0, started = 0;
 			double t0 = _monotonic();
+			bool more = false;
 
 			lock_slurmctld(locks);
-			next_deadline = _pass(&waiting, &unsaved, &started);
+			next_deadline = _pass(&waiting, &unsaved, &started,
+					      &more);
 			unlock_slurmctld(locks);
 			last_pass += _monotonic() - t0;
 			/* the new jobs before they start, the started ones as
@@ -902,7 +925,9 @@ static void *_agent(void *arg)
 			if (unsaved || started)
 				_save_state(unsaved);
 			libra_power_flush();
-			if (!unsaved)
+			if (more)	/* what the budget left: soon */
+				_pause(0.001);
+			else if (!unsaved)
 				break;
 		}
 	}
