@@ -106,9 +106,18 @@ extern libra_quotes_t *libra_hub_quotes(void)
 	return hub_quotes;
 }
 
+static uint32_t tokens_issued;
+
+extern uint32_t libra_hub_tokens_issued(void)
+{
+	return tokens_issued;
+}
+
 extern uint32_t libra_hub_next_token(void)
 {
 	static uint32_t seq;
+
+	tokens_issued++;
 
 	/* start from the clock so tokens differ across restarts */
 	if (!seq)

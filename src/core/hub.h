@@ -58,6 +58,10 @@ extern void libra_hub_set_synced(bool synced);
  */
 #define LIBRA_TOKEN_BASE 0xF0000000u
 extern uint32_t libra_hub_next_token(void);	/* call with the lock held */
+/* How many tokens libra_hub_next_token() has given out (wraps); lock held.
+ * No token in the ledger at one look and the same count later: still
+ * none, and the ledger need not be searched for them. */
+extern uint32_t libra_hub_tokens_issued(void);
 
 static inline bool libra_is_token(uint32_t id)
 {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hub.h"
 #include "ledger.h"
 #include "share.h"
 #include "testutil.h"
@@ -1177,6 +1178,19 @@ START_TEST(test_release_of_booking_clears_the_count)
 }
 END_TEST
 
+/* sched/libra skips its search for tokens when none was in the ledger and
+ * none has been given out since: the count must move with every token. */
+START_TEST(test_tokens_issued_counts_every_token)
+{
+	uint32_t before = libra_hub_tokens_issued(), a, b;
+
+	a = libra_hub_next_token();
+	b = libra_hub_next_token();
+	ck_assert(libra_is_token(a) && libra_is_token(b) && a != b);
+	ck_assert_uint_eq(libra_hub_tokens_issued(), before + 2);
+}
+END_TEST
+
 START_TEST(test_progress_before_begin_keeps_the_booked_share)
 {
 	libra_ledger_t *l = _two_nodes();
@@ -1284,6 +1298,7 @@ static Suite *_suite(void)
 	T(tc, test_window_work_of_booking_starts_at_begin);
 	T(tc, test_release_of_booking_clears_the_count);
 	T(tc, test_progress_before_begin_keeps_the_booked_share);
+	T(tc, test_tokens_issued_counts_every_token);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("invariant");

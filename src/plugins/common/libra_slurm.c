@@ -812,6 +812,10 @@ static bool _active(job_record_t *job_ptr)
 static libra_ledger_t *inc_ledger;
 static uint32_t inc_last_id;
 static time_t inc_expired;
+/* tokens in the ledger at the incremental sync's last look (-1: not
+ * looked since the full sync) and libra_hub_tokens_issued() then */
+static int inc_tokens = -1;
+static uint32_t inc_issued;
 
 /* The wall clock to the microsecond: admissions are timed finely. */
 static double _fine_now(void)
@@ -895,6 +899,7 @@ extern int libra_slurm_sync(time_t now)
 	_cache_prune();
 	_expire(l, fine_now, now, true);
 	inc_ledger = l;
+	inc_tokens = -1;
 	if (last_id)
 		inc_last_id = last_id;
 	return waiting;
@@ -957,16 +962,25 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 			_sync_job(l, job_ptr, NULL);
 	}
 
-	/* tokens still waiting for their job; one past its hold: full sync */
+	/* tokens still waiting for their job; one past its hold: full sync
+	 * (none at the last look and none given out since: none to find) */
 	fine_now = _fine_now();
+	if (!inc_tokens && inc_issued == libra_hub_tokens_issued()) {
+		_expire(l, fine_now, now, false);
+		return 0;
+	}
+	inc_issued = libra_hub_tokens_issued();
+	inc_tokens = 0;
 	n = libra_ledger_job_count(l);
 	ids = xcalloc(n + 1, sizeof(*ids));
 	n = libra_ledger_jobs(l, ids, n);
 	for (int i = 0; i < n; i++) {
+		double age;
+
 		if (!libra_is_token(ids[i]))
 			continue;
-		double age = fine_now - libra_ledger_job_committed(l, ids[i]);
-
+		inc_tokens++;
+		age = fine_now - libra_ledger_job_committed(l, ids[i]);
 		if (age >= LIBRA_TOKEN_HOLD) {
 			expired = true;
 			break;
