@@ -236,6 +236,9 @@ round() {
 	phase burst
 	monitor "$L/$name.mon" &
 	mon=$!
+	# a test killed (or failed) mid-round leaves no monitor behind
+	[ -n "${mon_hook:-}" ] || libra_at_exit '[ -z "${mon:-}" ] || kill "$mon" 2>/dev/null'
+	mon_hook=1
 	t0=$(date +%s.%N)
 	# every EVERY-th submission is admitted, the others alternate between
 	# the two refusals
@@ -327,9 +330,20 @@ round() {
 	wait_until 180 "$name's jobs to be purged (MinJobAge)" purged
 	touch "$L/stop-monitor"
 	wait "$mon" || :
+	mon=
 	peak=$(cut -d'|' -f4 "$L/$name.mon" | sort -n | tail -n 1)
 	note "$TAG$name: squeue $(cut -d'|' -f2 "$L/$name.mon" | tr -d '!' | sort -n | awk '{ a[NR] = $1 } END { printf "median %d ms, max %d ms over %d calls", a[int((NR + 1) / 2)], a[NR], NR }'); max by phase: $(awk -F'|' '{ v = $2 + 0; if (v > m[$5]) m[$5] = v } END { for (p in m) printf "%s %d ms, ", p, m[p] }' "$L/$name.mon")peak running $peak; VmRSS peak $(cut -d'|' -f3 "$L/$name.mon" | sort -n | tail -n 1) kB"
-	[ -n "$TAG" ] && [ "$TAG" != "libra " ] || note "$TAG$name: sched/libra passes (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Last cycle:|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
+	if [ -n "$TAG" ] && [ "$TAG" != "libra " ]; then
+		# stock Slurm's backfill cycles on the same machine, to set
+		# sched/libra's longest pass against
+		note "$TAG$name: sched/backfill cycles (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
+	else
+		note "$TAG$name: sched/libra passes (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Last cycle:|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
+		# the passes over sched/libra's LONG_PASS so far, the longest
+		# and the most CPU one of them took
+		long=$(grep -E 'sched/libra: .* pass took' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" || :)
+		[ -z "$long" ] || note "$TAG$name: passes over 50 ms logged so far: $(wc -l <<<"$long"); longest: $(sed 's/.*pass took //' <<<"$long" | sort -n | tail -n 1); the most CPU of any pass: $(tail -n 1 <<<"$long" | sed 's/.*the most CPU of any pass //')"
+	fi
 	# the end phase's slowest squeue, for the comparison (a timed-out
 	# call counts as its 30 s)
 	awk -F'|' '$5 == "end" { v = $2 + 0; if ($2 ~ /!/) v = 30000; if (v > m) m = v } END { print m + 0 }' "$L/$name.mon" >"$L/$name.endmax"

@@ -91,6 +91,15 @@ static pthread_t agent_tid;
 #define PASS_BUDGET 0.02
 
 /*
+ * A pass longer than LONG_PASS seconds (issue 23's budget) is logged with
+ * where its time went and how much of it was this thread's CPU (the rest
+ * is waiting: for the hub lock, or for a CPU on a loaded host), at most
+ * once every LONG_PASS_LOG seconds unless it is the longest yet.
+ */
+#define LONG_PASS 0.05
+#define LONG_PASS_LOG 10.0
+
+/*
  * slurmctld writes its job state file at most every 5 s (state_save.c).  A
  * job started before it is written, then lost with a SIGKILLed slurmctld,
  * would run on unknown to the restarted one, which would give its id to
@@ -544,8 +553,8 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	rc = _start_job(job_ptr, nodes, held);
 	FREE_NULL_BITMAP(held);
 	if (rc == SLURM_SUCCESS) {
-		/* not "sched/libra: ": test_sched_workload.sh reads this line */
-		info("sched: libra: started %pJ on %s%s", job_ptr,
+		/* test_sched_workload.sh and test_sched_deadlines.sh read it */
+		info("sched/libra: started %pJ on %s%s", job_ptr,
 		     job_ptr->nodes, admitted ? "" : " (best effort)");
 		_note_started(job_ptr, &rec, has_rec);
 	} else if (nodes) {
@@ -634,9 +643,11 @@ static job_record_t **_snapshot(int *njobs)
 
 /*
  * End the running jobs of the snapshot that reached their hard deadline,
- * and take them out of it.  Returns the next hard deadline ahead, or 0.
+ * and take them out of it, counting them in *nrunning.  Returns the next
+ * hard deadline ahead, or 0.
  */
-static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
+static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
+			     int *nrunning)
 {
 	time_t next = 0;
 
@@ -645,6 +656,7 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
 
 		if (!IS_JOB_RUNNING(jobs[i]))
 			continue;
+		(*nrunning)++;
 		t = _check_deadline(jobs[i], now);
 		if (t && (!next || t < next))
 			next = t;
@@ -653,12 +665,43 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now)
 	return next;
 }
 
-static double _monotonic(void)
+static double _clock(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double _monotonic(void)
+{
+	return _clock(CLOCK_MONOTONIC);
+}
+
+/*
+ * Log a long pass (LONG_PASS): its phases' wall times from t[0] (locks
+ * held) to t[4] (done), in seconds: the sync, the running jobs, the
+ * pending jobs, the power decisions; and the most CPU time any pass took.
+ */
+static void _long_pass(const double t[5], double cpu, bool full,
+		       uint32_t pending, uint32_t started, int nrunning)
+{
+	static double last_log, longest, most_cpu;
+	double wall = t[4] - t[0];
+
+	if (cpu > most_cpu)
+		most_cpu = cpu;
+	if (wall <= LONG_PASS ||
+	    (wall <= longest && t[4] - last_log < LONG_PASS_LOG))
+		return;
+	last_log = t[4];
+	if (wall > longest)
+		longest = wall;
+	info("sched/libra: %s pass took %.1f ms, %.1f ms of it on CPU: sync %.1f ms, %d running job(s) %.1f ms, %u pending job(s) %.1f ms (%u started), power %.1f ms; the most CPU of any pass %.1f ms",
+	     full ? "full" : "incremental", 1e3 * wall, 1e3 * cpu,
+	     1e3 * (t[1] - t[0]), nrunning, 1e3 * (t[2] - t[1]), pending,
+	     1e3 * (t[3] - t[2]), started, 1e3 * (t[4] - t[3]),
+	     1e3 * most_cpu);
 }
 
 /*
@@ -749,8 +792,9 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	uint32_t started = 0, examined = 0, pending = 0;
 	bool full;
 	job_record_t **jobs, *job_ptr, **new_jobs;
-	int njobs = 0, nbest = 0, nnew;
-	double t0 = _monotonic();
+	int njobs = 0, nbest = 0, nnew, nrunning = 0;
+	double t0 = _monotonic(), t[5];
+	double cpu0 = _clock(CLOCK_THREAD_CPUTIME_ID);
 	DEF_TIMERS;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
@@ -758,6 +802,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
 	START_TIMER;
+	t[0] = t0;
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
 	/* the whole job table every libra_interval, else only what is new
@@ -771,6 +816,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		full = true;
 		last_full = now;
 	}
+	t[1] = _monotonic();
 	if (!journal_read) {
 		/* jobs that ended just before slurmctld was killed (their
 		 * completion ends them again: no hub lock held here) */
@@ -784,13 +830,14 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 
 	if (full) {
 		jobs = _snapshot(&njobs);
-		skipped_next = _check_running(jobs, njobs, now);
+		skipped_next = _check_running(jobs, njobs, now, &nrunning);
 	} else {
 		jobs = _increment(new_jobs, nnew, &njobs);
 		skipped_next = carry_next;
 	}
 	xfree(new_jobs);
 	ncarry = 0;
+	t[2] = _monotonic();
 	/*
 	 * Admitted jobs first: best-effort jobs must not take their slots.
 	 * The first loop tries the admitted jobs and sets the others aside,
@@ -841,9 +888,13 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	xfree(jobs);
 	carry_next = skipped_next;
 	_lower(&next, skipped_next);
+	t[3] = _monotonic();
 	libra_power_pass(now);
 
 	END_TIMER;
+	t[4] = _monotonic();
+	_long_pass(t, _clock(CLOCK_THREAD_CPUTIME_ID) - cpu0, full, pending,
+		   started, nrunning);
 	*nstarted = started;
 	_stats((uint32_t) LIBRA_TIMER_USEC(), started, examined, pending, now);
 	if (started)
