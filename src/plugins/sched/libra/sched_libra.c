@@ -34,6 +34,8 @@
  *  (LIBRA_LOCKED) in debug builds.
 \*****************************************************************************/
 
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -41,6 +43,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
@@ -678,30 +681,52 @@ static double _monotonic(void)
 	return _clock(CLOCK_MONOTONIC);
 }
 
+/* What a pass measures of itself (_long_pass()). */
+typedef struct {
+	double t[6];		/* wall clock: locks held, ledger lock held,
+				 * synced, running jobs seen, pending jobs
+				 * tried, done */
+	double cpu;		/* the thread's CPU time */
+	struct rusage ru;	/* the thread's context switches */
+} pass_clock_t;
+
+static void _pass_clock_start(pass_clock_t *c)
+{
+	c->t[0] = _monotonic();
+	c->cpu = _clock(CLOCK_THREAD_CPUTIME_ID);
+	getrusage(RUSAGE_THREAD, &c->ru);
+}
+
 /*
- * Log a long pass (LONG_PASS): its phases' wall times from t[0] (locks
- * held) to t[4] (done), in seconds: the sync, the running jobs, the
- * pending jobs, the power decisions; and the most CPU time any pass took.
+ * Log a long pass (LONG_PASS): its phases' wall times, its CPU time, and
+ * how often the thread was preempted (involuntary context switches: it
+ * waited for a CPU) or blocked (voluntary: a lock, a page); and the most
+ * CPU time any pass took.
  */
-static void _long_pass(const double t[5], double cpu, bool full,
-		       uint32_t pending, uint32_t started, int nrunning)
+static void _long_pass(pass_clock_t *c, bool full, uint32_t pending,
+		       uint32_t started, int nrunning)
 {
 	static double last_log, longest, most_cpu;
-	double wall = t[4] - t[0];
+	const double *t = c->t;
+	double wall = t[5] - t[0];
+	double cpu = _clock(CLOCK_THREAD_CPUTIME_ID) - c->cpu;
+	struct rusage ru;
 
 	if (cpu > most_cpu)
 		most_cpu = cpu;
 	if (wall <= LONG_PASS ||
-	    (wall <= longest && t[4] - last_log < LONG_PASS_LOG))
+	    (wall <= longest && t[5] - last_log < LONG_PASS_LOG))
 		return;
-	last_log = t[4];
+	last_log = t[5];
 	if (wall > longest)
 		longest = wall;
-	info("sched/libra: %s pass took %.1f ms, %.1f ms of it on CPU: sync %.1f ms, %d running job(s) %.1f ms, %u pending job(s) %.1f ms (%u started), power %.1f ms; the most CPU of any pass %.1f ms",
+	getrusage(RUSAGE_THREAD, &ru);
+	info("sched/libra: %s pass took %.1f ms, %.1f ms of it on CPU (preempted %ld times, blocked %ld): ledger lock %.1f ms, sync %.1f ms, %d running job(s) %.1f ms, %u pending job(s) %.1f ms (%u started), power %.1f ms; the most CPU of any pass %.1f ms",
 	     full ? "full" : "incremental", 1e3 * wall, 1e3 * cpu,
-	     1e3 * (t[1] - t[0]), nrunning, 1e3 * (t[2] - t[1]), pending,
-	     1e3 * (t[3] - t[2]), started, 1e3 * (t[4] - t[3]),
-	     1e3 * most_cpu);
+	     ru.ru_nivcsw - c->ru.ru_nivcsw, ru.ru_nvcsw - c->ru.ru_nvcsw,
+	     1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]), nrunning,
+	     1e3 * (t[3] - t[2]), pending, 1e3 * (t[4] - t[3]), started,
+	     1e3 * (t[5] - t[4]), 1e3 * most_cpu);
 }
 
 /*
@@ -793,8 +818,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	bool full;
 	job_record_t **jobs, *job_ptr, **new_jobs;
 	int njobs = 0, nbest = 0, nnew, nrunning = 0;
-	double t0 = _monotonic(), t[5];
-	double cpu0 = _clock(CLOCK_THREAD_CPUTIME_ID);
+	pass_clock_t clk;
+	double t0;
 	DEF_TIMERS;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
@@ -802,8 +827,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
 	START_TIMER;
-	t[0] = t0;
+	_pass_clock_start(&clk);
+	t0 = clk.t[0];
 	libra_hub_lock();
+	clk.t[1] = _monotonic();
 	libra_slurm_params_current(plugin_type);
 	/* the whole job table every libra_interval, else only what is new
 	 * (decision 25) */
@@ -816,7 +843,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		full = true;
 		last_full = now;
 	}
-	t[1] = _monotonic();
+	clk.t[2] = _monotonic();
 	if (!journal_read) {
 		/* jobs that ended just before slurmctld was killed (their
 		 * completion ends them again: no hub lock held here) */
@@ -837,7 +864,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	}
 	xfree(new_jobs);
 	ncarry = 0;
-	t[2] = _monotonic();
+	clk.t[3] = _monotonic();
 	/*
 	 * Admitted jobs first: best-effort jobs must not take their slots.
 	 * The first loop tries the admitted jobs and sets the others aside,
@@ -888,13 +915,12 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	xfree(jobs);
 	carry_next = skipped_next;
 	_lower(&next, skipped_next);
-	t[3] = _monotonic();
+	clk.t[4] = _monotonic();
 	libra_power_pass(now);
 
 	END_TIMER;
-	t[4] = _monotonic();
-	_long_pass(t, _clock(CLOCK_THREAD_CPUTIME_ID) - cpu0, full, pending,
-		   started, nrunning);
+	clk.t[5] = _monotonic();
+	_long_pass(&clk, full, pending, started, nrunning);
 	*nstarted = started;
 	_stats((uint32_t) LIBRA_TIMER_USEC(), started, examined, pending, now);
 	if (started)
