@@ -415,7 +415,7 @@ else
 				RSSLOG[$sys]+=", after the warm-up $after kB (the reference)"
 			else
 				GROWTH[$sys]=$(awk -v a="$after" -v b="${BASE[$sys]}" 'BEGIN { printf "%+.1f", 100 * (a - b) / b }')
-				GROWTH_MAX[$sys]=$(awk -v g="${GROWTH[$sys]}" -v m="${GROWTH_MAX[$sys]:-0}" 'BEGIN { printf "%+.1f", g + 0 > m + 0 ? g : m }')
+				GROWTH_MAX[$sys]=$(awk -v g="${GROWTH[$sys]}" -v m="${GROWTH_MAX[$sys]:-0}" 'BEGIN { printf "%+.1f", ((g + 0 > m + 0) ? g : m) }')
 				RSSLOG[$sys]+=", after $name $after kB (${GROWTH[$sys]}%)"
 			fi
 			note "$sys: slurmctld VmRSS after round $name, its jobs ended and purged: $after kB"
