@@ -195,6 +195,10 @@ monitor() { # FILE
 # machine such as LIBRA_STRESS=1 (one CPU hog) stays well below it.
 SATURATED=3
 phase() { echo "$1" >"$L/phase"; }
+# the running round's monitor (empty between rounds): a test killed or
+# failed mid-round leaves none behind
+mon=
+libra_at_exit '[ -z "$mon" ] || kill "$mon" 2>/dev/null'
 
 # round NAME SUBMISSIONS RUNNING [PACE]: the burst, the admitted jobs
 # running at once, their end and purge; prints the figures.
@@ -224,7 +228,7 @@ phase() { echo "$1" >"$L/phase"; }
 # calls it caused measured this host, not slurmctld.
 NFIFO=40
 round() {
-	local name=$1 n=$2 r=$3 pace=${4:-0} every fifos out t0 peak=0 cnt mon i fd fds=() hold=()
+	local name=$1 n=$2 r=$3 pace=${4:-0} every fifos out t0 peak=0 cnt i fd fds=() hold=()
 	every=$((n / r))
 	fifos=$L/$name.fifo
 	rm -rf "$fifos" "$L/stop-monitor"
@@ -240,9 +244,6 @@ round() {
 	phase burst
 	monitor "$L/$name.mon" &
 	mon=$!
-	# a test killed (or failed) mid-round leaves no monitor behind
-	[ -n "${mon_hook:-}" ] || libra_at_exit '[ -z "${mon:-}" ] || kill "$mon" 2>/dev/null'
-	mon_hook=1
 	t0=$(date +%s.%N)
 	# every EVERY-th submission is admitted, the others alternate between
 	# the two refusals

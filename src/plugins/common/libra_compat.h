@@ -143,19 +143,6 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #endif
 
 /*
- * Timing a scheduler pass (DEF_TIMERS, START_TIMER, END_TIMER from
- * src/common/timers.h on all three): the microseconds between START_TIMER
- * and END_TIMER are DELTA_TIMER in 22.05 and 24.11; 26.05 keeps timespecs
- * and names it TIMER_DURATION_USEC().  Same value.
- */
-#include "src/common/timers.h"
-#if LIBRA_SLURM_SINCE(26, 5)
-#define LIBRA_TIMER_USEC() TIMER_DURATION_USEC()
-#else
-#define LIBRA_TIMER_USEC() DELTA_TIMER
-#endif
-
-/*
  * Threads.  22.05 and 24.11: slurm_thread_create(&id, func, arg) is
  * pthread_create() with Slurm's attributes (src/common/macros.h), and the
  * thread is joined with pthread_join().  26.05 runs threads from a pool

@@ -54,7 +54,6 @@
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/slurm_protocol_defs.h"
-#include "src/common/timers.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
@@ -819,16 +818,13 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	job_record_t **jobs, *job_ptr, **new_jobs;
 	int njobs = 0, nbest = 0, nnew, nrunning = 0;
 	pass_clock_t clk;
-	double t0;
-	DEF_TIMERS;
+	uint32_t usec;
 
 	LIBRA_LOCKED(CONF_LOCK, READ_LOCK);	/* _agent()'s locks */
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
-	START_TIMER;
 	_pass_clock_start(&clk);
-	t0 = clk.t[0];
 	libra_hub_lock();
 	clk.t[1] = _monotonic();
 	libra_slurm_params_current(plugin_type);
@@ -897,7 +893,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 			jobs[nbest++] = job_ptr;
 			continue;
 		}
-		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		if (!(*more = *more || _monotonic() - clk.t[0] > PASS_BUDGET) &&
 		    _try_pending(job_ptr, now, &next, unsaved))
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
@@ -907,7 +903,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
 		    IS_JOB_COMPLETING(job_ptr))
 			continue;	/* ended by the first loop */
-		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		if (!(*more = *more || _monotonic() - clk.t[0] > PASS_BUDGET) &&
 		    _try_pending(job_ptr, now, &next, unsaved))
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
@@ -918,14 +914,14 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	clk.t[4] = _monotonic();
 	libra_power_pass(now);
 
-	END_TIMER;
 	clk.t[5] = _monotonic();
 	_long_pass(&clk, full, pending, started, nrunning);
+	usec = (uint32_t) (1e6 * (clk.t[5] - clk.t[0]));
 	*nstarted = started;
-	_stats((uint32_t) LIBRA_TIMER_USEC(), started, examined, pending, now);
+	_stats(usec, started, examined, pending, now);
 	if (started)
-		debug("sched/libra: pass started %u of %u pending jobs in %ld usec",
-		      started, pending, LIBRA_TIMER_USEC());
+		debug("sched/libra: pass started %u of %u pending jobs in %u usec",
+		      started, pending, usec);
 	return next;
 }
 
