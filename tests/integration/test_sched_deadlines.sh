@@ -12,7 +12,8 @@
 #    deadline (within 2 s) with the reason recorded (how DEADLINE, the
 #    state description in slurmctld's log);
 #  - with a soft deadline it runs to its end, late, and its penalty equals
-#    its rate x its delay, and its charge the price minus the penalty.
+#    its rate x its delay, and its charge the price minus the penalty;
+#  - slurmctld's scheduler thread is named sched_libra (ps -L, top -H).
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -22,6 +23,10 @@ export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1 top_weight=65
 cluster_start
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 [ -x "$burn" ] || fail "build contrib/tools first (make)"
+
+# the scheduler's thread is named, as sched/backfill's "bckfl" is
+assert_eq 1 "$(cat /proc/"$(slurmctld_pid)"/task/*/comm 2>/dev/null | grep -cx sched_libra)" \
+	"slurmctld threads named sched_libra"
 
 now_ms() { date +%s%3N; }
 

@@ -43,6 +43,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -100,6 +101,9 @@ static pthread_t agent_tid;
  */
 #define LONG_PASS 0.05
 #define LONG_PASS_LOG 10.0
+
+/* The scheduler thread's name (ps -L, top -H): 15 characters at most. */
+#define AGENT_NAME "sched_libra"
 
 /*
  * slurmctld writes its job state file at most every 5 s (state_save.c).  A
@@ -944,6 +948,12 @@ static void *_agent(void *arg)
 	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
 	bool waiting = false;
 
+	/* for ps -L and top -H, as sched/backfill's "bckfl" (26.05's thread
+	 * pool names it so too) */
+	if (prctl(PR_SET_NAME, AGENT_NAME, NULL, NULL, NULL) < 0)
+		error("sched/libra: cannot name the scheduler thread %s: %m",
+		      AGENT_NAME);
+
 	while (true) {
 		double wait, t_wait = _monotonic();
 		bool stop, woken = false;
@@ -1011,7 +1021,7 @@ extern int libra_sched_start(void)
 {
 	/* every pass reads the records of the pending jobs (finding F.4) */
 	libra_slurm_record_cache(true);
-	libra_thread_create(&agent_tid, "sched_libra", _agent, NULL);
+	libra_thread_create(&agent_tid, AGENT_NAME, _agent, NULL);
 	return SLURM_SUCCESS;
 }
 
