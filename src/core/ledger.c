@@ -436,6 +436,18 @@ extern double libra_entry_work_at(const libra_entry_t *e, double now)
 	return w > 0.0 ? w : 0.0;
 }
 
+/* c ? a : b without a branch (the loop below: conditions in no order) */
+static inline double _pick(bool c, double a, double b)
+{
+	uint64_t x, y, m = -(uint64_t) c;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	x = (x & m) | (y & ~m);
+	memcpy(&a, &x, sizeof(a));
+	return a;
+}
+
 extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end)
 {
@@ -446,11 +458,12 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 		return 0.0;
 	for (int i = 0; i < n->nentries; i++) {
 		const ledger_went_t *e = &n->win[i];
-		bool inside = e->deadline > now && e->deadline < t_end;
-		bool late = !inside && e->deadline <= now && !e->best_effort;
+		bool inside = (e->deadline > now) & (e->deadline < t_end);
+		bool late = (e->deadline <= now) & !e->best_effort;
 		double from = e->start > now ? e->start : now;
-		double until = inside ? e->deadline : t_end;
-		double share = late ? fmin(e->share, l->share_min) : e->share;
+		double until = _pick(inside, e->deadline, t_end);
+		double low = e->share < l->share_min ? e->share : l->share_min;
+		double share = _pick(late, low, e->share);
 		double term = e->cpus * share * (until - from);
 
 		/*
@@ -460,9 +473,11 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 		 * applied yet).  A booked job works only from its begin
 		 * (decision 21).  (Selects, not branches: the deadlines
 		 * are in no order; an empty term adds 0 and changes no
-		 * sum, as skipping it did.)
+		 * sum, as skipping it did; a deadline at or before now is
+		 * never inside; the < takes fmin()'s value for any share
+		 * that is a number, without its call.  Finding B.)
 		 */
-		sum += until > from ? term : 0.0;
+		sum += _pick(until > from, term, 0.0);
 	}
 	return sum;
 }
