@@ -199,6 +199,8 @@ phase() { echo "$1" >"$L/phase"; }
 # failed mid-round leaves none behind
 mon=
 libra_at_exit '[ -z "$mon" ] || kill "$mon" 2>/dev/null'
+# the long-pass lines of sched/libra's log printed by earlier rounds
+long_seen=0
 
 # round NAME SUBMISSIONS RUNNING [PACE]: the burst, the admitted jobs
 # running at once, their end and purge; prints the figures.
@@ -344,10 +346,15 @@ round() {
 		note "$TAG$name: sched/backfill cycles (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
 	else
 		note "$TAG$name: sched/libra passes (sdiag): $(sdiag | sed -n '/^Backfilling stats/,/^$/p' | grep -E 'Total cycles|Last cycle:|Max cycle|Mean cycle:' | sed 's/^ *//' | paste -sd';' -)"
-		# the passes over sched/libra's LONG_PASS so far, the longest
-		# and the most CPU one of them took
-		long=$(grep -E 'sched/libra: .* pass took' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" || :)
-		[ -z "$long" ] || note "$TAG$name: passes over 50 ms logged so far: $(wc -l <<<"$long"); longest: $(sed 's/.*pass took //' <<<"$long" | sort -n | tail -n 1); the most CPU of any pass: $(tail -n 1 <<<"$long" | sed 's/.*the most CPU of any pass //')"
+		# the passes over sched/libra's LONG_PASS logged in this
+		# round, each (slurmctld's log goes with the cluster)
+		long=$(grep -E 'sched/libra: .* pass took' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" | tail -n "+$((long_seen + 1))" || :)
+		if [ -n "$long" ]; then
+			long_seen=$((long_seen + $(wc -l <<<"$long")))
+			while IFS= read -r line; do
+				note "$TAG$name: ${line#*sched/libra: }"
+			done <<<"$long"
+		fi
 	fi
 	# the end phase's slowest squeue, for the comparison (a timed-out
 	# call counts as its 30 s)

@@ -627,8 +627,29 @@ out:
 }
 
 /*
+ * The array of the jobs a pass looks at, kept from pass to pass (grown,
+ * never shrunk; agent thread).  Made afresh for every pass, an array for
+ * 10,000 jobs came from mmap(), had its pages faulted in under slurmctld's
+ * locks and went back with munmap(): each a wait for the address-space
+ * lock, which slurmctld's RPC threads take for their stacks (finding F).
+ */
+static job_record_t **pass_jobs;
+static int pass_cap;
+
+/* The pass's array, with room for n jobs (its contents are the last
+ * pass's). */
+static job_record_t **_pass_array(int n)
+{
+	if (n >= pass_cap) {
+		pass_cap = MAX(n + 1, 2 * pass_cap);
+		xrecalloc(pass_jobs, pass_cap, sizeof(*pass_jobs));
+	}
+	return pass_jobs;
+}
+
+/*
  * The pending and running jobs, in job_list's order: starting or ending a
- * job must not disturb the iteration.  xfree() the array.
+ * job must not disturb the iteration.  In the pass's array.
  */
 static job_record_t **_snapshot(int *njobs)
 {
@@ -636,7 +657,7 @@ static job_record_t **_snapshot(int *njobs)
 	libra_list_itr_t iter;
 	int n = 0;
 
-	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
+	jobs = _pass_array(list_count(job_list));
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
 		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
@@ -760,12 +781,12 @@ static void _lower(time_t *next, time_t t)
 
 /*
  * The jobs an incremental pass looks at: those the last pass carried that
- * still exist, then the new ones (xfree() the array).
+ * still exist, then the new ones (in the pass's array).
  */
 static job_record_t **_increment(job_record_t **new_jobs, int nnew,
 				 int *njobs)
 {
-	job_record_t **jobs = xcalloc(ncarry + nnew + 1, sizeof(*jobs));
+	job_record_t **jobs = _pass_array(ncarry + nnew);
 	int n = 0;
 
 	for (int i = 0; i < ncarry; i++) {
@@ -912,7 +933,6 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
 	}
-	xfree(jobs);
 	carry_next = skipped_next;
 	_lower(&next, skipped_next);
 	clk.t[4] = _monotonic();
@@ -1014,6 +1034,11 @@ static void *_agent(void *arg)
 				break;
 		}
 	}
+	/* what passes keep from one to the next */
+	xfree(pass_jobs);
+	pass_cap = 0;
+	xfree(carry);
+	ncarry = carry_cap = 0;
 	return NULL;
 }
 
