@@ -151,7 +151,9 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
  * and a joinable thread must be joined with slurm_thread_join(id)
  * (threadpool_join(), which keeps the pool's books; pthread_join() on it
  * would bypass them).  libra_thread_create(id, name, func, arg) and
- * libra_thread_join(id) (sets id to 0) map to each.
+ * libra_thread_join(id) (sets id to 0) map to each; before 26.05 the
+ * name is given with pthread_setname_np() (_GNU_SOURCE), as sched/backfill
+ * names its thread "bckfl".
  */
 #if LIBRA_SLURM_SINCE(26, 5)
 #include "src/common/threadpool.h"
@@ -160,7 +162,11 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #define libra_thread_join(id) slurm_thread_join(id)
 #else
 #define libra_thread_create(id, name, func, arg)			\
-	slurm_thread_create((id), (func), (arg))
+	do {								\
+		slurm_thread_create((id), (func), (arg));		\
+		if (pthread_setname_np(*(id), (name)))			\
+			error("cannot name thread %s", (name));		\
+	} while (0)
 #define libra_thread_join(id)						\
 	do {								\
 		pthread_join((id), NULL);				\

@@ -34,7 +34,7 @@
  *  (LIBRA_LOCKED) in debug builds.
 \*****************************************************************************/
 
-#define _GNU_SOURCE	/* RUSAGE_THREAD */
+#define _GNU_SOURCE	/* RUSAGE_THREAD, pthread_setname_np() */
 
 #include <errno.h>
 #include <math.h>
@@ -43,7 +43,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -101,9 +100,6 @@ static pthread_t agent_tid;
  */
 #define LONG_PASS 0.05
 #define LONG_PASS_LOG 10.0
-
-/* The scheduler thread's name (ps -L, top -H): 15 characters at most. */
-#define AGENT_NAME "sched_libra"
 
 /*
  * slurmctld writes its job state file at most every 5 s (state_save.c).  A
@@ -627,29 +623,8 @@ out:
 }
 
 /*
- * The array of the jobs a pass looks at, kept from pass to pass (grown,
- * never shrunk; agent thread).  Made afresh for every pass, an array for
- * 10,000 jobs came from mmap(), had its pages faulted in under slurmctld's
- * locks and went back with munmap(): each a wait for the address-space
- * lock, which slurmctld's RPC threads take for their stacks (finding F).
- */
-static job_record_t **pass_jobs;
-static int pass_cap;
-
-/* The pass's array, with room for n jobs (its contents are the last
- * pass's). */
-static job_record_t **_pass_array(int n)
-{
-	if (n >= pass_cap) {
-		pass_cap = MAX(n + 1, 2 * pass_cap);
-		xrecalloc(pass_jobs, pass_cap, sizeof(*pass_jobs));
-	}
-	return pass_jobs;
-}
-
-/*
  * The pending and running jobs, in job_list's order: starting or ending a
- * job must not disturb the iteration.  In the pass's array.
+ * job must not disturb the iteration.  xfree() the array.
  */
 static job_record_t **_snapshot(int *njobs)
 {
@@ -657,7 +632,7 @@ static job_record_t **_snapshot(int *njobs)
 	libra_list_itr_t iter;
 	int n = 0;
 
-	jobs = _pass_array(list_count(job_list));
+	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
 		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
@@ -781,12 +756,12 @@ static void _lower(time_t *next, time_t t)
 
 /*
  * The jobs an incremental pass looks at: those the last pass carried that
- * still exist, then the new ones (in the pass's array).
+ * still exist, then the new ones (xfree() the array).
  */
 static job_record_t **_increment(job_record_t **new_jobs, int nnew,
 				 int *njobs)
 {
-	job_record_t **jobs = _pass_array(ncarry + nnew);
+	job_record_t **jobs = xcalloc(ncarry + nnew + 1, sizeof(*jobs));
 	int n = 0;
 
 	for (int i = 0; i < ncarry; i++) {
@@ -933,6 +908,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 			started++;
 		_carry_started(job_ptr, now, &skipped_next);
 	}
+	xfree(jobs);
 	carry_next = skipped_next;
 	_lower(&next, skipped_next);
 	clk.t[4] = _monotonic();
@@ -967,12 +943,6 @@ static void *_agent(void *arg)
 	time_t next_deadline = 0;
 	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
 	bool waiting = false;
-
-	/* for ps -L and top -H, as sched/backfill's "bckfl" (26.05's thread
-	 * pool names it so too) */
-	if (prctl(PR_SET_NAME, AGENT_NAME, NULL, NULL, NULL) < 0)
-		error("sched/libra: cannot name the scheduler thread %s: %m",
-		      AGENT_NAME);
 
 	while (true) {
 		double wait, t_wait = _monotonic();
@@ -1034,9 +1004,7 @@ static void *_agent(void *arg)
 				break;
 		}
 	}
-	/* what passes keep from one to the next */
-	xfree(pass_jobs);
-	pass_cap = 0;
+	/* what passes carry from one to the next */
 	xfree(carry);
 	ncarry = carry_cap = 0;
 	return NULL;
@@ -1046,7 +1014,8 @@ extern int libra_sched_start(void)
 {
 	/* every pass reads the records of the pending jobs (finding F.4) */
 	libra_slurm_record_cache(true);
-	libra_thread_create(&agent_tid, AGENT_NAME, _agent, NULL);
+	/* named for ps -L and top -H, as sched/backfill's "bckfl" */
+	libra_thread_create(&agent_tid, "sched_libra", _agent, NULL);
 	return SLURM_SUCCESS;
 }
 
