@@ -111,6 +111,16 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #endif
 
 /*
+ * build_batch_step() (a batch job's "batch" step record, which
+ * launch_job() makes): declared in src/slurmctld/slurmctld.h in 22.05,
+ * in src/stepmgr/stepmgr.h (the step manager) in 24.11 and 26.05.  Same
+ * function; pick_batch_host() is in slurmctld.h in all three.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#include "src/stepmgr/stepmgr.h"
+#endif
+
+/*
  * GRES (a node's GPUs, a running job's): the interface's header is
  * src/common/gres.h in 22.05 and src/interfaces/gres.h in 24.11 and 26.05.
  * What the plugins use of it is the same in all three:

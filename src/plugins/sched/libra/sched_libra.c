@@ -23,7 +23,9 @@
  *  Locks: slurmctld {config read, job write, node write, partition read,
  *  federation read}, then the hub; released in reverse order.  The pass
  *  does no I/O; new jobs are started by the pass after slurmctld's job
- *  state has been written (outside the locks, see _save_state()).  The
+ *  state has been written (outside the locks, see _save_state()), and
+ *  launched, the locks taken again, after the write that follows (see
+ *  _launch()).  The
  *  hub lock is taken around each use of the ledger, never across a call
  *  into slurmctld: starting or ending a job can end another one and so
  *  call jobcomp/libra, which takes the hub lock itself.  Under the job
@@ -45,6 +47,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -67,6 +70,43 @@
 #include "settle.h"
 
 static pthread_t agent_tid;
+
+/* A growing list of job ids.  Agent thread only. */
+typedef struct {
+	uint32_t *id;
+	int n, cap;
+} id_list_t;
+
+static void _ids_add(id_list_t *l, uint32_t job_id)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		xrecalloc(l->id, l->cap, sizeof(*l->id));
+	}
+	l->id[l->n++] = job_id;
+}
+
+static void _ids_free(id_list_t *l)
+{
+	xfree(l->id);
+	l->n = l->cap = 0;
+}
+
+/*
+ * The jobs a pass started, to be launched (batch jobs: their script sent
+ * to their first node) or allocated (srun and salloc told their nodes)
+ * once the state file holds them as running, by _launch() after the
+ * pass's _save_state().  Agent thread only.
+ */
+static id_list_t launches;
+
+/*
+ * For tests only (tests/integration/test_sched_launch.sh): seconds to
+ * wait, in the environment variable LIBRA_TEST_LAUNCH_DELAY of slurmctld,
+ * between the state write after a pass that started jobs and their
+ * launch, so that a test can kill slurmctld in between.  0: none.
+ */
+static unsigned int test_launch_delay;
 
 /*
  * After a wake-up the agent pauses before its pass: at least GATHER_MIN
@@ -108,9 +148,10 @@ static pthread_t agent_tid;
  * another job (and slurmd would drain the node: "Duplicate jobid").  So
  * the agent writes the state itself after each pass that has new jobs to
  * start, and starts a job only once it is written; and again after each
- * pass that started jobs, so that a restarted slurmctld knows them as
- * running (one it knew as pending would be killed on its node and started
- * again while its first run still ends there: "Duplicate jobid").  Ends
+ * pass that started jobs, before it launches them (_launch()), so that a
+ * restarted slurmctld knows every job that may run on its nodes as
+ * running (one it knew as pending would be started again while its first
+ * run still went on there: "Duplicate jobid", and the node drained).  Ends
  * are not written here (a burst of ends would be a burst of writes, each
  * holding the job read lock while it packs every job): jobcomp/libra
  * journals them and the first pass after a start replays the journal
@@ -253,10 +294,10 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 		return rc;
 
 	last_job_update = time(NULL);
-	if (job_ptr->batch_flag == 0)
-		srun_allocate(job_ptr);
-	else if (!IS_JOB_CONFIGURING(job_ptr))
-		launch_job(job_ptr);
+	/* a configuring job is launched by slurmctld once its nodes are
+	 * ready, as after its own scheduler's starts */
+	if (job_ptr->batch_flag == 0 || !IS_JOB_CONFIGURING(job_ptr))
+		_ids_add(&launches, job_ptr->job_id);
 	if (job_ptr->part_ptr_list)
 		rebuild_job_part_list(job_ptr);
 	return SLURM_SUCCESS;
@@ -644,6 +685,65 @@ static job_record_t **_snapshot(int *njobs)
 }
 
 /*
+ * Is the job a batch job that runs and was not launched: started, and no
+ * launch_job() since (it makes the batch step's record)?  A configuring
+ * job is launched by slurmctld once its nodes are ready.
+ */
+static bool _unlaunched(job_record_t *job_ptr)
+{
+	slurm_step_id_t batch = {
+		.job_id = job_ptr->job_id,
+		.step_id = SLURM_BATCH_SCRIPT,
+		.step_het_comp = NO_VAL };
+
+	return job_ptr->batch_flag && IS_JOB_RUNNING(job_ptr) &&
+	       !IS_JOB_CONFIGURING(job_ptr) &&
+	       !find_step_record(job_ptr, &batch);
+}
+
+/*
+ * A batch job running with no batch step, seen by a full pass: _launch()
+ * had not launched it when slurmctld was killed, or had and the state
+ * was not written again before the kill.  The job's first node tells
+ * which when it registers, as a restarted slurmctld asks every node to
+ * within seconds: Slurm marks a batch job active (time_last_active) when
+ * that node lists it.  Until then the mark is cleared; after, the job is
+ * launched if its node did not list it, and gets the batch step record
+ * that launch_job() made, and the state file missed, if it did (as does
+ * a job whose batch host may be another node, --batch: Slurm requeues it
+ * should that node not have it).  Returns true while it waits for the
+ * node.
+ */
+static bool _recover_launch(job_record_t *job_ptr)
+{
+	node_record_t *node_ptr;
+	int first;
+
+	if (job_ptr->het_job_id || !_unlaunched(job_ptr) ||
+	    !job_ptr->node_bitmap ||
+	    (first = bit_ffs(job_ptr->node_bitmap)) < 0)
+		return false;
+	node_ptr = node_record_table_ptr[first];
+	/* not in the node state file: set by the node's registration */
+	if (!node_ptr->slurmd_start_time) {
+		job_ptr->time_last_active = 0;
+		return true;
+	}
+	if (job_ptr->time_last_active || job_ptr->batch_features) {
+		info("sched/libra: %pJ was started before slurmctld was restarted and %s lists it: it runs",
+		     job_ptr, node_ptr->name);
+		if (pick_batch_host(job_ptr) == SLURM_SUCCESS)
+			(void) build_batch_step(job_ptr);
+	} else {
+		info("sched/libra: %pJ was started before slurmctld was restarted but not launched; launching it",
+		     job_ptr);
+		launch_job(job_ptr);
+	}
+	last_job_update = time(NULL);
+	return false;
+}
+
+/*
  * End the running jobs of the snapshot that reached their hard deadline,
  * and take them out of it, counting them in *nrunning.  Returns the next
  * hard deadline ahead, or 0.
@@ -660,6 +760,8 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			continue;
 		(*nrunning)++;
 		t = _check_deadline(jobs[i], now);
+		if (_recover_launch(jobs[i]))
+			t = t && t < now + 1 ? t : now + 1;
 		if (t && (!next || t < next))
 			next = t;
 		jobs[i] = NULL;
@@ -735,18 +837,8 @@ static void _long_pass(pass_clock_t *c, bool full, uint32_t pending,
  * look at (running jobs' hard deadlines, held jobs'), at which a pass
  * walks the whole job list again.  Agent thread.
  */
-static uint32_t *carry;
-static int ncarry, carry_cap;
+static id_list_t carry;
 static time_t carry_next;
-
-static void _carry_add(uint32_t job_id)
-{
-	if (ncarry == carry_cap) {
-		carry_cap = carry_cap ? 2 * carry_cap : 256;
-		xrecalloc(carry, carry_cap, sizeof(*carry));
-	}
-	carry[ncarry++] = job_id;
-}
 
 static void _lower(time_t *next, time_t t)
 {
@@ -761,11 +853,11 @@ static void _lower(time_t *next, time_t t)
 static job_record_t **_increment(job_record_t **new_jobs, int nnew,
 				 int *njobs)
 {
-	job_record_t **jobs = xcalloc(ncarry + nnew + 1, sizeof(*jobs));
+	job_record_t **jobs = xcalloc(carry.n + nnew + 1, sizeof(*jobs));
 	int n = 0;
 
-	for (int i = 0; i < ncarry; i++) {
-		job_record_t *job_ptr = find_job_record(carry[i]);
+	for (int i = 0; i < carry.n; i++) {
+		job_record_t *job_ptr = find_job_record(carry.id[i]);
 
 		if (job_ptr)
 			jobs[n++] = job_ptr;
@@ -785,7 +877,7 @@ static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
 {
 	if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 		if (job_ptr->priority)
-			_carry_add(job_ptr->job_id);
+			_ids_add(&carry, job_ptr->job_id);
 		return;
 	}
 	if (IS_JOB_RUNNING(job_ptr) &&
@@ -859,7 +951,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		skipped_next = carry_next;
 	}
 	xfree(new_jobs);
-	ncarry = 0;
+	carry.n = 0;
 	clk.t[3] = _monotonic();
 	/*
 	 * Admitted jobs first: best-effort jobs must not take their slots.
@@ -923,6 +1015,37 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		debug("sched/libra: pass started %u of %u pending jobs in %u usec",
 		      started, pending, usec);
 	return next;
+}
+
+/*
+ * Launch the jobs the last pass started (launches), now that the state
+ * file holds them as running; nothing of a job leaves slurmctld before
+ * (DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
+ * back with them running, and _recover_launch() finds out whether each
+ * reached its node.  Takes the pass's locks again.
+ */
+static void _launch(slurmctld_lock_t locks)
+{
+	if (test_launch_delay) {
+		info("sched/libra: LIBRA_TEST_LAUNCH_DELAY: launching %d job(s) in %u s",
+		     launches.n, test_launch_delay);
+		sleep(test_launch_delay);
+	}
+	lock_slurmctld(locks);
+	for (int i = 0; i < launches.n; i++) {
+		job_record_t *job_ptr = find_job_record(launches.id[i]);
+
+		/* ended or requeued since the pass: nothing to launch */
+		if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
+			continue;
+		if (job_ptr->batch_flag == 0)
+			srun_allocate(job_ptr);
+		else if (_unlaunched(job_ptr))
+			launch_job(job_ptr);
+	}
+	last_job_update = time(NULL);
+	unlock_slurmctld(locks);
+	launches.n = 0;
 }
 
 static void _pause(double secs)
@@ -994,9 +1117,12 @@ static void *_agent(void *arg)
 			unlock_slurmctld(locks);
 			last_pass += _monotonic() - t0;
 			/* the new jobs before they start, the started ones as
-			 * running at once (ends: libra_slurm_journal_end()) */
+			 * running before they are launched (ends:
+			 * libra_slurm_journal_end()) */
 			if (unsaved || started)
 				_save_state(unsaved);
+			if (launches.n)
+				_launch(locks);
 			libra_power_flush();
 			if (more)	/* what the budget left: soon */
 				_pause(0.001);
@@ -1005,13 +1131,16 @@ static void *_agent(void *arg)
 		}
 	}
 	/* what passes carry from one to the next */
-	xfree(carry);
-	ncarry = carry_cap = 0;
+	_ids_free(&carry);
+	_ids_free(&launches);
 	return NULL;
 }
 
 extern int libra_sched_start(void)
 {
+	const char *delay = getenv("LIBRA_TEST_LAUNCH_DELAY");
+
+	test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
 	/* every pass reads the records of the pending jobs (finding F.4) */
 	libra_slurm_record_cache(true);
 	/* named for ps -L and top -H, as sched/backfill's "bckfl" */

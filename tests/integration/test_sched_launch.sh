@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# test_sched_launch: slurmctld killed (SIGKILL) around the launch of a job
+# sched/libra started (DURABILITY in sched_libra(8)).  sched/libra writes
+# the job state with the job running before it launches it; the restarted
+# slurmctld finds it running with no batch host, and its node's
+# registration tells whether the launch got there.
+#
+#  - killed between that write and the launch (LIBRA_TEST_LAUNCH_DELAY
+#    holds the launch back so that the test can kill in between): the job
+#    is launched after the restart;
+#  - killed just after the launch, before any later write: the job keeps
+#    running (its node lists it), not started a second time.
+#
+# Either way the job runs once, ends COMPLETED with one accounting row and
+# one settled record, and its node is not drained ("Duplicate jobid").
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+libra_test_init
+export LIBRA_NODES=1
+libra_cluster_env 'libra_policy=libra+$'
+# held back long enough to kill slurmctld in between, on a busy machine too
+export LIBRA_TEST_LAUNCH_DELAY=30
+cluster_start
+burn=$LIBRA_BUILD/contrib/tools/libra-burn
+[ -x "$burn" ] || fail "build contrib/tools first (make)"
+runs=$LIBRA_WORK/runs
+log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
+
+# job_script GATE: a job that notes that it runs, then waits at GATE.
+# shellcheck disable=SC2016 # $SLURM_JOB_ID expands in the job
+job_script() { printf 'echo "$SLURM_JOB_ID" >>%q; %s' "$runs" "$(gate_wait "$1" "$burn 1")"; }
+
+kill_restart() {
+	local t0=$SECONDS
+	"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+	"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+	note "slurmctld back $((SECONDS - t0)) s after the SIGKILL"
+}
+
+# check_once JOBID GATE: the job runs (once), ends COMPLETED, with one row
+# and one settled record in accounting.
+check_once() {
+	local j=$1
+	wait_until 120 "job $j to run" job_in_state "$j" RUNNING
+	wait_until 120 "job $j to note that it runs" grep -qx "$j" "$runs"
+	gate_open "$2"
+	wait_until 120 "job $j to end" job_ended "$j"
+	assert_eq COMPLETED "$(job_state "$j")" "state of job $j"
+	assert_eq 1 "$(grep -cx "$j" "$runs")" "runs of job $j"
+	wait_until 120 "job $j's settled record in accounting" sacct_record_final "$j"
+	assert_eq "1" "$(sacct -n -X -D -P -j "$j" -o JobID | grep -c .)" "accounting rows of job $j"
+	assert_eq COMPLETED "$(sacct_field "$j" State)" "sacct State of job $j"
+}
+
+# --- killed between the state write and the launch ----------------------------
+gate1=$LIBRA_WORK/go-1
+libra_sbatch_admitted "job held before its launch" -J held -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script "$gate1")"
+j1=$SB_JOBID
+wait_until 60 "sched/libra to hold job $j1's launch back" \
+	grep -qF "sched/libra: LIBRA_TEST_LAUNCH_DELAY: launching" "$log"
+grep -qF "sched/libra: started JobId=$j1 " "$log" || fail "slurmctld's log does not show job $j1 started"
+[ ! -s "$runs" ] || fail "job $j1 ran before its launch: $(cat "$runs")"
+# the restarted slurmctld launches at once
+export LIBRA_TEST_LAUNCH_DELAY=0
+note "SIGKILL slurmctld while job $j1's launch is held back"
+kill_restart
+wait_until 60 "sched/libra to launch job $j1 after the restart" grep -qF \
+	"sched/libra: JobId=$j1 was started before slurmctld was restarted but not launched; launching it" "$log"
+check_once "$j1" "$gate1"
+
+# --- killed just after the launch ---------------------------------------------
+# Nothing writes the job state between sched/libra's write before the launch
+# and slurmctld's own, at most 5 s after a change: a kill as soon as the job
+# runs comes before it on any machine that starts a job in less.
+gate2=$LIBRA_WORK/go-2
+libra_sbatch_admitted "job killed after its launch" -J launched -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script "$gate2")"
+j2=$SB_JOBID
+t0=$(date +%s.%N)
+wait_until 60 "job $j2 to note that it runs" grep -qx "$j2" "$runs"
+note "job $j2 runs, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after its submission; SIGKILL slurmctld"
+kill_restart
+wait_until 60 "sched/libra to find job $j2 on its node after the restart" grep -qF \
+	"sched/libra: JobId=$j2 was started before slurmctld was restarted and n1 lists it: it runs" "$log"
+check_once "$j2" "$gate2"
+# launch_job()'s batch step record, made again after the restart
+assert_eq 1 "$(sacct -n -P -j "$j2" -o JobID | grep -cx "$j2.batch")" "batch step rows of job $j2"
+
+# neither was started twice: no node drained
+if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then
+	fail "a job was launched twice (Duplicate jobid)"
+fi
+assert_match '^(idle|mix|alloc)$' "$(sinfo -h -n n1 -o %t)" "state of n1"
+[ -z "$(ctld_plugin_errors)" ] || fail "slurmctld logged errors from our plugins: $(ctld_plugin_errors | head -5)"
+
+cluster_stop
+assert_nothing_left
+pass
