@@ -10,7 +10,10 @@
 #    holds the launch back so that the test can kill in between): the job
 #    is launched after the restart;
 #  - killed just after the launch, before any later write: the job keeps
-#    running (its node lists it), not started a second time.
+#    running (its node lists it), not started a second time;
+#  - the same, the job ending while slurmctld is down: its end is taken
+#    (sched/libra gave it back its batch step record), it is not launched
+#    again.
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -38,13 +41,19 @@ kill_restart() {
 	note "slurmctld back $((SECONDS - t0)) s after the SIGKILL"
 }
 
-# check_once JOBID GATE: the job runs (once), ends COMPLETED, with one row
-# and one settled record in accounting.
+# check_once JOBID GATE: the job runs; let go at GATE, it ends
+# (check_ended).
 check_once() {
-	local j=$1
-	wait_until 120 "job $j to run" job_in_state "$j" RUNNING
-	wait_until 120 "job $j to note that it runs" grep -qx "$j" "$runs"
+	wait_until 120 "job $1 to run" job_in_state "$1" RUNNING
+	wait_until 120 "job $1 to note that it runs" grep -qx "$1" "$runs"
 	gate_open "$2"
+	check_ended "$1"
+}
+
+# check_ended JOBID: the job ran once and ended COMPLETED, with one row and
+# one settled record in accounting.
+check_ended() {
+	local j=$1
 	wait_until 120 "job $j to end" job_ended "$j"
 	assert_eq COMPLETED "$(job_state "$j")" "state of job $j"
 	assert_eq 1 "$(grep -cx "$j" "$runs")" "runs of job $j"
@@ -67,7 +76,7 @@ export LIBRA_TEST_LAUNCH_DELAY=0
 note "SIGKILL slurmctld while job $j1's launch is held back"
 kill_restart
 wait_until 60 "sched/libra to launch job $j1 after the restart" grep -qF \
-	"sched/libra: JobId=$j1 was started before slurmctld was restarted but not launched; launching it" "$log"
+	"sched/libra: JobId=$j1: n1 does not list it: launching it" "$log"
 check_once "$j1" "$gate1"
 
 # --- killed just after the launch ---------------------------------------------
@@ -83,12 +92,30 @@ wait_until 60 "job $j2 to note that it runs" grep -qx "$j2" "$runs"
 note "job $j2 runs, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after its submission; SIGKILL slurmctld"
 kill_restart
 wait_until 60 "sched/libra to find job $j2 on its node after the restart" grep -qF \
-	"sched/libra: JobId=$j2 was started before slurmctld was restarted and n1 lists it: it runs" "$log"
+	"sched/libra: JobId=$j2: n1 lists it: it runs" "$log"
 check_once "$j2" "$gate2"
 # launch_job()'s batch step record, made again after the restart
 assert_eq 1 "$(sacct -n -P -j "$j2" -o JobID | grep -cx "$j2.batch")" "batch step rows of job $j2"
 
-# neither was started twice: no node drained
+# --- killed just after the launch, the job ending while slurmctld is down ------
+# Its end reaches the restarted slurmctld (slurmstepd tries again every
+# 24 s or so), which
+# takes it only for a job with a batch step record: sched/libra makes one
+# for every job started but maybe not launched, first thing after the start.
+gate3=$LIBRA_WORK/go-3
+libra_sbatch_admitted "job ending while slurmctld is down" -J ended -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script "$gate3")"
+j3=$SB_JOBID
+wait_until 60 "job $j3 to note that it runs" grep -qx "$j3" "$runs"
+note "job $j3 runs; SIGKILL slurmctld, let the job end, then restart slurmctld"
+"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+gate_open "$gate3"
+wait_until 120 "job $j3 to end on n1 (slurmstepd trying to tell slurmctld)" \
+	grep -qF "[$j3.batch] Retrying job complete RPC" "$LIBRA_CLUSTER_DIR/log/slurmd-n1.log"
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+check_ended "$j3"
+
+# none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then
 	fail "a job was launched twice (Duplicate jobid)"
 fi

@@ -684,6 +684,16 @@ static job_record_t **_snapshot(int *njobs)
 	return jobs;
 }
 
+static step_record_t *_batch_step(job_record_t *job_ptr)
+{
+	slurm_step_id_t batch = {
+		.job_id = job_ptr->job_id,
+		.step_id = SLURM_BATCH_SCRIPT,
+		.step_het_comp = NO_VAL };
+
+	return find_step_record(job_ptr, &batch);
+}
+
 /*
  * Is the job a batch job that runs and was not launched: started, and no
  * launch_job() since (it makes the batch step's record)?  A configuring
@@ -691,56 +701,110 @@ static job_record_t **_snapshot(int *njobs)
  */
 static bool _unlaunched(job_record_t *job_ptr)
 {
-	slurm_step_id_t batch = {
-		.job_id = job_ptr->job_id,
-		.step_id = SLURM_BATCH_SCRIPT,
-		.step_het_comp = NO_VAL };
-
 	return job_ptr->batch_flag && IS_JOB_RUNNING(job_ptr) &&
-	       !IS_JOB_CONFIGURING(job_ptr) &&
-	       !find_step_record(job_ptr, &batch);
+	       !IS_JOB_CONFIGURING(job_ptr) && !_batch_step(job_ptr);
 }
 
 /*
- * A batch job running with no batch step, seen by a full pass: _launch()
- * had not launched it when slurmctld was killed, or had and the state
- * was not written again before the kill.  The job's first node tells
- * which when it registers, as a restarted slurmctld asks every node to
- * within seconds: Slurm marks a batch job active (time_last_active) when
- * that node lists it.  Until then the mark is cleared; after, the job is
- * launched if its node did not list it, and gets the batch step record
- * that launch_job() made, and the state file missed, if it did (as does
- * a job whose batch host may be another node, --batch: Slurm requeues it
- * should that node not have it).  Returns true while it waits for the
- * node.
+ * Batch jobs that slurmctld, just started, knows as running without their
+ * batch step: _launch() had not launched them when it was killed, or had
+ * and the state was not written again before the kill.  Their first
+ * node's registration, which a restarted slurmctld asks every node for
+ * within seconds, tells which (_check_orphans()).  Agent thread only.
  */
-static bool _recover_launch(job_record_t *job_ptr)
-{
-	node_record_t *node_ptr;
-	int first;
+static id_list_t orphans;
 
-	if (job_ptr->het_job_id || !_unlaunched(job_ptr) ||
-	    !job_ptr->node_bitmap ||
-	    (first = bit_ffs(job_ptr->node_bitmap)) < 0)
-		return false;
-	node_ptr = node_record_table_ptr[first];
-	/* not in the node state file: set by the node's registration */
-	if (!node_ptr->slurmd_start_time) {
-		job_ptr->time_last_active = 0;
-		return true;
+/*
+ * An orphan's time_last_active until its node registers: Slurm sets the
+ * registration's time when the node lists the job.  In the future, so
+ * that Slurm's own check for batch jobs missing from their node (at a
+ * registration, for a job inactive longer than BatchStartTimeout) leaves
+ * it to _check_orphans().
+ */
+#define ORPHAN_MARK ((time_t) INFINITE)
+
+/*
+ * When the agent starts, before slurmctld takes RPCs (it does once its
+ * start-up is done; 22.05 starts its RPC thread a few milliseconds before
+ * the plugins): give each orphan its batch step record, so that the end
+ * of a job that ran is not ignored (Slurm drops a batch completion for a
+ * job without one), and put ORPHAN_MARK in place of the mark Slurm sets
+ * when the job's first node lists it.  Job write and node read locks.
+ */
+static void _find_orphans(void)
+{
+	libra_list_itr_t iter = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+
+	while ((job_ptr = list_next(iter))) {
+		int first;
+
+		if (job_ptr->het_job_id || !_unlaunched(job_ptr) ||
+		    !job_ptr->node_bitmap ||
+		    (first = bit_ffs(job_ptr->node_bitmap)) < 0 ||
+		    pick_batch_host(job_ptr) != SLURM_SUCCESS ||
+		    !build_batch_step(job_ptr))
+			continue;
+		job_ptr->time_last_active = ORPHAN_MARK;
+		_ids_add(&orphans, job_ptr->job_id);
+		info("sched/libra: %pJ was started before slurmctld was restarted, and may not have been launched: waiting for %s to register",
+		     job_ptr, node_record_table_ptr[first]->name);
 	}
-	if (job_ptr->time_last_active || job_ptr->batch_features) {
-		info("sched/libra: %pJ was started before slurmctld was restarted and %s lists it: it runs",
+	list_iterator_destroy(iter);
+}
+
+/*
+ * Settle the orphans whose first node has registered since slurmctld
+ * started (slurmd_start_time: not in the node state file, set by the
+ * registration): one the node listed runs, and has its batch step; one
+ * it did not list is launched (its batch step record replaced by
+ * launch_job()'s own).  A job whose batch host may be another node
+ * (--batch) is taken to run: Slurm requeues a batch job its batch host
+ * does not have after BatchStartTimeout, as it does an orphan started
+ * more than that before the registration.  Returns true while some wait.
+ */
+static bool _check_orphans(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < orphans.n; i++) {
+		job_record_t *job_ptr = find_job_record(orphans.id[i]);
+		step_record_t *step_ptr;
+		node_record_t *node_ptr;
+
+		if (!job_ptr)
+			continue;
+		/* ended (its completion came) or requeued meanwhile */
+		if (!IS_JOB_RUNNING(job_ptr) ||
+		    !(step_ptr = _batch_step(job_ptr))) {
+			if (job_ptr->time_last_active == ORPHAN_MARK)
+				job_ptr->time_last_active = time(NULL);
+			continue;
+		}
+		node_ptr = node_record_table_ptr[bit_ffs(job_ptr->node_bitmap)];
+		if (!node_ptr->slurmd_start_time) {
+			orphans.id[n++] = orphans.id[i];
+			continue;
+		}
+		if (job_ptr->time_last_active != ORPHAN_MARK) {
+			info("sched/libra: %pJ: %s lists it: it runs",
+			     job_ptr, node_ptr->name);
+			continue;
+		}
+		job_ptr->time_last_active = time(NULL);
+		if (job_ptr->batch_features) {
+			info("sched/libra: %pJ: taken to run on its batch host %s",
+			     job_ptr, job_ptr->batch_host);
+			continue;
+		}
+		info("sched/libra: %pJ: %s does not list it: launching it",
 		     job_ptr, node_ptr->name);
-		if (pick_batch_host(job_ptr) == SLURM_SUCCESS)
-			(void) build_batch_step(job_ptr);
-	} else {
-		info("sched/libra: %pJ was started before slurmctld was restarted but not launched; launching it",
-		     job_ptr);
+		delete_step_record(job_ptr, step_ptr);
 		launch_job(job_ptr);
+		last_job_update = job_ptr->time_last_active;
 	}
-	last_job_update = time(NULL);
-	return false;
+	orphans.n = n;
+	return n > 0;
 }
 
 /*
@@ -760,8 +824,6 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			continue;
 		(*nrunning)++;
 		t = _check_deadline(jobs[i], now);
-		if (_recover_launch(jobs[i]))
-			t = t && t < now + 1 ? t : now + 1;
 		if (t && (!next || t < next))
 			next = t;
 		jobs[i] = NULL;
@@ -952,6 +1014,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	}
 	xfree(new_jobs);
 	carry.n = 0;
+	/* jobs started before a restart, maybe not launched: a pass each
+	 * second until their nodes have registered */
+	if (orphans.n && _check_orphans())
+		_lower(&skipped_next, now + 1);
 	clk.t[3] = _monotonic();
 	/*
 	 * Admitted jobs first: best-effort jobs must not take their slots.
@@ -1021,8 +1087,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
  * Launch the jobs the last pass started (launches), now that the state
  * file holds them as running; nothing of a job leaves slurmctld before
  * (DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
- * back with them running, and _recover_launch() finds out whether each
- * reached its node.  Takes the pass's locks again.
+ * back with them running, and _find_orphans() and _check_orphans() find
+ * out whether each reached its node.  Takes the pass's locks again.
  */
 static void _launch(slurmctld_lock_t locks)
 {
@@ -1067,6 +1133,14 @@ static void *_agent(void *arg)
 	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
 	bool waiting = false;
 
+	/*
+	 * First of all (slurmctld loads its job state before the agent gets
+	 * the locks, and takes RPCs once its start-up is done), the jobs
+	 * a killed slurmctld started but may not have launched.
+	 */
+	lock_slurmctld(locks);
+	_find_orphans();
+	unlock_slurmctld(locks);
 	while (true) {
 		double wait, t_wait = _monotonic();
 		bool stop, woken = false;
@@ -1133,6 +1207,7 @@ static void *_agent(void *arg)
 	/* what passes carry from one to the next */
 	_ids_free(&carry);
 	_ids_free(&launches);
+	_ids_free(&orphans);
 	return NULL;
 }
 
