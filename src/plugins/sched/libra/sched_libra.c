@@ -93,10 +93,9 @@ static void _ids_free(id_list_t *l)
 }
 
 /*
- * The jobs a pass started, to be launched (batch jobs: their script sent
- * to their first node) or allocated (srun and salloc told their nodes)
- * once the state file holds them as running, by _launch() after the
- * pass's _save_state().  Agent thread only.
+ * The batch jobs a pass started, to be launched (their script sent to
+ * their first node) once the state file holds them as running, by
+ * _launch() after the pass's _save_state().  Agent thread only.
  */
 static id_list_t launches;
 
@@ -294,9 +293,17 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 		return rc;
 
 	last_job_update = time(NULL);
-	/* a configuring job is launched by slurmctld once its nodes are
-	 * ready, as after its own scheduler's starts */
-	if (job_ptr->batch_flag == 0 || !IS_JOB_CONFIGURING(job_ptr))
+	/*
+	 * A batch job is launched after the state write that follows the
+	 * pass (_launch()); a configuring one by slurmctld once its nodes are
+	 * ready, as after its own scheduler's starts.  srun and salloc are
+	 * told at once: they wait for their allocation without end, and one
+	 * told by a slurmctld that restarts before its nodes register finds
+	 * them busy for its first step and waits for a step to end.
+	 */
+	if (job_ptr->batch_flag == 0)
+		srun_allocate(job_ptr);
+	else if (!IS_JOB_CONFIGURING(job_ptr))
 		_ids_add(&launches, job_ptr->job_id);
 	if (job_ptr->part_ptr_list)
 		rebuild_job_part_list(job_ptr);
@@ -1102,11 +1109,7 @@ static void _launch(slurmctld_lock_t locks)
 		job_record_t *job_ptr = find_job_record(launches.id[i]);
 
 		/* ended or requeued since the pass: nothing to launch */
-		if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
-			continue;
-		if (job_ptr->batch_flag == 0)
-			srun_allocate(job_ptr);
-		else if (_unlaunched(job_ptr))
+		if (job_ptr && _unlaunched(job_ptr))
 			launch_job(job_ptr);
 	}
 	last_job_update = time(NULL);
