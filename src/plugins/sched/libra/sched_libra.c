@@ -145,13 +145,13 @@ static unsigned int test_launch_delay;
  * job started before it is written, then lost with a SIGKILLed slurmctld,
  * would run on unknown to the restarted one, which would give its id to
  * another job (and slurmd would drain the node: "Duplicate jobid").  So
- * the agent writes the state itself after each pass that has new jobs to
- * start, and starts a job only once it is written; and again after each
- * pass that started jobs, before it launches them (_launch()), so that a
- * restarted slurmctld knows every job that may run on its nodes as
- * running (one it knew as pending would be started again while its first
- * run still went on there: "Duplicate jobid", and the node drained).  Ends
- * are not written here (a burst of ends would be a burst of writes, each
+ * the agent writes the state itself (decision 26) after each pass that
+ * has new jobs to start, and starts a job only once it is written; and
+ * again after each pass that started jobs, before it launches the batch
+ * jobs among them (_launch()), so that a restarted slurmctld knows every
+ * batch job that may run on its nodes as running (one it knew as pending
+ * would be started again while its first run still went on there:
+ * "Duplicate jobid", and the node drained).  Ends are not written here (a burst of ends would be a burst of writes, each
  * holding the job read lock while it packs every job): jobcomp/libra
  * journals them and the first pass after a start replays the journal
  * (libra_slurm_journal_recover()).
