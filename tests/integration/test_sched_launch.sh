@@ -82,7 +82,9 @@ check_once "$j1" "$gate1"
 # --- killed just after the launch ---------------------------------------------
 # Nothing writes the job state between sched/libra's write before the launch
 # and slurmctld's own, at most 5 s after a change: a kill as soon as the job
-# runs comes before it on any machine that starts a job in less.
+# runs comes before it on any machine that starts a job in less.  Should
+# slurmctld's write still come first, the restarted slurmctld knows the job
+# with its batch step, as any other: the test says so, and checks the rest.
 gate2=$LIBRA_WORK/go-2
 libra_sbatch_admitted "job killed after its launch" -J launched -n 1 \
 	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script "$gate2")"
@@ -91,8 +93,17 @@ t0=$(date +%s.%N)
 wait_until 60 "job $j2 to note that it runs" grep -qx "$j2" "$runs"
 note "job $j2 runs, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after its submission; SIGKILL slurmctld"
 kill_restart
-wait_until 60 "sched/libra to find job $j2 on its node after the restart" grep -qF \
-	"sched/libra: JobId=$j2: n1 lists it: it runs" "$log"
+# orphaned_on_restart JOBID: the restarted slurmctld knew the job without
+# its batch step (sched/libra says so first thing after the start).
+orphaned_on_restart() {
+	grep -qF "sched/libra: JobId=$1 was started before slurmctld was restarted, and may not have been launched" "$log"
+}
+if orphaned_on_restart "$j2"; then
+	wait_until 60 "sched/libra to find job $j2 on its node after the restart" grep -qF \
+		"sched/libra: JobId=$j2: n1 lists it: it runs" "$log"
+else
+	note "slurmctld's own state write came before the kill: job $j2 was known with its batch step (this case not exercised)"
+fi
 check_once "$j2" "$gate2"
 # launch_job()'s batch step record, made again after the restart
 assert_eq 1 "$(sacct -n -P -j "$j2" -o JobID | grep -cx "$j2.batch")" "batch step rows of job $j2"
@@ -113,6 +124,8 @@ gate_open "$gate3"
 wait_until 120 "job $j3 to end on n1 (slurmstepd trying to tell slurmctld)" \
 	grep -qF "[$j3.batch] Retrying job complete RPC" "$LIBRA_CLUSTER_DIR/log/slurmd-n1.log"
 "$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+orphaned_on_restart "$j3" ||
+	note "slurmctld's own state write came before the kill: job $j3 was known with its batch step (this case not exercised)"
 check_ended "$j3"
 
 # none was started twice: no node drained
