@@ -24,8 +24,8 @@
  *  federation read}, then the hub; released in reverse order.  The pass
  *  does no I/O; new jobs are started by the pass after slurmctld's job
  *  state has been written (outside the locks, see _save_state()), and
- *  launched, the locks taken again, after the write that follows (see
- *  _launch()).  The
+ *  batch jobs launched, the locks taken again, after the write that
+ *  follows (see _launch()).  The
  *  hub lock is taken around each use of the ledger, never across a call
  *  into slurmctld: starting or ending a job can end another one and so
  *  call jobcomp/libra, which takes the hub lock itself.  Under the job
@@ -151,9 +151,10 @@ static unsigned int test_launch_delay;
  * jobs among them (_launch()), so that a restarted slurmctld knows every
  * batch job that may run on its nodes as running (one it knew as pending
  * would be started again while its first run still went on there:
- * "Duplicate jobid", and the node drained).  Ends are not written here (a burst of ends would be a burst of writes, each
- * holding the job read lock while it packs every job): jobcomp/libra
- * journals them and the first pass after a start replays the journal
+ * "Duplicate jobid", and the node drained).  Ends are not written here
+ * (a burst of ends would be a burst of writes, each holding the job read
+ * lock while it packs every job): jobcomp/libra journals them and the
+ * first pass after a start replays the journal
  * (libra_slurm_journal_recover()).
  * Written: every job submitted before second saved_sec, and those of that
  * second up to job id saved_upto.  Agent thread only.
@@ -1091,9 +1092,9 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 }
 
 /*
- * Launch the jobs the last pass started (launches), now that the state
- * file holds them as running; nothing of a job leaves slurmctld before
- * (DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
+ * Launch the batch jobs the last pass started (launches), now that the
+ * state file holds them as running; none leaves slurmctld before
+ * (decision 26, DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
  * back with them running, and _find_orphans() and _check_orphans() find
  * out whether each reached its node.  Takes the pass's locks again.
  */
