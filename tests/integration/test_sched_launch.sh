@@ -3,8 +3,8 @@
 # test_sched_launch: slurmctld killed (SIGKILL) around the launch of a job
 # sched/libra started (DURABILITY in sched_libra(8)).  sched/libra writes
 # the job state with the job running before it launches it; the restarted
-# slurmctld finds it running with no batch host, and its node's
-# registration tells whether the launch got there.
+# slurmctld finds it running with no batch step record (launch_job() makes
+# it), and its node's registration tells whether the launch got there.
 #
 #  - killed between that write and the launch (LIBRA_TEST_LAUNCH_DELAY
 #    holds the launch back so that the test can kill in between): the job
