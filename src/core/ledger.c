@@ -27,19 +27,25 @@ typedef struct ledger_job {
 } ledger_job_t;
 
 /*
- * What the window work reads of an entry, kept beside the entries in the
- * same order (win[i] mirrors entries[i]): 32 bytes instead of a whole
- * libra_entry_t, so that the sum over a node's entries, which Libra+$
- * makes for every node at every decision, reads one cache line per two
- * entries.  The sum is the same, term by term, in the same order.
+ * What the window work reads of the entries, kept beside them in the same
+ * order: entry i is lane i % 2 of pair i / 2, so two entries fill one
+ * 64-byte line and the sum over a node's entries, which Libra+$ makes for
+ * every node at every decision, forms two terms with each operation
+ * (finding B).  The terms are the same products as from the entries, and
+ * are added one by one in entry order, so the sum is the same to the bit.
+ * The lane after an odd last entry is padding whose term is +0.
  */
-typedef struct ledger_went {
-	double deadline;
-	double share;
-	double start;
-	int cpus;
-	bool best_effort;
-} ledger_went_t;
+typedef double ledger_v2_t __attribute__((vector_size(16)));
+/* what comparing two of them gives: a lane of all ones where true */
+typedef __typeof__((ledger_v2_t) { 0 } < (ledger_v2_t) { 0 }) ledger_m2_t;
+
+typedef struct ledger_wpair {
+	ledger_v2_t deadline;	/* TD (0: best effort) */
+	ledger_v2_t cs;		/* cpus * share */
+	ledger_v2_t cs_late;	/* cpus * min(share, share_min): what a job
+				 * past TD commits (cs when best effort) */
+	ledger_v2_t start;	/* a booking's begin, -INFINITY: now */
+} ledger_wpair_t;
 
 typedef struct ledger_node {
 	char *name;
@@ -61,7 +67,7 @@ typedef struct ledger_node {
 				 * sum, not the entries' sum in order */
 	int nentries, capacity;
 	libra_entry_t *entries;
-	ledger_went_t *win;	/* mirror of entries (ledger_went_t) */
+	ledger_wpair_t *win;	/* mirror of entries, capacity / 2 pairs */
 	uint64_t stamp;		/* changes with any entry (node_stamp) */
 	uint64_t shape;		/* changes with any entry but by its
 				 * progress (node_shape) */
@@ -159,9 +165,15 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 	}
 }
 
+static void _win_sync(const libra_ledger_t *l, ledger_node_t *n, int i);
+
 extern void libra_ledger_set_share_min(libra_ledger_t *l, double share_min)
 {
 	l->share_min = share_min;
+	/* the mirror's tails are of share_min */
+	for (int k = 0; k < l->nnodes; k++)
+		for (int i = 0; i < l->nodes[k].nentries; i++)
+			_win_sync(l, &l->nodes[k], i);
 }
 
 /* ---------------------------------------------------------------- nodes */
@@ -436,35 +448,31 @@ extern double libra_entry_work_at(const libra_entry_t *e, double now)
 	return w > 0.0 ? w : 0.0;
 }
 
-/* c ? a : b without a branch (the loop below: conditions in no order) */
-static inline double _pick(bool c, double a, double b)
+/* c ? a : b, lane by lane, without a branch */
+static inline ledger_v2_t _pick2(ledger_m2_t c, ledger_v2_t a, ledger_v2_t b)
 {
-	uint64_t x, y, m = -(uint64_t) c;
-
-	memcpy(&x, &a, sizeof(x));
-	memcpy(&y, &b, sizeof(y));
-	x = (x & m) | (y & ~m);
-	memcpy(&a, &x, sizeof(a));
-	return a;
+	return (ledger_v2_t) (((ledger_m2_t) a & c) | ((ledger_m2_t) b & ~c));
 }
 
 extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end)
 {
 	const ledger_node_t *n = _node(l, node);
+	const ledger_v2_t vnow = { now, now }, vend = { t_end, t_end };
+	const ledger_v2_t zero = { 0.0, 0.0 };
 	double sum = 0.0;
 
 	if (!n || t_end <= now)
 		return 0.0;
-	for (int i = 0; i < n->nentries; i++) {
-		const ledger_went_t *e = &n->win[i];
-		bool inside = (e->deadline > now) & (e->deadline < t_end);
-		bool late = (e->deadline <= now) & !e->best_effort;
-		double from = e->start > now ? e->start : now;
-		double until = _pick(inside, e->deadline, t_end);
-		double low = e->share < l->share_min ? e->share : l->share_min;
-		double share = _pick(late, low, e->share);
-		double term = e->cpus * share * (until - from);
+	for (int p = 0; p < (n->nentries + 1) / 2; p++) {
+		const ledger_wpair_t *w = &n->win[p];
+		ledger_m2_t inside = (w->deadline > vnow) &
+				     (w->deadline < vend);
+		ledger_v2_t from = _pick2(w->start > vnow, w->start, vnow);
+		ledger_v2_t until = _pick2(inside, w->deadline, vend);
+		ledger_v2_t cs = _pick2(w->deadline <= vnow, w->cs_late, w->cs);
+		ledger_v2_t term = _pick2(until > from, cs * (until - from),
+					  zero);
 
 		/*
 		 * At its share a job does share * (min(T, TD) - now) by T.
@@ -472,15 +480,18 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 		 * model of libra_ledger_expire(), whether or not it was
 		 * applied yet).  A booked job works only from its begin
 		 * (decision 21).  (Selects, not branches: the deadlines
-		 * are in no order; an empty term adds 0 and changes no
-		 * sum, as skipping it did; a deadline at or before now is
-		 * never inside; the < takes fmin()'s value for any share
-		 * that is a number, without its call.  Finding B.)
+		 * are in no order; an empty term, and the padding's, adds
+		 * +0 and changes no sum, as skipping it did; a deadline at
+		 * or before now is never inside.  Finding B.)
 		 */
-		sum += _pick(until > from, term, 0.0);
+		sum += term[0];
+		sum += term[1];
 	}
 	return sum;
 }
+
+/* The mirror's field f of entry i. */
+#define WIN(n, i, f) ((n)->win[(i) / 2].f[(i) % 2])
 
 extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
 				     double after, double until, double *t,
@@ -491,10 +502,10 @@ extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
 	if (!n || max < 1)
 		return m;
 	for (int i = 0; i < n->nentries; i++) {
-		double at = ceil(n->win[i].deadline);
+		double at = ceil(WIN(n, i, deadline));
 		int pos;
 
-		if (n->win[i].best_effort || !(at > after) || at > until)
+		if (!(at > after) || at > until || n->entries[i].best_effort)
 			continue;
 		if (m == max && at >= t[m - 1])
 			continue;
@@ -543,7 +554,8 @@ extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
 	n = &l->nodes[node];
 	if (n->nentries) {
 		const char *w = (const char *) n->win;
-		size_t bytes = (size_t) n->nentries * sizeof(*n->win);
+		size_t bytes = (size_t) (n->nentries + 1) / 2 *
+			       sizeof(*n->win);
 
 		/* the first four cache lines: ten entries or so */
 		for (size_t off = 0; off < bytes && off < 256; off += 64)
@@ -665,40 +677,64 @@ static void _job_delete(libra_ledger_t *l, ledger_job_t *j)
 	}
 }
 
-/* Bring the mirror of entry i up to date (after any change to it). */
-static inline void _win_sync(ledger_node_t *n, int i)
+/* The mirror of entry i after its share changed. */
+static inline void _win_share(const libra_ledger_t *l, ledger_node_t *n,
+			      unsigned i)
 {
 	const libra_entry_t *e = &n->entries[i];
-	ledger_went_t *w = &n->win[i];
+	double low = e->share < l->share_min ? e->share : l->share_min;
 
 	n->stamp++;
-	w->deadline = e->deadline;
-	w->share = e->share;
-	w->start = e->start;
-	w->cpus = e->cpus;
-	w->best_effort = e->best_effort;
+	WIN(n, i, cs) = e->cpus * e->share;
+	WIN(n, i, cs_late) = e->best_effort ? e->cpus * e->share :
+					      e->cpus * low;
 }
 
-static int _entry_add(ledger_node_t *n, const libra_entry_t *e)
+/* Bring the mirror of entry i up to date (after any change to it). */
+static void _win_sync(const libra_ledger_t *l, ledger_node_t *n, int i)
+{
+	WIN(n, i, deadline) = n->entries[i].deadline;
+	WIN(n, i, start) = n->entries[i].start;
+	_win_share(l, n, (unsigned) i);
+}
+
+/* Lane i of the mirror as padding: its term in the window work is +0. */
+static void _win_pad(ledger_node_t *n, int i)
+{
+	WIN(n, i, deadline) = 0.0;
+	WIN(n, i, cs) = 0.0;
+	WIN(n, i, cs_late) = 0.0;
+	WIN(n, i, start) = INFINITY;
+}
+
+static int _entry_add(const libra_ledger_t *l, ledger_node_t *n,
+		      const libra_entry_t *e)
 {
 	if (n->nentries == n->capacity) {
 		int cap = n->capacity ? n->capacity * 2 : 4;
 		libra_entry_t *ent = realloc(n->entries,
 					     (size_t) cap * sizeof(*ent));
-		ledger_went_t *win;
+		ledger_wpair_t *win;
 
 		if (!ent)
 			return -1;
 		n->entries = ent;
-		win = realloc(n->win, (size_t) cap * sizeof(*win));
+		/* a pair to a cache line */
+		win = aligned_alloc(64, (size_t) cap / 2 * sizeof(*win));
 		if (!win)
 			return -1;
+		if (n->win)
+			memcpy(win, n->win,
+			       (size_t) n->capacity / 2 * sizeof(*win));
+		free(n->win);
 		n->win = win;
 		n->capacity = cap;
 	}
 	n->entries[n->nentries] = *e;
 	n->shape++;
-	_win_sync(n, n->nentries);
+	_win_sync(l, n, n->nentries);
+	if (n->nentries % 2 == 0)
+		_win_pad(n, n->nentries + 1);
 	n->nentries++;
 	n->share_sum += e->cpus * e->share;
 	n->job_cpus += e->cpus;
@@ -722,11 +758,17 @@ static libra_entry_t *_entry_find(ledger_node_t *n, uint32_t id)
 static void _entry_remove(ledger_node_t *n, uint32_t id)
 {
 	libra_entry_t *e = _entry_find(n, id);
+	int i = e ? (int) (e - n->entries) : -1, last;
 
 	if (!e)
 		return;
-	*e = n->entries[--n->nentries];
-	n->win[e - n->entries] = n->win[n->nentries];
+	last = --n->nentries;
+	*e = n->entries[last];
+	WIN(n, i, deadline) = WIN(n, last, deadline);
+	WIN(n, i, cs) = WIN(n, last, cs);
+	WIN(n, i, cs_late) = WIN(n, last, cs_late);
+	WIN(n, i, start) = WIN(n, last, start);
+	_win_pad(n, last);
 	n->stamp++;
 	n->shape++;
 	_node_resum(n);
@@ -798,7 +840,7 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 		e.cpus = place[i].cpus;
 		e.mem_mb = place[i].mem_mb;
 		e.gpus = place[i].gpus;
-		if (_entry_add(&l->nodes[place[i].node], &e))
+		if (_entry_add(l, &l->nodes[place[i].node], &e))
 			break;
 		added++;
 	}
@@ -845,14 +887,16 @@ extern int libra_ledger_node_booked(const libra_ledger_t *l, int node,
  * start; its share until its target; its tail after.  A job already past
  * its target at now keeps its share: when it ends is not known.
  */
-static double _entry_share_at(const libra_ledger_t *l, const ledger_went_t *e,
-			      double now, double t)
+static double _entry_share_at(const ledger_node_t *n, int i, double now,
+			      double t)
 {
-	if (t < e->start)
+	double deadline = WIN(n, i, deadline);
+
+	if (t < WIN(n, i, start))
 		return 0.0;
-	if (e->best_effort || t < e->deadline || e->deadline <= now)
-		return e->cpus * e->share;
-	return e->cpus * fmin(e->share, l->share_min);
+	if (t < deadline || deadline <= now)
+		return WIN(n, i, cs);
+	return WIN(n, i, cs_late);	/* cs when best effort */
 }
 
 extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
@@ -875,12 +919,12 @@ extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
 	if (from < now)
 		from = now;
 	for (int b = -1; b < n->nentries; b++) {
-		double t = b < 0 ? from : n->win[b].start, sum = 0.0;
+		double t = b < 0 ? from : WIN(n, b, start), sum = 0.0;
 
 		if (b >= 0 && !(t > from && t < until))
 			continue;
 		for (int i = 0; i < n->nentries; i++)
-			sum += _entry_share_at(l, &n->win[i], now, t);
+			sum += _entry_share_at(n, i, now, t);
 		if (sum > peak)
 			peak = sum;
 	}
@@ -934,7 +978,7 @@ static void _progress_entry(libra_ledger_t *l, ledger_node_t *n,
 	e->since = now;
 	e->share = libra_share_remaining(e->work, e->deadline - now,
 					 l->share_min);
-	_win_sync(n, (int) (e - n->entries));
+	_win_sync(l, n, (int) (e - n->entries));
 	n->share_sum += e->cpus * (e->share - old);
 	if (n->share_sum < 0.0)
 		n->share_sum = 0.0;
@@ -978,7 +1022,7 @@ extern void libra_ledger_expire(libra_ledger_t *l, double now)
 			e->work = 0.0;
 			e->since = now;
 			e->share = l->share_min;
-			_win_sync(node, i);
+			_win_sync(l, node, i);
 			changed = true;
 		}
 		if (changed)
@@ -1006,9 +1050,7 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 			e->since = now;
 			e->share = libra_share_clamp(e->work, e->deadline - now,
 						     l->share_min);
-			/* _win_sync(): of the mirror, only the share moved */
-			nd->win[i].share = e->share;
-			nd->stamp++;
+			_win_share(l, nd, (unsigned) i);
 		}
 		share += e->cpus * e->share;
 	}

@@ -865,6 +865,100 @@ START_TEST(test_many_jobs_and_nodes_keep_the_invariant)
 }
 END_TEST
 
+/*
+ * The window work as the entries give it, term by term in entry order
+ * (ledger.h): what the ledger's compact mirror must give to the bit.
+ */
+static double _window_ref(const libra_ledger_t *l, int node, double now,
+			  double t_end, double share_min)
+{
+	const libra_entry_t *e;
+	int k = libra_ledger_node_entries(l, node, &e);
+	double sum = 0.0;
+
+	if (t_end <= now)
+		return 0.0;
+	for (int i = 0; i < k; i++) {
+		double from = e[i].start > now ? e[i].start : now;
+		double until = e[i].deadline > now && e[i].deadline < t_end ?
+			       e[i].deadline : t_end;
+		double share = e[i].share;
+
+		if (e[i].deadline <= now && !e[i].best_effort)
+			share = fmin(share, share_min);
+		if (until > from)
+			sum += e[i].cpus * share * (until - from);
+	}
+	return sum;
+}
+
+START_TEST(test_window_work_is_the_entries_sum_to_the_bit)
+{
+	/*
+	 * A pseudo-random walk of every kind of change (commits with and
+	 * without an SLA, bookings, progress of one job and of a node,
+	 * releases, expiry, a new share_min): after each, every node's
+	 * window work over a few windows equals the entries' sum exactly,
+	 * with odd and even entry counts.
+	 */
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+	double share_min = SMIN, cpu_done[64];
+	unsigned seed = 777;
+	char name[16];
+
+	for (int n = 0; n < 5; n++) {
+		snprintf(name, sizeof(name), "n%d", n);
+		ck_assert_int_eq(libra_ledger_add_node(l, name, 4 + n), n);
+	}
+	for (int step = 0; step < 3000; step++) {
+		uint32_t job = 1 + (seed = seed * 1103515245u + 12345u) % 60;
+		double now = step;
+		int op = (seed >> 8) % 8, node = (seed >> 12) % 5;
+		libra_sla_t sla = _sla(1 + (seed >> 4) % 500, now,
+				       now + 50 + (seed >> 6) % 900);
+		libra_place_t pl = PLACE(node, 1 + (seed >> 16) % 4);
+		const libra_entry_t *e;
+
+		if (op <= 1 && !libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_commit(
+				l, job, op ? &sla : NULL, &pl, 1, now), 0);
+		} else if (op == 2 && !libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_commit_booked(
+				l, job, &sla, &pl, 1, now,
+				now + (seed >> 3) % 40), 0);
+		} else if (op == 3 && libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_progress(
+				l, job, -1, (seed >> 5) % 300, now), 0);
+		} else if (op == 4) {
+			int k = libra_ledger_node_entries(l, node, &e);
+
+			ck_assert_int_lt(k, 64);
+			for (int i = 0; i < k; i++)
+				cpu_done[i] = (seed >> (i % 9)) % 200;
+			ck_assert_int_eq(libra_ledger_progress_node(
+				l, node, cpu_done, k, now), 0);
+		} else if (op == 5 && libra_ledger_has_job(l, job)) {
+			ck_assert_int_eq(libra_ledger_release(l, job), 0);
+		} else if (op == 6 && step % 50 == 0) {
+			libra_ledger_expire(l, now);
+		} else if (op == 7 && step % 100 == 0) {
+			share_min = share_min == SMIN ? 0.05 : SMIN;
+			libra_ledger_set_share_min(l, share_min);
+		}
+		for (int n = 0; n < 5; n++)
+			for (int w = 0; w < 4; w++) {
+				double t_end = now + (w ? 100 * w * w : -1);
+
+				ck_assert(libra_ledger_node_window_work(
+						  l, n, now, t_end) ==
+					  _window_ref(l, n, now, t_end,
+						      share_min));
+			}
+	}
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 /* ------------------------------------------------ memory and GPUs */
 
 /* Two nodes: n0 with 4 CPUs, 8000 MB and 2 GPUs; n1 with 4 CPUs and
@@ -1303,6 +1397,7 @@ static Suite *_suite(void)
 
 	tc = tcase_create("invariant");
 	T(tc, test_many_jobs_and_nodes_keep_the_invariant);
+	T(tc, test_window_work_is_the_entries_sum_to_the_bit);
 	T(tc, test_window_work_and_stamp_follow_every_change);
 	T(tc, test_shape_follows_all_but_progress);
 	suite_add_tcase(s, tc);
