@@ -951,7 +951,8 @@ static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
 /*
  * Return of a node with an optional extra job (thesis Fig. 4.3, with the
  * inequality of line 11 read as the prose says: spare capacity first).
- * *dy_extra gets the extra job's projected delay.
+ * *dy_extra gets the extra job's projected delay.  m is the node's memo
+ * (_sla_memo() below), NULL when it has none.
  */
 /*
  * The node's figures without a new job that do not depend on "now" (the
@@ -1085,7 +1086,8 @@ static double _memo_kept(const libra_params_t *p, const libra_node_memo_t *m,
 }
 
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
-			   int node, const libra_entry_t *extra, double now,
+			   int node, const libra_node_memo_t *m,
+			   const libra_entry_t *extra, double now,
 			   double *dy_extra)
 {
 	const libra_entry_t *ent;
@@ -1093,7 +1095,6 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 	int total = n + (extra ? 1 : 0), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	double sum = 0.0, prot = 0.0, other, f, best_ret = -INFINITY, ret = 0.0;
-	const libra_node_memo_t *m = _sla_memo(l, p, node);
 
 	if (dy_extra)
 		*dy_extra = 0.0;
@@ -1176,14 +1177,14 @@ shortfall:
  * promise, so we check the admitted ones as well.
  */
 static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
-			 int node, const libra_entry_t *extra)
+			 int node, const libra_node_memo_t *m,
+			 const libra_entry_t *extra)
 {
 	const libra_entry_t *ent;
 	int n = libra_ledger_node_entries(l, node, &ent), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	double sum = 0.0, prot = 0.0, best_ret = -INFINITY;
 	bool any_hard = false;
-	const libra_node_memo_t *m = _sla_memo(l, p, node);
 
 	if (m) {
 		/* as below, from the memo */
@@ -1247,21 +1248,24 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 
 	for (int j = 0; j < nodes; j++) {
 		int k = _takeable(l, req, j);
+		const libra_node_memo_t *m;
 
 		if (k < 1)
 			continue;
+		/* one memo for all the node's figures (_sla_memo()) */
+		m = _sla_memo(l, p, j);
 		for (;;) {
 			double old_ret, new_ret, dy;
 			bool ok;
 
-			old_ret = _node_return(l, p, j, NULL, now, NULL);
+			old_ret = _node_return(l, p, j, m, NULL, now, NULL);
 			_extra_entry(p, sla, now, q->share, k, &extra);
 			/* a hard job delayed refuses the node whatever the
 			 * return: then the return is not projected */
-			ok = !_delays_hard(l, p, j, &extra);
+			ok = !_delays_hard(l, p, j, m, &extra);
 			new_ret = dy = 0.0;
 			if (ok) {
-				new_ret = _node_return(l, p, j, &extra, now,
+				new_ret = _node_return(l, p, j, m, &extra, now,
 						       &dy);
 				ok = new_ret >= old_ret - p->tolerance *
 				     fmax(1.0, fabs(old_ret));
