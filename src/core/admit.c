@@ -952,7 +952,8 @@ static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
  * Return of a node with an optional extra job (thesis Fig. 4.3, with the
  * inequality of line 11 read as the prose says: spare capacity first).
  * *dy_extra gets the extra job's projected delay.  m is the node's memo
- * (_sla_memo() below), NULL when it has none.
+ * (_sla_memo() below), NULL when it has none; extra_ret is extra's
+ * undelayed return, _return_of(p, extra, 0.0), the same on every node.
  */
 /*
  * The node's figures without a new job that do not depend on "now" (the
@@ -963,23 +964,30 @@ static double _delay_at(const libra_params_t *p, const libra_entry_t *e,
  * static price's parameters did (a bid without a budget is that price).
  * NULL: no memo (a bad node).
  */
+static void _sla_memo_key(const libra_params_t *p, double key[4])
+{
+	key[0] = libra_price_base_per_sec(p);
+	key[1] = p->gamma;
+	key[2] = p->delta;
+	key[3] = 0.0;
+}
+
 static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
-					  const libra_params_t *p, int node)
+					  const libra_params_t *p,
+					  const double key[4], int node)
 {
 	libra_node_memo_t *m = libra_ledger_node_memo(l, node);
 	uint64_t stamp = libra_ledger_node_stamp(l, node);
 	uint64_t shape = libra_ledger_node_shape(l, node);
-	double key[4] = { libra_price_base_per_sec(p), p->gamma, p->delta,
-			  0.0 };
 	const libra_entry_t *ent;
 	int n;
 
 	if (!m)
 		return NULL;
-	if (m->stamp == stamp && !memcmp(m->params, key, sizeof(key)))
+	if (m->stamp == stamp && !memcmp(m->params, key, sizeof(m->params)))
 		return m;
 	n = libra_ledger_node_entries(l, node, &ent);
-	if (m->shape == shape && !memcmp(m->params, key, sizeof(key))) {
+	if (m->shape == shape && !memcmp(m->params, key, sizeof(m->params))) {
 		/* only shares changed (progress): the returns, the best
 		 * and any_hard stand; the share sums again, in order */
 		double share = 0.0, hard_sum = 0.0, best_sum = 0.0;
@@ -1048,7 +1056,7 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 			m->prot_best += ent[i].cpus * ent[i].share;
 	if (n <= m->ret0_cap)
 		m->nret0 = n;
-	memcpy(m->params, key, sizeof(key));
+	memcpy(m->params, key, sizeof(m->params));
 	m->stamp = stamp;
 	m->shape = shape;
 	return m;
@@ -1067,15 +1075,17 @@ static double _sum_with(const libra_node_memo_t *m, const libra_entry_t *extra)
 /*
  * In a shortfall the best job and the hard jobs keep their shares: their
  * cpus * share with extra (at index n), summed in entry order as the loops
- * below sum it, from the memo; *best the best job's index.
+ * below sum it, from the memo; *best the best job's index.  extra_ret:
+ * extra's undelayed return.
  */
-static double _memo_kept(const libra_params_t *p, const libra_node_memo_t *m,
-			 const libra_entry_t *extra, int n, int *best)
+static double _memo_kept(const libra_node_memo_t *m,
+			 const libra_entry_t *extra, double extra_ret, int n,
+			 int *best)
 {
 	bool in = extra && !extra->best_effort;
 	double cs = in ? extra->cpus * extra->share : 0.0;
 
-	if (in && _return_of(p, extra, 0.0) > m->best_ret) {
+	if (in && extra_ret > m->best_ret) {
 		*best = n;		/* extra is the best: the hard ones */
 		return m->prot_hard + cs;
 	}
@@ -1087,8 +1097,8 @@ static double _memo_kept(const libra_params_t *p, const libra_node_memo_t *m,
 
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 			   int node, const libra_node_memo_t *m,
-			   const libra_entry_t *extra, double now,
-			   double *dy_extra)
+			   const libra_entry_t *extra, double extra_ret,
+			   double now, double *dy_extra)
 {
 	const libra_entry_t *ent;
 	int n = libra_ledger_node_entries(l, node, &ent);
@@ -1102,13 +1112,13 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 		/* enough capacity (below): the memo's sum, and the extra's */
 		ret = m->ret;
 		if (extra && !extra->best_effort)
-			ret += _return_of(p, extra, 0.0);
+			ret += extra_ret;
 		return ret;
 	}
 	if (m) {
 		/* a shortfall (below): the sums from the memo */
 		sum = _sum_with(m, extra);
-		prot = _memo_kept(p, m, extra, n, &best);
+		prot = _memo_kept(m, extra, extra_ret, n, &best);
 		goto shortfall;
 	}
 	for (int i = 0; i < total; i++) {
@@ -1178,7 +1188,7 @@ shortfall:
  */
 static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 			 int node, const libra_node_memo_t *m,
-			 const libra_entry_t *extra)
+			 const libra_entry_t *extra, double extra_ret)
 {
 	const libra_entry_t *ent;
 	int n = libra_ledger_node_entries(l, node, &ent), best = -1;
@@ -1190,7 +1200,7 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 		/* as below, from the memo */
 		if (!m->any_hard || _sum_with(m, extra) <= cap + p->tolerance)
 			return false;
-		prot = _memo_kept(p, m, extra, n, &best);
+		prot = _memo_kept(m, extra, extra_ret, n, &best);
 		return prot > cap + p->tolerance;
 	}
 
@@ -1245,7 +1255,13 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 {
 	int n = 0, nodes = libra_ledger_node_count(l), blocked_by_delay = 0;
 	libra_entry_t extra;
+	double key[4], extra_ret;
 
+	/* what is the same on every node: the memos' key, the new job but
+	 * its CPUs, its undelayed return */
+	_sla_memo_key(p, key);
+	_extra_entry(p, sla, now, q->share, 0, &extra);
+	extra_ret = _return_of(p, &extra, 0.0);
 	for (int j = 0; j < nodes; j++) {
 		int k = _takeable(l, req, j);
 		const libra_node_memo_t *m;
@@ -1253,20 +1269,21 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 		if (k < 1)
 			continue;
 		/* one memo for all the node's figures (_sla_memo()) */
-		m = _sla_memo(l, p, j);
+		m = _sla_memo(l, p, key, j);
 		for (;;) {
 			double old_ret, new_ret, dy;
 			bool ok;
 
-			old_ret = _node_return(l, p, j, m, NULL, now, NULL);
-			_extra_entry(p, sla, now, q->share, k, &extra);
+			old_ret = _node_return(l, p, j, m, NULL, 0.0, now,
+					       NULL);
+			extra.cpus = k;
 			/* a hard job delayed refuses the node whatever the
 			 * return: then the return is not projected */
-			ok = !_delays_hard(l, p, j, m, &extra);
+			ok = !_delays_hard(l, p, j, m, &extra, extra_ret);
 			new_ret = dy = 0.0;
 			if (ok) {
-				new_ret = _node_return(l, p, j, m, &extra, now,
-						       &dy);
+				new_ret = _node_return(l, p, j, m, &extra,
+						       extra_ret, now, &dy);
 				ok = new_ret >= old_ret - p->tolerance *
 				     fmax(1.0, fabs(old_ret));
 			}
