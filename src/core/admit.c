@@ -29,6 +29,7 @@
 #include "price.h"
 #include "settle.h"
 #include "share.h"
+#include "vec.h"
 
 typedef struct {
 	int node;
@@ -1013,10 +1014,12 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 	}
 	m->nret0 = 0;
 	if (n > m->ret0_cap) {
-		double *r = realloc(m->ret0, (size_t) n * sizeof(*r));
+		/* the returns, then the bids */
+		double *r = realloc(m->ret0, (size_t) n * 2 * sizeof(*r));
 
 		if (r) {
 			m->ret0 = r;
+			m->bid = r + n;
 			m->ret0_cap = n;
 		}
 	}
@@ -1032,13 +1035,15 @@ static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
 		double r;
 
 		if (n <= m->ret0_cap)
-			m->ret0[i] = 0.0;
+			m->ret0[i] = m->bid[i] = 0.0;
 		if (e->best_effort)
 			continue;
 		m->share += e->cpus * e->share;
 		r = _return_of(p, e, 0.0);
-		if (n <= m->ret0_cap)
+		if (n <= m->ret0_cap) {
 			m->ret0[i] = r;
+			m->bid[i] = _bid(p, e);
+		}
 		m->ret += r;
 		if (r > m->best_ret) {
 			m->best_ret = r;
@@ -1095,6 +1100,65 @@ static double _memo_kept(const libra_node_memo_t *m,
 	return m->prot_best;
 }
 
+/*
+ * The shortfall's sum over entries [0, n) of a node (n even; the loop in
+ * _node_return() below), two at a time (vec.h): each lane computes what
+ * _delay_at() and _return_of() compute for its entry, with the memo's bid
+ * and undelayed return, and the returns are added one by one in entry
+ * order, so the sum is the same to the bit.  The kept entries (the best
+ * and the hard ones) run at kept_scale, the others at f.  Finding E: its
+ * four divisions an entry, two entries at once.
+ */
+static double _short_pairs(const libra_params_t *p,
+			   const libra_node_memo_t *m,
+			   const libra_entry_t *ent, int n, int best,
+			   double kept_scale, double f, double now)
+{
+	const libra_v2_t vnow = libra_v2_set(now), zero = libra_v2_set(0.0);
+	const libra_v2_t one = libra_v2_set(1.0), hour = libra_v2_set(3600.0);
+	const libra_v2_t smin = libra_v2_set(p->share_min);
+	const libra_v2_t vkept = libra_v2_set(kept_scale), vf = libra_v2_set(f);
+	double ret = 0.0;
+
+	for (int i = 0; i < n; i += 2) {
+		const libra_entry_t *a = &ent[i], *b = &ent[i + 1];
+		libra_v2_t is_kept = {
+			i == best || a->type == LIBRA_DEADLINE_HARD,
+			i + 1 == best || b->type == LIBRA_DEADLINE_HARD
+		};
+		libra_v2_t share = { a->share, b->share };
+		libra_v2_t work = { a->work, b->work };
+		libra_v2_t since = { a->since, b->since };
+		libra_v2_t deadline = { a->deadline, b->deadline };
+		libra_v2_t submit = { a->submit, b->submit };
+		libra_v2_t runtime = { a->runtime, b->runtime };
+		libra_v2_t rate = { a->penalty_rate, b->penalty_rate };
+		libra_v2_t scale = libra_v2_pick(is_kept > zero, vkept, vf);
+		libra_v2_t left, s, finish, dy, u, d, r;
+
+		/* _delay_at(p, e, share * scale, now), 0 when scale >= 1 */
+		left = work - share * (vnow - since);
+		left = libra_v2_pick(left > zero, left, zero);
+		left = libra_v2_pick(vnow <= since, work, left);
+		s = share * scale;
+		s = libra_v2_pick(s < smin, smin, s);
+		finish = vnow + left / s;
+		dy = libra_v2_pick(finish > deadline, finish - deadline, zero);
+		dy = libra_v2_pick(scale >= one, zero, dy);
+		/* _return_of(p, e, dy), the memo's when undelayed */
+		u = libra_v2_load(&m->bid[i]) - dy / hour * rate;
+		d = deadline - submit;
+		d = libra_v2_pick(d > zero, d, one);
+		r = libra_v2_pick(dy == zero, libra_v2_load(&m->ret0[i]),
+				  (u / runtime) / d);
+		if (!a->best_effort)
+			ret += r[0];
+		if (!b->best_effort)
+			ret += r[1];
+	}
+	return ret;
+}
+
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 			   int node, const libra_node_memo_t *m,
 			   const libra_entry_t *extra, double extra_ret,
@@ -1105,6 +1169,8 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 	int total = n + (extra ? 1 : 0), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	double sum = 0.0, prot = 0.0, other, f, best_ret = -INFINITY, ret = 0.0;
+	double kept_scale;
+	int from = 0;
 
 	if (dy_extra)
 		*dy_extra = 0.0;
@@ -1155,17 +1221,19 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 shortfall:
 	other = sum - prot;
 	f = other > 0.0 ? fmax(cap - prot, 0.0) / other : 0.0;
-	for (int i = 0; i < total; i++) {
+	kept_scale = prot > cap ? cap / prot : 1.0;
+	if (m && m->nret0 == n) {
+		/* the node's entries two at a time, as the loop below */
+		from = n - n % 2;
+		ret = _short_pairs(p, m, ent, from, best, kept_scale, f, now);
+	}
+	for (int i = from; i < total; i++) {
 		const libra_entry_t *e = i < n ? &ent[i] : extra;
 		bool kept = (i == best || e->type == LIBRA_DEADLINE_HARD);
-		double scale, dy;
+		double scale = kept ? kept_scale : f, dy;
 
 		if (e->best_effort)
 			continue;
-		if (kept)
-			scale = prot > cap ? cap / prot : 1.0;
-		else
-			scale = f;
 		dy = scale >= 1.0 ? 0.0 : _delay_at(p, e, e->share * scale,
 						    now);
 		if (i == n && dy_extra)

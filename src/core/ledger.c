@@ -15,6 +15,7 @@
 
 #include "ledger.h"
 #include "share.h"
+#include "vec.h"
 
 typedef struct ledger_job {
 	uint32_t id;
@@ -35,16 +36,12 @@ typedef struct ledger_job {
  * are added one by one in entry order, so the sum is the same to the bit.
  * The lane after an odd last entry is padding whose term is +0.
  */
-typedef double ledger_v2_t __attribute__((vector_size(16)));
-/* what comparing two of them gives: a lane of all ones where true */
-typedef __typeof__((ledger_v2_t) { 0 } < (ledger_v2_t) { 0 }) ledger_m2_t;
-
 typedef struct ledger_wpair {
-	ledger_v2_t deadline;	/* TD (0: best effort) */
-	ledger_v2_t cs;		/* cpus * share */
-	ledger_v2_t cs_late;	/* cpus * min(share, share_min): what a job
+	libra_v2_t deadline;	/* TD (0: best effort) */
+	libra_v2_t cs;		/* cpus * share */
+	libra_v2_t cs_late;	/* cpus * min(share, share_min): what a job
 				 * past TD commits (cs when best effort) */
-	ledger_v2_t start;	/* a booking's begin, -INFINITY: now */
+	libra_v2_t start;	/* a booking's begin, -INFINITY: now */
 } ledger_wpair_t;
 
 typedef struct ledger_node {
@@ -448,31 +445,27 @@ extern double libra_entry_work_at(const libra_entry_t *e, double now)
 	return w > 0.0 ? w : 0.0;
 }
 
-/* c ? a : b, lane by lane, without a branch */
-static inline ledger_v2_t _pick2(ledger_m2_t c, ledger_v2_t a, ledger_v2_t b)
-{
-	return (ledger_v2_t) (((ledger_m2_t) a & c) | ((ledger_m2_t) b & ~c));
-}
-
 extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 					    double now, double t_end)
 {
 	const ledger_node_t *n = _node(l, node);
-	const ledger_v2_t vnow = { now, now }, vend = { t_end, t_end };
-	const ledger_v2_t zero = { 0.0, 0.0 };
+	const libra_v2_t vnow = libra_v2_set(now), vend = libra_v2_set(t_end);
+	const libra_v2_t zero = libra_v2_set(0.0);
 	double sum = 0.0;
 
 	if (!n || t_end <= now)
 		return 0.0;
 	for (int p = 0; p < (n->nentries + 1) / 2; p++) {
 		const ledger_wpair_t *w = &n->win[p];
-		ledger_m2_t inside = (w->deadline > vnow) &
-				     (w->deadline < vend);
-		ledger_v2_t from = _pick2(w->start > vnow, w->start, vnow);
-		ledger_v2_t until = _pick2(inside, w->deadline, vend);
-		ledger_v2_t cs = _pick2(w->deadline <= vnow, w->cs_late, w->cs);
-		ledger_v2_t term = _pick2(until > from, cs * (until - from),
-					  zero);
+		libra_m2_t inside = (w->deadline > vnow) &
+				    (w->deadline < vend);
+		libra_v2_t from = libra_v2_pick(w->start > vnow, w->start,
+						vnow);
+		libra_v2_t until = libra_v2_pick(inside, w->deadline, vend);
+		libra_v2_t cs = libra_v2_pick(w->deadline <= vnow, w->cs_late,
+					      w->cs);
+		libra_v2_t term = libra_v2_pick(until > from,
+						cs * (until - from), zero);
 
 		/*
 		 * At its share a job does share * (min(T, TD) - now) by T.

@@ -232,6 +232,9 @@ typedef struct libra_node_memo {
 				 * best-effort one), nret0 of them; the
 				 * space admission's (realloc()), the
 				 * ledger frees it when destroyed */
+	double *bid;		/* each entry's bid (0 for a best-effort
+				 * one), nret0 of them, in ret0's space:
+				 * ret0 + ret0_cap */
 	int nret0, ret0_cap;
 } libra_node_memo_t;
 
