@@ -556,6 +556,33 @@ extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
 	}
 }
 
+/* Prefetch the cache lines of [p, p + bytes), at most "max" of them. */
+static inline void _prefetch_bytes(const void *p, size_t bytes, size_t max)
+{
+	const char *c = p;
+
+	for (size_t off = 0; off < bytes && off < max * 64; off += 64)
+		__builtin_prefetch(c + off);
+}
+
+extern void libra_ledger_prefetch_entries(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n;
+	const libra_node_memo_t *m;
+
+	if (node < 0 || node >= l->nnodes)
+		return;
+	n = &l->nodes[node];
+	m = &l->memos[node];
+	_prefetch_bytes(n->entries, (size_t) n->nentries * sizeof(*n->entries),
+			32);
+	if (m->ret0)
+		_prefetch_bytes(m->ret0, (size_t) m->nret0 * sizeof(*m->ret0),
+				4);
+	if (m->bid)
+		_prefetch_bytes(m->bid, (size_t) m->nret0 * sizeof(*m->bid), 4);
+}
+
 extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n = _node(l, node);

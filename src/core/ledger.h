@@ -248,6 +248,13 @@ extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
  */
 extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node);
 
+/*
+ * A hint: a walk over this node's entries (libra_ledger_node_entries())
+ * and its memo's returns and bids comes soon.  Reads nothing, changes
+ * nothing.
+ */
+extern void libra_ledger_prefetch_entries(const libra_ledger_t *l, int node);
+
 /* CPUs of all jobs on the node, best-effort ones included: the job slots
  * in use (Slurm lets at most OverSubscribe=FORCE:N jobs share a CPU). */
 extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node);
