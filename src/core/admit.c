@@ -1353,6 +1353,7 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 	for (int j = 0; j < nodes; j++) {
 		int k = _takeable(l, req, j);
 		const libra_node_memo_t *m;
+		double old_ret;
 
 		if (j + _SLA_AHEAD < nodes)
 			_sla_prefetch(l, p, req, q->share, j + _SLA_AHEAD);
@@ -1360,12 +1361,12 @@ static void _admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 			continue;
 		/* one memo for all the node's figures (_sla_memo()) */
 		m = _sla_memo(l, p, key, j);
+		/* the node's return as it is: the same for both tries */
+		old_ret = _node_return(l, p, j, m, NULL, 0.0, now, NULL);
 		for (;;) {
-			double old_ret, new_ret, dy;
+			double new_ret, dy;
 			bool ok;
 
-			old_ret = _node_return(l, p, j, m, NULL, 0.0, now,
-					       NULL);
 			extra.cpus = k;
 			/* a hard job delayed refuses the node whatever the
 			 * return: then the return is not projected */
