@@ -21,8 +21,13 @@
 #  2. U (60 s by 2 min) cannot wait for the cheap hour: it is admitted on a
 #     powered-down node counted from its boot, slurmctld powers the node
 #     up when sched/libra starts it, and it meets its deadline;
-#  3. T (20 s by 35 s) fits on no powered node (beside U: 0.8 + 0.57), and cannot wait 30 s for a
-#     boot: refused, saying so;
+#  3. T (20 s by 44 s) fits on no powered node (beside U: 0.8 + 0.45 from
+#     U's counted begin, which T's window always holds: T comes at least
+#     the 3 s boot delay after U, and U counts from 45 s after its own
+#     submission), and cannot wait 45 s for a boot: refused, saying so.
+#     (With 35 s, as before, a node that booted within 10 s of U's
+#     submission left T's whole window before U's counted begin, and T
+#     was admitted beside U: a fresh-clone run at 8e713ce.)
 #  4. D (20 s by 8 min) is deferred to the cheap minute (Slurm holds it,
 #     reason BeginTime); its node is powered up before that minute and D
 #     starts then and meets its deadline;
@@ -80,7 +85,7 @@ note "urgent U: $(sed -n 's/.*\(libra: admitted: .*\)/\1/p' <<<"$SB_OUT")"
 # --- 3. a job that cannot wait for a boot -------------------------------------------
 wait_until 120 "U to run" job_in_state "$u" RUNNING
 libra_sbatch_refused "tight T" "cannot wait 45s for a powered-down node to boot: libra_power_boot" \
-	-n 1 --comment="runtime=20s,deadline=35s" --wrap "sleep 1"
+	-n 1 --comment="runtime=20s,deadline=44s" --wrap "sleep 1"
 gate_open "$gate"
 
 # --- 4. a job with slack: deferred to the cheap minute --------------------------------
