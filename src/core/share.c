@@ -25,6 +25,16 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
 	return libra_share_remaining(work, time_left - lead, share_min);
 }
 
+extern double libra_share_enforced(double runtime, double cpu_done,
+				   double now, double begin, double deadline,
+				   double lead, double share_min)
+{
+	if (begin > 0.0 && now < begin)
+		return share_min;	/* before its share counts */
+	return libra_share_paced(runtime, cpu_done, now, deadline, lead,
+				 share_min);
+}
+
 extern double libra_share(double runtime, double cpu_done, double now,
 			  double deadline, double share_min)
 {

@@ -53,6 +53,19 @@ extern double libra_share(double runtime, double cpu_done, double now,
 extern double libra_share_paced(double runtime, double cpu_done, double now,
 				double deadline, double lead, double share_min);
 
+/*
+ * What a running job's CPU weight enforces (the SPANK plugin):
+ * libra_share_paced(), or share_min before "begin", the time from which
+ * the ledger counts the job's share (0: from its admission).  Only a job
+ * counted from the boot of powered-down nodes (design.md decision 24) can
+ * run before its begin, when its nodes boot sooner than libra_power_boot;
+ * the capacity before its begin may be committed to others, so until then
+ * it takes only what they leave.
+ */
+extern double libra_share_enforced(double runtime, double cpu_done,
+				   double now, double begin, double deadline,
+				   double lead, double share_min);
+
 /* The clamped share from remaining work and time left. */
 extern double libra_share_remaining(double work, double time_left,
 				    double share_min);

@@ -156,6 +156,30 @@ START_TEST(test_share_paced_keeps_the_clamps)
 }
 END_TEST
 
+START_TEST(test_share_enforced_waits_for_the_begin)
+{
+	/* counted from a boot at 300: share_min before, paced from then on,
+	 * with the work done early counted as done */
+	ck_assert_double_eq_tol(libra_share_enforced(100, 0, 100, 300, 400, 2,
+						     SMIN), SMIN, TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 299.9, 300, 400,
+						     2, SMIN), SMIN, TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 300, 300, 400, 2,
+						     SMIN),
+				libra_share_paced(100, 40, 300, 400, 2, SMIN),
+				TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 380, 300, 400, 2,
+						     SMIN), 1.0, TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 90, 300, 300, 400, 2,
+						     SMIN), 10.0 / 98.0, TOL);
+	/* no begin (0): the paced share at once */
+	ck_assert_double_eq_tol(libra_share_enforced(100, 20, 100, 0, 400, 2,
+						     SMIN),
+				libra_share_paced(100, 20, 100, 400, 2, SMIN),
+				TOL);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 START_TEST(test_weight_v2_full_share_is_10000)
@@ -254,6 +278,7 @@ static Suite *_suite(void)
 	T(tc, test_share_paced_aims_one_lead_early);
 	T(tc, test_share_paced_last_interval_is_one);
 	T(tc, test_share_paced_keeps_the_clamps);
+	T(tc, test_share_enforced_waits_for_the_begin);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("weight");

@@ -113,6 +113,8 @@ static struct {
 	int cpus;			/* the job's CPUs on this node */
 	bool has_sla, best_effort;
 	double runtime, deadline;
+	double begin;			/* its share counts from then, 0: from
+					 * its admission (the record's begin) */
 	unsigned last_weight;
 
 	pthread_t thread;
@@ -422,6 +424,7 @@ static bool _load_sla(void)
 				cg.best_effort = false;
 				cg.runtime = rec.sla.runtime;
 				cg.deadline = rec.sla.deadline;
+				cg.begin = rec.begin;
 			}
 			for (int i = 0; i < rec.nplace; i++)
 				if (!strcmp(rec.place[i].node, cg.node))
@@ -463,9 +466,11 @@ static double _share_now(void)
 		return cg.share_min;
 	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
 	clock_gettime(CLOCK_REALTIME, &now);
-	return libra_share_paced(cg.runtime, done,
-				 now.tv_sec + now.tv_nsec / 1e9, cg.deadline,
-				 cg.interval, cg.share_min);
+	/* share_min before its begin: a job counted from a boot that came
+	 * early (libra_share_enforced()) */
+	return libra_share_enforced(cg.runtime, done,
+				    now.tv_sec + now.tv_nsec / 1e9, cg.begin,
+				    cg.deadline, cg.interval, cg.share_min);
 }
 
 static void _update_weight(void)
