@@ -484,7 +484,7 @@ extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
 }
 
 /* The mirror's field f of entry i. */
-#define WIN(n, i, f) ((n)->win[(i) / 2].f[(i) % 2])
+#define WIN(n, i, f) ((n)->win[(unsigned) (i) / 2].f[(unsigned) (i) % 2])
 
 extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
 				     double after, double until, double *t,
@@ -538,24 +538,6 @@ extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
 	return &((libra_ledger_t *) l)->memos[node];
 }
 
-extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
-{
-	const ledger_node_t *n;
-
-	if (node < 0 || node >= l->nnodes)
-		return;
-	n = &l->nodes[node];
-	if (n->nentries) {
-		const char *w = (const char *) n->win;
-		size_t bytes = (size_t) (n->nentries + 1) / 2 *
-			       sizeof(*n->win);
-
-		/* the first four cache lines: ten entries or so */
-		for (size_t off = 0; off < bytes && off < 256; off += 64)
-			__builtin_prefetch(w + off);
-	}
-}
-
 /* Prefetch the cache lines of [p, p + bytes), at most "max" of them. */
 static inline void _prefetch_bytes(const void *p, size_t bytes, size_t max)
 {
@@ -563,6 +545,18 @@ static inline void _prefetch_bytes(const void *p, size_t bytes, size_t max)
 
 	for (size_t off = 0; off < bytes && off < max * 64; off += 64)
 		__builtin_prefetch(c + off);
+}
+
+extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n;
+
+	if (node < 0 || node >= l->nnodes)
+		return;
+	n = &l->nodes[node];
+	/* the first four cache lines: eight entries */
+	_prefetch_bytes(n->win, (size_t) (n->nentries + 1) / 2 *
+			sizeof(*n->win), 4);
 }
 
 extern void libra_ledger_prefetch_entries(const libra_ledger_t *l, int node)
@@ -699,7 +693,7 @@ static void _job_delete(libra_ledger_t *l, ledger_job_t *j)
 
 /* The mirror of entry i after its share changed. */
 static inline void _win_share(const libra_ledger_t *l, ledger_node_t *n,
-			      unsigned i)
+			      int i)
 {
 	const libra_entry_t *e = &n->entries[i];
 	double low = e->share < l->share_min ? e->share : l->share_min;
@@ -715,7 +709,7 @@ static void _win_sync(const libra_ledger_t *l, ledger_node_t *n, int i)
 {
 	WIN(n, i, deadline) = n->entries[i].deadline;
 	WIN(n, i, start) = n->entries[i].start;
-	_win_share(l, n, (unsigned) i);
+	_win_share(l, n, i);
 }
 
 /* Lane i of the mirror as padding: its term in the window work is +0. */
@@ -775,7 +769,8 @@ static libra_entry_t *_entry_find(ledger_node_t *n, uint32_t id)
 	return NULL;
 }
 
-static void _entry_remove(ledger_node_t *n, uint32_t id)
+static void _entry_remove(const libra_ledger_t *l, ledger_node_t *n,
+			  uint32_t id)
 {
 	libra_entry_t *e = _entry_find(n, id);
 	int i = e ? (int) (e - n->entries) : -1, last;
@@ -784,10 +779,7 @@ static void _entry_remove(ledger_node_t *n, uint32_t id)
 		return;
 	last = --n->nentries;
 	*e = n->entries[last];
-	WIN(n, i, deadline) = WIN(n, last, deadline);
-	WIN(n, i, cs) = WIN(n, last, cs);
-	WIN(n, i, cs_late) = WIN(n, last, cs_late);
-	WIN(n, i, start) = WIN(n, last, start);
+	_win_sync(l, n, i);	/* the entry moved into the hole */
 	_win_pad(n, last);
 	n->stamp++;
 	n->shape++;
@@ -958,7 +950,7 @@ extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id)
 	if (!j)
 		return -1;
 	for (int i = 0; i < j->nplace; i++)
-		_entry_remove(&l->nodes[j->place[i].node], job_id);
+		_entry_remove(l, &l->nodes[j->place[i].node], job_id);
 	_job_delete(l, j);
 	return 0;
 }
@@ -976,7 +968,7 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 			break;
 	if (i == j->nplace)
 		return -1;
-	_entry_remove(&l->nodes[node], job_id);
+	_entry_remove(l, &l->nodes[node], job_id);
 	j->place[i] = j->place[--j->nplace];
 	if (!j->nplace)
 		_job_delete(l, j);
@@ -1070,7 +1062,7 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 			e->since = now;
 			e->share = libra_share_clamp(e->work, e->deadline - now,
 						     l->share_min);
-			_win_share(l, nd, (unsigned) i);
+			_win_share(l, nd, i);
 		}
 		share += e->cpus * e->share;
 	}
