@@ -60,7 +60,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->risk_mu = 1.0;
 	p->beta_min = 0.01;
 	p->beta_max = 10.0;
-	p->no_sla = LIBRA_NOSLA_BEST_EFFORT;
+	p->no_sla = LIBRA_NOSLA_SLURM;
 	p->interval = 5.0;
 	p->weight_interval = 2.0;
 	p->enforce = true;
@@ -97,6 +97,19 @@ extern const char *libra_policy_name(libra_policy_t policy)
 {
 	if ((unsigned) policy < LIBRA_POLICY_COUNT)
 		return policy_names[policy];
+	return "unknown";
+}
+
+extern const char *libra_nosla_name(libra_nosla_t mode)
+{
+	switch (mode) {
+	case LIBRA_NOSLA_SLURM:
+		return "slurm";
+	case LIBRA_NOSLA_BEST_EFFORT:
+		return "best_effort";
+	case LIBRA_NOSLA_REJECT:
+		return "reject";
+	}
 	return "unknown";
 }
 
@@ -275,13 +288,15 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 				     "expected cpu or thesis");
 		return 0;
 	case KIND_NOSLA:
-		if (!strcmp(val, "best_effort"))
+		if (!strcmp(val, "slurm"))
+			*(libra_nosla_t *) field = LIBRA_NOSLA_SLURM;
+		else if (!strcmp(val, "best_effort"))
 			*(libra_nosla_t *) field = LIBRA_NOSLA_BEST_EFFORT;
 		else if (!strcmp(val, "reject"))
 			*(libra_nosla_t *) field = LIBRA_NOSLA_REJECT;
 		else
 			return _fail(err, errlen, d->key, val,
-				     "expected best_effort or reject");
+				     "expected slurm, best_effort or reject");
 		return 0;
 	case KIND_BOOL:
 		if (!strcmp(val, "yes") || !strcmp(val, "1") ||
@@ -444,8 +459,8 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 			break;
 		case KIND_NOSLA:
 			snprintf(val, sizeof(val), "%s",
-				 *(const libra_nosla_t *) field ==
-				 LIBRA_NOSLA_REJECT ? "reject" : "best_effort");
+				 libra_nosla_name(*(const libra_nosla_t *)
+						  field));
 			break;
 		case KIND_BOOL:
 			snprintf(val, sizeof(val), "%s",

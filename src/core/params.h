@@ -53,9 +53,12 @@ typedef enum {
 	LIBRA_CHARGE_THESIS,	/* RE * max_j P_ij (thesis Fig. 3.2) */
 } libra_charge_t;
 
-/* What happens to a job that carries no SLA. */
+/* What happens to a job that carries no SLA (design.md decision 27). */
 typedef enum {
-	LIBRA_NOSLA_BEST_EFFORT = 0, /* run on leftover capacity, base price */
+	LIBRA_NOSLA_SLURM = 0,	     /* Slurm's own scheduler and backfill
+				      * schedule it, as without the plugins */
+	LIBRA_NOSLA_BEST_EFFORT,     /* sched/libra runs it on leftover
+				      * capacity, time-shared (deprecated) */
 	LIBRA_NOSLA_REJECT,	     /* refuse at submission */
 } libra_nosla_t;
 
@@ -115,6 +118,9 @@ extern void libra_params_default(libra_params_t *p);
  * "peak". */
 extern const char *libra_policy_name(libra_policy_t policy);
 extern bool libra_policy_from_name(const char *name, libra_policy_t *policy);
+
+/* libra_no_sla's values: "slurm", "best_effort", "reject". */
+extern const char *libra_nosla_name(libra_nosla_t mode);
 
 /* True for the policies whose price follows supply and demand. */
 extern bool libra_policy_is_market(libra_policy_t policy);

@@ -308,9 +308,12 @@ assert_contains() { # text fixed-string what
 # ---------------------------------------------------------------------------
 
 # SchedulerParameters of every plugin test; libra_cluster_env's arguments
-# replace (same key) or extend them.  sched_interval=-1,defer: slurmctld's
-# own scheduler starts nothing, sched/libra starts every job.
-LIBRA_SCHED_DEFAULTS=(sched_interval=-1 defer 'libra_policy=libra+$' libra_interval=5)
+# replace (same key) or extend them.  libra_no_sla=best_effort with
+# sched_interval=-1,defer: slurmctld's own scheduler starts nothing,
+# sched/libra starts every job, those without an SLA best effort (the
+# tests written before decision 27; tests/parity runs the default,
+# libra_no_sla=slurm, beside stock Slurm).
+LIBRA_SCHED_DEFAULTS=(sched_interval=-1 defer libra_no_sla=best_effort 'libra_policy=libra+$' libra_interval=5)
 
 # libra_cluster_env [KEY[=VALUE]...]: configure the next cluster_start for
 # the plugins: SchedulerType=sched/libra, JobSubmitPlugins=qos,

@@ -2,7 +2,8 @@
 # test_sched_reconfig: "scontrol reconfigure" applies new libra_* parameters
 # without a restart, "scontrol show config" shows them, a bad value is
 # refused with a log line naming the key and the running values stay, and
-# sched/libra refuses to load without sched_interval=-1,defer.
+# sched/libra refuses to load without sched_interval=-1,defer when it starts
+# jobs without an SLA itself (libra_no_sla=best_effort).
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -17,7 +18,7 @@ libra_sbatch_admitted "job under libra+\$" -n 1 --comment="runtime=10s,deadline=
 assert_eq 'libra+$' "$(policy_of "$SB_JOBID")" "policy in the record before reconfigure"
 
 # New parameters: Libra with a static price.
-export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_policy=libra,libra_price_base=7200,libra_interval=5'
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_interval=5'
 "$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig failed"
 assert_contains "$(scontrol show config | grep SchedulerParameters)" "libra_policy=libra," "scontrol show config"
 libra_sbatch_admitted "job under libra" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
@@ -27,7 +28,7 @@ price=$(job_record "$SB_JOBID" | "$LIBRA_PYTHON" -c 'import json,sys; print("%.6
 assert_eq "20.033333" "$price" "Libra's static price at 7200 per CPU-hour"
 
 # A bad value: refused in the log, the running parameters stay.
-export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_policy=libra,libra_price_base=7200,libra_beta=-3'
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_beta=-3'
 "$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig failed"
 wait_until 60 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
 libra_sbatch_admitted "job after a bad reconfigure" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
@@ -35,14 +36,15 @@ assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfig
 assert_slurmctld_up "$ctld"
 cluster_stop
 
-# Without sched_interval=-1,defer sched/libra refuses to run.
+# Starting every job itself (libra_no_sla=best_effort), sched/libra refuses
+# to run without sched_interval=-1,defer.
 libra_cluster_env 'libra_policy=libra'
-export LIBRA_SCHEDULER_PARAMETERS='libra_policy=libra'
+export LIBRA_SCHEDULER_PARAMETERS='libra_policy=libra,libra_no_sla=best_effort'
 if "$LIBRA_CLUSTER" start --restart --fresh >/dev/null 2>&1; then
 	LIBRA_STARTED=1
 	fail "slurmctld started with sched/libra but without sched_interval=-1,defer"
 fi
-grep -q 'sched/libra: SchedulerParameters must contain sched_interval=-1,defer' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" ||
+grep -q 'sched/libra: with libra_no_sla=best_effort SchedulerParameters must contain sched_interval=-1,defer' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" ||
 	fail "slurmctld's log does not say why sched/libra refused to run"
 "$LIBRA_CLUSTER" stop >/dev/null 2>&1 || :
 pass

@@ -243,6 +243,11 @@ START_TEST(test_parse_mode_keys)
 	ck_assert_int_eq(p.resfree, LIBRA_RESFREE_WINDOW);
 	ck_assert_int_eq(p.charge, LIBRA_CHARGE_CPU);
 	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_BEST_EFFORT);
+	p = _parsed("libra_no_sla=slurm");
+	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_SLURM);
+	ck_assert_str_eq(libra_nosla_name(p.no_sla), "slurm");
+	p = _parsed("");
+	ck_assert_int_eq(p.no_sla, LIBRA_NOSLA_SLURM);	/* decision 27 */
 	ck_assert(p.enforce);
 }
 END_TEST

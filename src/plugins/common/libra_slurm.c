@@ -1004,11 +1004,34 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 	return waiting;
 }
 
+/*
+ * Does a job without an SLA hold the node?  Unless the partition is
+ * OverSubscribe=FORCE, such a job does not share its CPUs, and Slurm's
+ * select/cons_tres then puts no job that shares on any CPU of its node
+ * (a node in "one row" use): an admitted job could not start there until
+ * it ends (decision 27).  Hub lock.
+ */
+static bool _held_unshared(const libra_ledger_t *l, int node)
+{
+	const libra_entry_t *e;
+	int n;
+
+	if (node >= libra_ledger_node_count(l))
+		return false;
+	n = libra_ledger_node_entries(l, node, &e);
+	for (int i = 0; i < n; i++)
+		if (e[i].best_effort)
+			return true;
+	return false;
+}
+
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
 				  const char *exc_nodes, char **err_msg)
 {
+	libra_ledger_t *l = libra_hub_ledger();
 	bitstr_t *req = NULL, *exc = NULL;
+	bool unshared = part_ptr && !(part_ptr->max_share & SHARED_FORCE);
 	bool *mask;
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
@@ -1037,6 +1060,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		if (req && !bit_test(req, i))
 			continue;
 		if (exc && bit_test(exc, i))
+			continue;
+		if (unshared && _held_unshared(l, i))
 			continue;
 		mask[i] = true;
 	}

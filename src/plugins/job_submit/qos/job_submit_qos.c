@@ -513,6 +513,21 @@ static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		job_desc->time_limit = NO_VAL;	/* partition's limit */
 }
 
+/*
+ * An admitted job under libra_no_sla=slurm (decision 27): slurmctld's own
+ * scheduler and backfill may start it too, so it asks for its admitted
+ * nodes ("n1,n2") and to time-share their CPUs with other admitted jobs
+ * (OverSubscribe=YES:N; jobs without an SLA never share).
+ */
+static void _pin(job_desc_msg_t *job_desc, const char *nodes)
+{
+	if (libra_hub_params()->no_sla != LIBRA_NOSLA_SLURM || !nodes)
+		return;
+	xfree(job_desc->req_nodes);
+	job_desc->req_nodes = xstrdup(nodes);
+	job_desc->shared = JOB_SHARED_OK;
+}
+
 static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
 		  char **err_msg)
 {
@@ -528,7 +543,11 @@ static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
 	return SLURM_SUCCESS;
 }
 
-/* A job without an SLA: best effort at the base price, or refused. */
+/*
+ * A job without an SLA: Slurm's, untouched but for --oversubscribe
+ * (libra_no_sla=slurm, decision 27); best effort at the base price; or
+ * refused.
+ */
 static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 		   double now, char **err_msg)
 {
@@ -537,6 +556,16 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 	if (p->no_sla == LIBRA_NOSLA_REJECT) {
 		xstrfmtcat(*err_msg, "libra: rejected: this cluster requires an SLA, e.g. --comment=runtime=30m,deadline=2h,budget=10");
 		return ESLURM_INVALID_QOS;
+	}
+	if (p->no_sla == LIBRA_NOSLA_SLURM) {
+		/*
+		 * Its CPUs are its own, as under OverSubscribe=NO: only
+		 * admitted jobs time-share (partitions are OverSubscribe=
+		 * YES:N, where --oversubscribe would let it share theirs).
+		 */
+		if (job_desc->shared == JOB_SHARED_OK)
+			job_desc->shared = NO_VAL16;
+		return SLURM_SUCCESS;
 	}
 	memset(&rec, 0, sizeof(rec));
 	rec.policy = p->policy;
@@ -911,6 +940,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 
 	_describe(sla, req.cpus, from, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
+	_pin(job_desc, nodes);
 	if (hold) {
 		char until[32], span[32];
 
@@ -1049,6 +1079,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	if (rc)
 		return rc;
 	h->taken = true;
+	_pin(job_desc, nodes);
 	_set_time_limit(job_desc, &h->sla, now);
 	_describe(&h->sla, h->shape.cpus, now, what, sizeof(what));
 	xstrfmtcat(*err_msg, "libra: admitted: quote %u taken: price %s (%s, %s) on %s",

@@ -10,15 +10,23 @@
  *      (the jobs created since the last pass; the whole table every
  *      libra_interval, decision 25);
  *   2. starts every admitted job that is pending, on the nodes its
- *      admission counted on (time-shared: partitions use
- *      OverSubscribe=FORCE), and best-effort jobs wherever they fit;
+ *      admission counted on (time-shared with other admitted jobs),
+ *      and notes the admitted jobs slurmctld's own scheduler started
+ *      there; with libra_no_sla=best_effort (deprecated) also jobs
+ *      without an SLA wherever they fit;
  *      a job whose admitted nodes went down is admitted again elsewhere
  *      at its quoted price, if the capacity is there;
  *   3. ends jobs still running at their hard deadline, recording why;
  *   4. says in each pending job's reason what it waits for.
  *
- *  slurmctld's own scheduler is switched off (sched_interval=-1,defer), so
- *  nothing else starts jobs.
+ *  Jobs without an SLA are Slurm's (libra_no_sla=slurm, the default,
+ *  design.md decision 27): slurmctld's main scheduler and Slurm's own
+ *  backfill plugin, run inside this one (sched_libra_backfill.c), schedule
+ *  them exactly as under sched/backfill.  An admitted job is pinned to its
+ *  admitted nodes at submission (job_submit/qos), so whichever scheduler
+ *  starts it starts it there.  With best_effort or reject, slurmctld's own
+ *  scheduler is switched off (sched_interval=-1,defer) and this thread
+ *  starts every job.
  *
  *  Locks: slurmctld {config read, job write, node write, partition read,
  *  federation read}, then the hub; released in reverse order.  The pass
@@ -70,6 +78,15 @@
 #include "settle.h"
 
 static pthread_t agent_tid;
+
+/* libra_no_sla at init(): LIBRA_NOSLA_SLURM leaves jobs without an SLA
+ * to Slurm's schedulers (decision 27). */
+static libra_nosla_t no_sla_mode = LIBRA_NOSLA_SLURM;
+
+extern void libra_sched_set_mode(libra_nosla_t mode)
+{
+	no_sla_mode = mode;
+}
 
 /* A growing list of job ids.  Agent thread only. */
 typedef struct {
@@ -191,6 +208,9 @@ static void _stats(uint32_t usec, uint32_t started, uint32_t examined,
 {
 	diag_stats_t *s = &slurmctld_diag_stats;
 
+	/* sdiag's backfill section is Slurm's backfill's when it runs */
+	if (libra_backfill_running())
+		return;
 	s->bf_active = 0;
 	s->bf_cycle_counter++;
 	s->bf_cycle_last = usec;
@@ -312,6 +332,25 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 }
 
 /*
+ * Pin a pending admitted job to its nodes ("n1,n2"), as job_submit/qos
+ * did at submission (libra_no_sla=slurm): slurmctld's own scheduler may
+ * start it too, and must start it there.
+ */
+static void _pin(job_record_t *job_ptr, const char *names)
+{
+	bitstr_t *req = NULL;
+
+	if (libra_node_name2bitmap((char *) names, &req)) {
+		FREE_NULL_BITMAP(req);
+		return;
+	}
+	FREE_NULL_BITMAP(job_ptr->details->req_node_bitmap);
+	job_ptr->details->req_node_bitmap = req;
+	xfree(job_ptr->details->req_nodes);
+	job_ptr->details->req_nodes = xstrdup(names);
+}
+
+/*
  * The admitted nodes of a pending job went down: admit it again elsewhere
  * at the price it was quoted.  Returns true when it has a new placement.
  */
@@ -342,6 +381,8 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 		names = libra_slurm_place_names(rec);
 		info("sched/libra: %pJ: its admitted nodes failed; admitted again on %s",
 		     job_ptr, names);
+		if (no_sla_mode == LIBRA_NOSLA_SLURM)
+			_pin(job_ptr, names);
 		xfree(names);
 		ok = true;
 	}
@@ -549,6 +590,31 @@ static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 	rec->started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
 			    rec->admitted);
 	libra_slurm_store_record(job_ptr, rec);
+}
+
+/*
+ * Admitted jobs that slurmctld's own scheduler started (libra_no_sla=slurm:
+ * pinned to their admitted nodes, any scheduler may start them) get what
+ * _note_started() gives the ones this thread starts: the end time their
+ * deadline allows and their start in the record.  Running jobs started
+ * at or after "since" are looked at (the records of earlier ones were
+ * noted by an earlier pass).
+ */
+static void _adopt(job_record_t *job_ptr, time_t since)
+{
+	libra_record_t rec;
+
+	if (no_sla_mode != LIBRA_NOSLA_SLURM || job_ptr->start_time < since ||
+	    !_is_admitted(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	if (!rec.best_effort && !rec.settled && rec.started <= 0.0) {
+		info("sched/libra: %pJ was started by slurmctld's scheduler on %s, its admitted nodes",
+		     job_ptr, job_ptr->nodes);
+		_set_end_time(job_ptr, &rec);
+		rec.started = fmax((double) job_ptr->start_time, rec.admitted);
+		libra_slurm_store_record(job_ptr, &rec);
+	}
+	libra_record_free(&rec);
 }
 
 /*
@@ -823,6 +889,7 @@ static bool _check_orphans(void)
 static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			     int *nrunning)
 {
+	static time_t adopt_since;
 	time_t next = 0;
 
 	for (int i = 0; i < njobs; i++) {
@@ -831,11 +898,13 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 		if (!IS_JOB_RUNNING(jobs[i]))
 			continue;
 		(*nrunning)++;
+		_adopt(jobs[i], adopt_since);
 		t = _check_deadline(jobs[i], now);
 		if (t && (!next || t < next))
 			next = t;
 		jobs[i] = NULL;
 	}
+	adopt_since = now - 1;
 	return next;
 }
 
@@ -1043,10 +1112,15 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		 * report for a duplicate and leave the job (and its nodes)
 		 * completing for good.
 		 */
+		if (IS_JOB_RUNNING(job_ptr))	/* new, started by Slurm */
+			_adopt(job_ptr, 0);
 		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
 		    IS_JOB_COMPLETING(job_ptr))
 			continue;
 		pending++;
+		/* jobs without an SLA are Slurm's (decision 27) */
+		if (no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
+			continue;
 		examined++;
 		if (job_ptr->priority == 0) {
 			time_t t = 0;

@@ -7,9 +7,16 @@
 #ifndef _SCHED_LIBRA_H
 #define _SCHED_LIBRA_H
 
+#include <stdbool.h>
 #include <time.h>
 
 extern const char plugin_type[];
+
+#include "params.h"
+
+/* What the thread does with jobs without an SLA: set by init() before
+ * libra_sched_start(), for the life of the plugin (decision 27). */
+extern void libra_sched_set_mode(libra_nosla_t mode);
 
 /* Start the scheduler thread. */
 extern int libra_sched_start(void);
@@ -24,5 +31,13 @@ extern void libra_sched_stop(void);
 extern void libra_power_pass(time_t now);
 extern void libra_power_flush(void);
 extern void libra_power_fini(void);
+
+/* sched_libra_backfill.c: Slurm's own sched/backfill for the jobs without
+ * an SLA (libra_no_sla=slurm, decision 27), loaded from PluginDir and run
+ * through its own init(), sched_p_reconfig() and fini(). */
+extern int libra_backfill_start(void);
+extern bool libra_backfill_running(void);
+extern void libra_backfill_reconfig(void);
+extern void libra_backfill_stop(void);
 
 #endif /* _SCHED_LIBRA_H */

@@ -34,25 +34,40 @@ static bool _has_param(const char *params, const char *key)
 extern int init(void)
 {
 	const char *params = slurm_conf.sched_params;
+	libra_nosla_t mode;
 
-	/* Only sched/libra may start jobs, or admissions mean nothing. */
-	if (!params || !_has_param(params, "defer") ||
-	    !_has_param(params, "sched_interval=-1")) {
-		error("%s: SchedulerParameters must contain sched_interval=-1,defer so that slurmctld's own scheduler starts no jobs (found \"%s\"); refusing to run",
-		      plugin_type, params ? params : "");
-		return SLURM_ERROR;
-	}
 	if (libra_hub_init())
 		return SLURM_ERROR;
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
+	mode = libra_hub_params()->no_sla;
 	libra_hub_unlock();
-	verbose("%s: scheduler loaded", plugin_type);
+	libra_sched_set_mode(mode);
+	if (mode == LIBRA_NOSLA_SLURM) {
+		/*
+		 * Jobs without an SLA are Slurm's (decision 27): its main
+		 * scheduler as configured, and its backfill plugin here.
+		 */
+		if (params && _has_param(params, "sched_interval=-1"))
+			info("%s: SchedulerParameters has sched_interval=-1: slurmctld's main scheduler is off, so jobs without an SLA start only in backfill cycles (bf_interval)",
+				plugin_type);
+		if (libra_backfill_start())
+			return SLURM_ERROR;
+	} else if (!params || !_has_param(params, "defer") ||
+		   !_has_param(params, "sched_interval=-1")) {
+		/* sched/libra starts every job itself: nothing else may */
+		error("%s: with libra_no_sla=%s SchedulerParameters must contain sched_interval=-1,defer so that slurmctld's own scheduler starts no jobs (found \"%s\"); refusing to run",
+		      plugin_type, libra_nosla_name(mode), params ? params : "");
+		return SLURM_ERROR;
+	}
+	verbose("%s: scheduler loaded (jobs without an SLA: %s)", plugin_type,
+		libra_nosla_name(mode));
 	return libra_sched_start();
 }
 
 extern void fini(void)
 {
+	libra_backfill_stop();
 	libra_sched_stop();
 	libra_hub_fini();
 	verbose("%s: scheduler unloaded", plugin_type);
@@ -65,9 +80,16 @@ extern int sched_p_reconfig(void)
 	 * reconfigurations in one second look alike to
 	 * libra_slurm_params_current().
 	 */
+	libra_nosla_t mode;
+
 	libra_hub_lock();
 	libra_slurm_load_params(plugin_type);
+	mode = libra_hub_params()->no_sla;
 	libra_hub_unlock();
+	if ((mode == LIBRA_NOSLA_SLURM) != libra_backfill_running())
+		error("%s: libra_no_sla=%s takes effect when slurmctld restarts; until then jobs without an SLA are scheduled as before",
+		      plugin_type, libra_nosla_name(mode));
+	libra_backfill_reconfig();
 	libra_hub_wake();
 	return SLURM_SUCCESS;
 }
