@@ -63,14 +63,16 @@ enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
-	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_COUNT
+	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_SCHED_MAIN, R_COUNT
 };
 
 static const rule_t rules[R_COUNT] = {
 	[R_SCHED_TYPE] = { "sched-type", SEV_ERROR,
 		"SchedulerType is sched/libra" },
 	[R_SCHED_DEFER] = { "sched-defer", SEV_ERROR,
-		"SchedulerParameters has sched_interval=-1 and defer" },
+		"with libra_no_sla=best_effort or reject, SchedulerParameters has sched_interval=-1 and defer" },
+	[R_SCHED_MAIN] = { "sched-main", SEV_WARNING,
+		"with libra_no_sla=slurm (the default), slurmctld's main scheduler is not switched off (no sched_interval=-1)" },
 	[R_SCHED_PARAMS] = { "sched-params", SEV_ERROR,
 		"the libra_* SchedulerParameters are valid" },
 	[R_JOB_SUBMIT] = { "job-submit", SEV_ERROR,
@@ -82,7 +84,7 @@ static const rule_t rules[R_COUNT] = {
 	[R_ACCOUNTING] = { "accounting", SEV_WARNING,
 		"AccountingStorageType is accounting_storage/slurmdbd" },
 	[R_OVERSUBSCRIBE] = { "oversubscribe", SEV_ERROR,
-		"every partition has OverSubscribe=FORCE:N, N >= 2" },
+		"every partition has OverSubscribe=YES:N (libra_no_sla=slurm) or FORCE:N (best_effort, reject), N >= 2" },
 	[R_SELECT] = { "select", SEV_ERROR,
 		"SelectType gives CPUs, not whole nodes" },
 	[R_PLUGINS] = { "plugins", SEV_ERROR,
@@ -381,6 +383,10 @@ static bool _has_item(const char *list, const char *item)
 
 /* ------------------------------------------------------------ checks */
 
+/* libra_no_sla as SchedulerParameters set it (_check_scheduler()); the
+ * partitions' rule follows it (design.md decision 27). */
+static libra_nosla_t no_sla_mode = LIBRA_NOSLA_SLURM;
+
 static void _check_scheduler(const conf_t *c, const char *file)
 {
 	const char *where = file, *v = _get(c, "SchedulerType", &where);
@@ -394,13 +400,6 @@ static void _check_scheduler(const conf_t *c, const char *file)
 			 "set SchedulerType=sched/libra and restart slurmctld",
 			 v ? v : "not set (sched/backfill)",
 			 v ? v : "sched/backfill");
-	if (!params || !_has_item(params, "sched_interval=-1") ||
-	    !_has_item(params, "defer"))
-		_finding(R_SCHED_DEFER, pw,
-			 "SchedulerParameters lacks %s: slurmctld's own scheduler would start jobs nobody admitted, and sched/libra refuses to load",
-			 "add sched_interval=-1,defer to SchedulerParameters",
-			 !params || !_has_item(params, "sched_interval=-1") ?
-			 "sched_interval=-1" : "defer");
 	libra_params_default(&p);
 	if (params && libra_params_parse(&p, params, err, sizeof(err))) {
 		/* the tariff's parser names it "libra_tariff: ..." */
@@ -412,6 +411,21 @@ static void _check_scheduler(const conf_t *c, const char *file)
 			_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
 				 "correct the value (sched_libra(8) lists every libra_* key and its range)",
 				 err);
+	}
+	no_sla_mode = p.no_sla;
+	if (p.no_sla == LIBRA_NOSLA_SLURM) {
+		if (params && _has_item(params, "sched_interval=-1"))
+			_finding(R_SCHED_MAIN, pw,
+				 "SchedulerParameters has sched_interval=-1: slurmctld's main scheduler is off, so jobs without an SLA start only in backfill cycles, not as under stock Slurm",
+				 "remove sched_interval=-1 (with libra_no_sla=slurm, Slurm's own schedulers start the jobs without an SLA)");
+	} else if (!params || !_has_item(params, "sched_interval=-1") ||
+		   !_has_item(params, "defer")) {
+		_finding(R_SCHED_DEFER, pw,
+			 "SchedulerParameters lacks %s: with libra_no_sla=%s sched/libra starts every job, slurmctld's own scheduler would start jobs nobody admitted, and sched/libra refuses to load",
+			 "add sched_interval=-1,defer to SchedulerParameters, or leave jobs without an SLA to Slurm (libra_no_sla=slurm)",
+			 !params || !_has_item(params, "sched_interval=-1") ?
+			 "sched_interval=-1" : "defer",
+			 libra_nosla_name(p.no_sla));
 	}
 }
 
@@ -443,6 +457,40 @@ static void _check_plugins_named(const conf_t *c, const char *file)
 			 as ? as : "not set (accounting_storage/none)");
 }
 
+/*
+ * libra_no_sla=slurm: OverSubscribe=YES:N, N >= 2.  Jobs without an SLA
+ * then get CPUs of their own, as under OverSubscribe=NO, and admitted
+ * jobs, which job_submit/qos submits with --oversubscribe, time-share
+ * theirs; FORCE would time-share every job's.
+ */
+static void _check_yes(const conf_line_t *cl, const char *name,
+		       const char *os)
+{
+	const char *fix = "set OverSubscribe=YES:8 (or another N >= 2) on the partition";
+	char *end;
+	long n;
+
+	if (os && !strncasecmp(os, "FORCE", 5)) {
+		_finding(R_OVERSUBSCRIBE, cl->where,
+			 "partition %s has OverSubscribe=%s: jobs without an SLA would time-share CPUs (even with --exclusive), unlike under stock Slurm",
+			 fix, name, os);
+		return;
+	}
+	if (!os || strncasecmp(os, "YES", 3)) {
+		_finding(R_OVERSUBSCRIBE, cl->where,
+			 "partition %s has OverSubscribe=%s: admitted jobs cannot time-share a CPU and wait for each other past their deadlines",
+			 fix, name, os ? os : "NO");
+		return;
+	}
+	n = os[3] == ':' ? strtol(os + 4, &end, 10) : 4;
+	if (os[3] == ':' && (*end || end == os + 4))
+		n = 0;
+	if (n < 2)
+		_finding(R_OVERSUBSCRIBE, cl->where,
+			 "partition %s has OverSubscribe=%s: at most one job per CPU, no time-sharing",
+			 fix, name, os);
+}
+
 static void _check_partitions(const conf_t *c, const char *file)
 {
 	const char *global = _get(c, "OverSubscribe", NULL);
@@ -461,11 +509,15 @@ static void _check_partitions(const conf_t *c, const char *file)
 		if (!(os = _line_get(cl, "OverSubscribe")) &&
 		    !(os = _line_get(cl, "Shared")))
 			os = global;
+		if (no_sla_mode == LIBRA_NOSLA_SLURM) {
+			_check_yes(cl, name, os);
+			continue;
+		}
 		if (!os || strncasecmp(os, "FORCE", 5)) {
 			_finding(R_OVERSUBSCRIBE, cl->where,
-				 "partition %s has OverSubscribe=%s: admitted jobs cannot time-share a CPU and wait for each other past their deadlines",
+				 "partition %s has OverSubscribe=%s: with libra_no_sla=%s admitted jobs cannot time-share a CPU and wait for each other past their deadlines",
 				 "set OverSubscribe=FORCE:8 (or another N >= 2) on the partition",
-				 name, os ? os : "NO");
+				 name, os ? os : "NO", libra_nosla_name(no_sla_mode));
 			continue;
 		}
 		n = os[5] == ':' ? strtol(os + 6, &end, 10) : 4;
@@ -480,6 +532,8 @@ static void _check_partitions(const conf_t *c, const char *file)
 	if (!parts)
 		_finding(R_OVERSUBSCRIBE, file,
 			 "no PartitionName line: no partition to admit jobs to",
+			 no_sla_mode == LIBRA_NOSLA_SLURM ?
+			 "add a partition with OverSubscribe=YES:8" :
 			 "add a partition with OverSubscribe=FORCE:8");
 }
 
