@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2317 # functions run through both, on and wait_until
+# test_parity_sched: scheduling without an SLA, the same on a stock
+# cluster (sched/backfill) and on the plugin cluster (sched/libra,
+# libra_no_sla=slurm), run on both at once (issue 37; README.md):
+#  (a) 8 CPU-bound jobs with a time limit on 4 CPUs: never two on a CPU,
+#      all COMPLETED;
+#  (b) a backlog of 7 jobs of distinct priorities (nice, scontrol top)
+#      behind 4 blockers, nodes freed one at a time: the same start order;
+#  (c) a whole-cluster job among 1-node jobs with time limits: it waits
+#      no longer than under stock plus one libra_interval (and a slack);
+#  (g) an array of 20 two-second tasks on 4 nodes: the same makespan
+#      within 10% (+1 s for whole-second timestamps).
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+parity_init
+parity_start
+
+# _overlaps: on standard input "node|start|end" rows (epoch
+# seconds) of 1-node jobs; prints the number of pairs of jobs that overlap
+# on a node (one starting before another on its node ended).
+_overlaps() {
+	sort -t'|' -k1,1 -k2,2n | awk -F'|' '
+		$1 == node && $2 < end { n++ }
+		{ if ($1 != node || $3 > end) end = $3; node = $1 }
+		END { print n + 0 }'
+}
+
+# _sacct_rows IDS FIELDS: accounting rows (allocations) of the jobs, times
+# in epoch seconds.
+_sacct_rows() { SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$1" -o "$2" 2>/dev/null; }
+
+# _sacct_terminal IDS COUNT: accounting has COUNT rows for the jobs, each in
+# a final state with an end time.
+_sacct_terminal() {
+	local rows
+	rows=$(_sacct_rows "$1" State,End)
+	[ "$(grep -c . <<<"$rows")" = "$2" ] || return 1
+	! grep -qE '^(PENDING|RUNNING|COMPLETING|REQUEUED)|\|Unknown$|\|$' <<<"$rows"
+}
+
+# Sampling while waiting: the most jobs seen running at once, in all and
+# on one node.
+SAMPLE_MAX=0
+SAMPLE_NODE_MAX=0
+_sample_running() {
+	local nodes n per
+	nodes=$(squeue -h -t R -o %N 2>/dev/null) || return 0
+	n=$(grep -c . <<<"$nodes" || :)
+	per=$(grep . <<<"$nodes" | sort | uniq -c | awk 'BEGIN { m = 0 } $1 > m { m = $1 } END { print m }')
+	[ "$n" -le "$SAMPLE_MAX" ] || SAMPLE_MAX=$n
+	[ "$per" -le "$SAMPLE_NODE_MAX" ] || SAMPLE_NODE_MAX=$per
+}
+_sample_until_idle() {
+	_sample_running
+	no_jobs_active
+}
+
+# ---------------------------------------------------------------------------
+# (a) CPU-bound jobs with time limits, more jobs than CPUs
+# ---------------------------------------------------------------------------
+scen_cpu() {
+	local i ids=() list rows t0=$SECONDS
+	SAMPLE_MAX=0 SAMPLE_NODE_MAX=0
+	for i in 1 2 3 4 5 6 7 8; do
+		psub "cpu job $i" -J "cpu$i" --time=1 --wrap "$PARITY_BURN 2"
+		ids+=("$SB_JOBID")
+	done
+	list=$(IFS=,; echo "${ids[*]}")
+	wait_until 300 "the 8 CPU-bound jobs to end" _sample_until_idle
+	wait_until 120 "accounting of the 8 CPU-bound jobs" _sacct_terminal "$list" 8
+	rows=$(_sacct_rows "$list" NodeList,Start,End,State)
+	parity_put a_states "$(cut -d'|' -f4 <<<"$rows" | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = " " }')"
+	parity_put a_overlaps "$(cut -d'|' -f1-3 <<<"$rows" | _overlaps)"
+	parity_put a_node_max "$SAMPLE_NODE_MAX"
+	parity_put a_max "$SAMPLE_MAX"
+	parity_put a_makespan "$(awk -F'|' 'NR == 1 || $2 < s { s = $2 } $3 > e { e = $3 } END { print e - s }' <<<"$rows")"
+	note "(a) done in $((SECONDS - t0)) s"
+}
+
+# ---------------------------------------------------------------------------
+# (b) start order of a backlog of distinct priorities
+# ---------------------------------------------------------------------------
+ORDER_IDS=()
+ORDER_NAMES=()
+# _order_started K: at least K jobs of the backlog have started.
+_order_started() {
+	local i n=0
+	for i in "${!ORDER_IDS[@]}"; do
+		job_started "${ORDER_IDS[i]}" && n=$((n + 1))
+	done
+	[ "$n" -ge "$1" ]
+}
+_all_running() {
+	local j
+	for j in "$@"; do job_in_state "$j" RUNNING || return 1; done
+}
+_all_have_reason() {
+	local j
+	for j in "$@"; do job_has_reason "$j" || return 1; done
+}
+scen_order() {
+	local i name nice blockers=() gates=() order=() seen=() k new early t0=$SECONDS
+	for i in 1 2 3 4; do
+		psub "blocker $i" -J "blk$i" --wrap "$(gate_wait "$LIBRA_WORK/blk$i")"
+		blockers+=("$SB_JOBID")
+		gates+=("blk$i")
+	done
+	wait_until 120 "the 4 blockers to run" _all_running "${blockers[@]}"
+	ORDER_IDS=()
+	ORDER_NAMES=()
+	# Priority 10000 - nice: J2 9990, J4 9980, J6 9970, J5 9960, J3 9950,
+	# J1 9940, J7 9930; "scontrol top" then gives J7 the highest and
+	# lowers the others (Slurm's _set_top: J7 9990, the rest 10 less).
+	for name in J1:60 J2:10 J3:50 J4:20 J5:40 J6:30 J7:70; do
+		nice=${name#*:}
+		name=${name%:*}
+		psub "backlog job $name" -J "$name" --nice="$nice" --wrap "$(gate_wait "$LIBRA_WORK/$name")"
+		ORDER_IDS+=("$SB_JOBID")
+		ORDER_NAMES+=("$name")
+	done
+	scontrol top "${ORDER_IDS[6]}" || fail "scontrol top ${ORDER_IDS[6]} failed"
+	# Each has been looked at by a scheduler (a reason), and none started
+	# while all four nodes are held.
+	wait_until 120 "the backlog to have pending reasons" _all_have_reason "${ORDER_IDS[@]}"
+	early=0
+	for i in "${!ORDER_IDS[@]}"; do
+		job_started "${ORDER_IDS[i]}" && early=$((early + 1))
+	done
+	parity_put b_early "$early"
+	parity_put b_prio "$(squeue -h -t PD -o '%Q %i %j' | sort -k1,1nr -k2,2n | awk '$3 ~ /^J/ { printf "%s%s:%s", s, $3, $1; s = " " }')"
+	parity_put b_reasons "$(squeue -h -t PD -o '%j %r' | sort | awk '$1 ~ /^J/ { printf "%s%s:%s", s, $1, $2; s = " " }')"
+	# Free one node at a time: let the oldest running job go, wait for
+	# the next backlog job to start.
+	for k in 1 2 3 4 5 6 7; do
+		gate_open "$LIBRA_WORK/${gates[k - 1]}"
+		wait_until 120 "backlog job number $k to start" _order_started "$k"
+		new=()
+		for i in "${!ORDER_IDS[@]}"; do
+			[[ " ${seen[*]} " != *" ${ORDER_NAMES[i]} "* ]] || continue
+			if job_started "${ORDER_IDS[i]}"; then
+				new+=("${ORDER_NAMES[i]}")
+				seen+=("${ORDER_NAMES[i]}")
+				gates+=("${ORDER_NAMES[i]}")
+			fi
+		done
+		# Two at once (another node free) would be a finding: both
+		# recorded, joined by "+".
+		order+=("$(IFS=+; echo "${new[*]}")")
+		[ "${#seen[@]}" -lt 7 ] || break
+	done
+	parity_put b_order "${order[*]}"
+	for name in "${ORDER_NAMES[@]}"; do gate_open "$LIBRA_WORK/$name"; done
+	note "(b) done in $((SECONDS - t0)) s: order ${order[*]}"
+}
+
+# ---------------------------------------------------------------------------
+# (c) a whole-cluster job among 1-node jobs with time limits
+# ---------------------------------------------------------------------------
+scen_wide() {
+	local i s small=() wide times t0=$SECONDS
+	# Four 1-node jobs end one after the other (2, 4, 6, 8 s); the wide
+	# job comes next, then a stream of 1-node jobs that could take each
+	# node as it frees (their limit, 3 min, is longer than the wide job's
+	# planned start, so backfill must not start them first).
+	for i in 1 2 3 4; do
+		s=$((2 * i))
+		psub "small job $i" -J "s$i" --time=1 --wrap "sleep $s"
+		small+=("$SB_JOBID")
+	done
+	wait_until 120 "the 4 small jobs to run" _all_running "${small[@]}"
+	psub "wide job" -J wide -N4 --time=1 --wrap 'sleep 1'
+	wide=$SB_JOBID
+	for i in 5 6 7 8 9 10; do
+		psub "stream job $i" -J "s$i" --time=3 --wrap 'sleep 8'
+	done
+	wait_until 90 "the wide job to start" job_started "$wide"
+	times=$(SLURM_TIME_FORMAT=%s squeue -h -t all -j "$wide" -o '%V %S')
+	parity_put c_wait "$(awk '{ print $2 - $1 }' <<<"$times")"
+	# Stream jobs that started before the wide job.
+	parity_put c_before "$(SLURM_TIME_FORMAT=%s squeue -h -t all -o '%j %T %S' |
+		awk -v w="${times#* }" '$1 ~ /^s([5-9]|10)$/ && $2 != "PENDING" && $3 < w { n++ } END { print n + 0 }')"
+	note "(c) done in $((SECONDS - t0)) s"
+}
+
+# ---------------------------------------------------------------------------
+# (g) an array of 20 short tasks
+# ---------------------------------------------------------------------------
+scen_array() {
+	local arr rows t0=$SECONDS
+	SAMPLE_MAX=0 SAMPLE_NODE_MAX=0
+	psub "array" -J arr --array=0-19 --time=1 --wrap 'sleep 2'
+	arr=$SB_JOBID
+	wait_until 300 "the array's 20 tasks to end" _sample_until_idle
+	wait_until 120 "accounting of the 20 tasks" _sacct_terminal "$arr" 20
+	rows=$(_sacct_rows "$arr" NodeList,Start,End,State)
+	parity_put g_states "$(cut -d'|' -f4 <<<"$rows" | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = " " }')"
+	parity_put g_makespan "$(awk -F'|' 'NR == 1 || $2 < s { s = $2 } $3 > e { e = $3 } END { print e - s }' <<<"$rows")"
+	parity_put g_overlaps "$(cut -d'|' -f1-3 <<<"$rows" | _overlaps)"
+	parity_put g_node_max "$SAMPLE_NODE_MAX"
+	note "(g) done in $((SECONDS - t0)) s"
+}
+
+# ---------------------------------------------------------------------------
+# The scenarios, each on both clusters at once; the checks compare.
+# ---------------------------------------------------------------------------
+g() { parity_get "$@"; }
+
+if parity_want a && both scen_cpu; then
+	note "parity (a): 8 CPU-bound jobs: stock $(g stock a_states), makespan $(g stock a_makespan) s, at most $(g stock a_node_max) running on a node; libra $(g libra a_states), makespan $(g libra a_makespan) s, at most $(g libra a_node_max) on a node"
+	for side in stock libra; do
+		expect_eq "COMPLETED x8" "$(g $side a_states)" "(a) states of the 8 CPU-bound jobs on $side"
+		expect_eq 0 "$(g $side a_overlaps)" "(a) jobs overlapping on a node (sacct) on $side"
+		[ "$(g $side a_node_max)" -le 1 ] ||
+			expect_fail "(a) $(g $side a_node_max) jobs seen running on one node (one CPU) on $side"
+	done
+fi
+both parity_reset || fail "the clusters could not be emptied for the next scenario"
+
+if parity_want b && both scen_order; then
+	note "parity (b): start order: stock $(g stock b_order), libra $(g libra b_order) (priorities on stock: $(g stock b_prio))"
+	parity_same b_order "(b) start order of the backlog"
+	parity_same b_prio "(b) the backlog's priorities"
+	parity_same b_reasons "(b) the backlog's pending reasons"
+	expect_eq "J7 J2 J4 J6 J5 J3 J1" "$(g stock b_order)" "(b) start order on stock (the priorities)"
+	expect_eq 0 "$(g libra b_early)" "(b) backlog jobs started on libra while every node was held"
+fi
+both parity_reset || fail "the clusters could not be emptied for the next scenario"
+
+if parity_want c && both scen_wide; then
+	ws=$(g stock c_wait)
+	wl=$(g libra c_wait)
+	note "parity (c): the wide job waited $ws s on stock, $wl s on libra; stream jobs started before it: $(g stock c_before) on stock, $(g libra c_before) on libra"
+	[ "$wl" -le $((ws + PARITY_INTERVAL + PARITY_SLACK)) ] ||
+		expect_fail "(c) the wide job waited $wl s on libra, more than stock's $ws s + $PARITY_INTERVAL + $PARITY_SLACK"
+	parity_same c_before "(c) stream jobs started before the wide job"
+fi
+both parity_reset || fail "the clusters could not be emptied for the next scenario"
+
+if parity_want g && both scen_array; then
+	mks=$(g stock g_makespan)
+	mkl=$(g libra g_makespan)
+	note "parity (g): array of 20 x 2 s: makespan $mks s on stock, $mkl s on libra; at most $(g stock g_node_max) / $(g libra g_node_max) running on a node"
+	for side in stock libra; do
+		expect_eq "COMPLETED x20" "$(g $side g_states)" "(g) states of the 20 tasks on $side"
+		expect_eq 0 "$(g $side g_overlaps)" "(g) tasks overlapping on a node (sacct) on $side"
+	done
+	# |libra - stock| <= 10% of stock + 1 s (whole seconds), in tenths.
+	d=$((mkl - mks))
+	[ $((10 * ${d#-})) -le $((mks + 10)) ] ||
+		expect_fail "(g) makespan $mkl s on libra, stock's $mks s: more than 10% + 1 s apart"
+fi
+
+parity_stop
+expect_done
+pass
