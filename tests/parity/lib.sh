@@ -221,9 +221,10 @@ parity_start() {
 }
 
 # parity_stop: stop both clusters (at once); fail if a process of either
-# is left.
+# is left.  Nothing with LIBRA_KEEP_CLUSTER=1 (they are left running).
 parity_stop() {
 	local side pids=() recs=() cgs=()
+	[ "${LIBRA_KEEP_CLUSTER:-0}" != 1 ] || return 0
 	for side in "${PARITY_SIDES[@]}"; do
 		recs+=("$(cat "${PARITY_DIR[$side]}"/pids/* 2>/dev/null | cut -d' ' -f1-2 | tr '\n' ';')")
 		cgs+=("$(cat "${PARITY_DIR[$side]}/run/cgroup" 2>/dev/null || :)")

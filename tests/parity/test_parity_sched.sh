@@ -191,7 +191,7 @@ scen_wide() {
 scen_array() {
 	local arr rows t0=$SECONDS
 	SAMPLE_MAX=0 SAMPLE_NODE_MAX=0
-	psub "array" -J arr --array=0-19 --time=1 --wrap 'sleep 2'
+	psub "array" -J arr --array=0-19 --time=1 --wrap 'sleep 1'
 	arr=$SB_JOBID
 	wait_until 300 "the array's 20 tasks to end" _sample_until_idle
 	wait_until 120 "accounting of the 20 tasks" _sacct_terminal "$arr" 20
@@ -242,7 +242,7 @@ both parity_reset || fail "the clusters could not be emptied for the next scenar
 if parity_want g && both scen_array; then
 	mks=$(g stock g_makespan)
 	mkl=$(g libra g_makespan)
-	note "parity (g): array of 20 x 2 s: makespan $mks s on stock, $mkl s on libra; at most $(g stock g_node_max) / $(g libra g_node_max) running on a node"
+	note "parity (g): array of 20 x 1 s: makespan $mks s on stock, $mkl s on libra; at most $(g stock g_node_max) / $(g libra g_node_max) running on a node"
 	for side in stock libra; do
 		expect_eq "COMPLETED x20" "$(g $side g_states)" "(g) states of the 20 tasks on $side"
 		expect_eq 0 "$(g $side g_overlaps)" "(g) tasks overlapping on a node (sacct) on $side"
