@@ -217,7 +217,24 @@ parity_start() {
 		[ ! -f "$PARITY_TMP/$side.port" ] || PARITY_PORT[$side]=$(<"$PARITY_TMP/$side.port")
 	done
 	[ -z "$bad" ] || fail "cluster(s)$bad did not start"
+	# Each cluster runs what it is meant to: a comparison with a libra
+	# side that is not (a configuration gone wrong) would pass for nothing.
+	on stock _parity_expect_sched sched/backfill
+	if [ "${PARITY_LIBRA_AS_STOCK:-0}" = 1 ]; then
+		on libra _parity_expect_sched sched/backfill
+	else
+		on libra _parity_expect_sched sched/libra
+		wait_until 60 "sched/libra to run Slurm's backfill (its log line)" \
+			grep -q "running Slurm's backfill scheduler from" "${PARITY_DIR[libra]}/log/slurmctld.log"
+	fi
 	note "both clusters up in $((SECONDS - t0)) s (stock: ports from ${PARITY_PORT[stock]}, libra: from ${PARITY_PORT[libra]})"
+}
+
+# _parity_expect_sched TYPE: the cluster's SchedulerType is TYPE.
+_parity_expect_sched() {
+	local t
+	t=$(scontrol show config 2>/dev/null | sed -n 's/^SchedulerType *= *//p')
+	[ "$t" = "$1" ] || fail "cluster $PARITY_SIDE runs SchedulerType '$t', not $1"
 }
 
 # parity_stop: stop both clusters (at once); fail if a process of either

@@ -220,10 +220,12 @@ fi
 both parity_reset || fail "the clusters could not be emptied for the next scenario"
 
 if parity_want b && both scen_order; then
-	note "parity (b): start order: stock $(g stock b_order), libra $(g libra b_order) (priorities on stock: $(g stock b_prio))"
+	note "parity (b): start order: stock $(g stock b_order), libra $(g libra b_order) (priorities on stock: $(g stock b_prio); reasons on stock: $(g stock b_reasons), on libra: $(g libra b_reasons))"
 	parity_same b_order "(b) start order of the backlog"
 	parity_same b_prio "(b) the backlog's priorities"
-	parity_same b_reasons "(b) the backlog's pending reasons"
+	# Which pending job says Resources rather than Priority depends on the
+	# moment Slurm's scheduler last looked (both Slurm's own reasons):
+	# shown above, not compared.
 	expect_eq "J7 J2 J4 J6 J5 J3 J1" "$(g stock b_order)" "(b) start order on stock (the priorities)"
 	expect_eq 0 "$(g libra b_early)" "(b) backlog jobs started on libra while every node was held"
 fi
