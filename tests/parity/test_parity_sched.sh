@@ -131,11 +131,9 @@ scen_order() {
 	done
 	parity_put b_early "$early"
 	parity_put b_prio "$(squeue -h -t PD -o '%Q %i %j' | sort -k1,1nr -k2,2n | awk '$3 ~ /^J/ { printf "%s%s:%s", s, $3, $1; s = " " }')"
-	# Which job shows Resources depends on whether a scheduler ran since
-	# "scontrol top" (stock's main scheduler may not for a minute): the
-	# reasons are compared as a set, each job's noted.
-	parity_put b_reasons "$(squeue -h -t PD -o '%j %r' | awk '$1 ~ /^J/ { print $2 }' | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = " " }')"
-	parity_put b_reasons_each "$(squeue -h -t PD -o '%j %r' | sort | awk '$1 ~ /^J/ { printf "%s%s:%s", s, $1, $2; s = " " }')"
+	# Shown, not compared: which job says Resources depends on whether a
+	# scheduler ran since "scontrol top" (stock's may not for a minute).
+	parity_put b_reasons "$(squeue -h -t PD -o '%j %r' | sort | awk '$1 ~ /^J/ { printf "%s%s:%s", s, $1, $2; s = " " }')"
 	# Free one node at a time: let the oldest running job go, wait for
 	# the next backlog job to start.
 	for k in 1 2 3 4 5 6 7; do
@@ -224,7 +222,7 @@ fi
 both parity_reset || fail "the clusters could not be emptied for the next scenario"
 
 if parity_want b && both scen_order; then
-	note "parity (b): start order: stock $(g stock b_order), libra $(g libra b_order) (priorities on stock: $(g stock b_prio); reasons on stock: $(g stock b_reasons_each), on libra: $(g libra b_reasons_each))"
+	note "parity (b): start order: stock $(g stock b_order), libra $(g libra b_order) (priorities on stock: $(g stock b_prio); reasons on stock: $(g stock b_reasons), on libra: $(g libra b_reasons))"
 	parity_same b_order "(b) start order of the backlog"
 	parity_same b_prio "(b) the backlog's priorities"
 	# Which pending job says Resources rather than Priority depends on the
