@@ -334,6 +334,19 @@ both() {
 	return 1
 }
 
+# parity_plugin_errors: no "error:" line of the plugins in the libra
+# cluster's slurmctld and slurmd logs (a failed check otherwise).  As
+# ctld_plugin_errors and node_plugin_errors of ../integration/lib.sh, but
+# the cluster's directory (.../libra) taken out of the lines first.
+parity_plugin_errors() {
+	local e d=${PARITY_DIR[libra]}
+	[ "${PARITY_LIBRA_AS_STOCK:-0}" != 1 ] || return 0
+	e=$(grep -h 'error:' "$d"/log/slurmctld.log "$d"/log/slurmd-*.log 2>/dev/null |
+		awk -v d="$d" '{ while ((i = index($0, d)) > 0) $0 = substr($0, 1, i - 1) "<dir>" substr($0, i + length(d)); print }' |
+		grep -E 'error: .*(libra|job_submit/qos)' || :)
+	[ -z "$e" ] || expect_fail "the plugins logged errors on libra: $(head -c 2000 <<<"$e")"
+}
+
 # parity_want LETTER: the scenario is to run (PARITY_ONLY, e.g. "bh",
 # names the ones to run; empty: all).
 parity_want() { [ -z "${PARITY_ONLY:-}" ] || [[ $PARITY_ONLY == *"$1"* ]]; }

@@ -227,6 +227,7 @@ if parity_want h && both scen_queue; then
 		expect_fail "(h) the startable job waited $(g libra h_wait) s on libra, more than $PARITY_INTERVAL + $PARITY_SLACK s (stock: $(g stock h_wait) s)"
 fi
 
+parity_plugin_errors
 parity_stop
 expect_done
 pass

@@ -257,6 +257,7 @@ if parity_want g && both scen_array; then
 		expect_fail "(g) makespan $mkl s on libra, stock's $mks s: more than 10% + 1 s apart"
 fi
 
+parity_plugin_errors
 parity_stop
 expect_done
 pass
