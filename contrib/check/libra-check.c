@@ -458,6 +458,24 @@ static void _check_plugins_named(const conf_t *c, const char *file)
 }
 
 /*
+ * OverSubscribe=YES:N or FORCE:N ("YES" or "FORCE" is "len" characters;
+ * without ":N" Slurm's default, 4): N at least 2, else no time-sharing.
+ */
+static void _check_rows(const conf_line_t *cl, const char *name,
+			const char *os, size_t len, const char *fix)
+{
+	char *end;
+	long n = os[len] == ':' ? strtol(os + len + 1, &end, 10) : 4;
+
+	if (os[len] == ':' && (*end || end == os + len + 1))
+		n = 0;
+	if (n < 2)
+		_finding(R_OVERSUBSCRIBE, cl->where,
+			 "partition %s has OverSubscribe=%s: at most one job per CPU, no time-sharing",
+			 fix, name, os);
+}
+
+/*
  * libra_no_sla=slurm: OverSubscribe=YES:N, N >= 2.  Jobs without an SLA
  * then get CPUs of their own, as under OverSubscribe=NO, and admitted
  * jobs, which job_submit/qos submits with --oversubscribe, time-share
@@ -467,8 +485,6 @@ static void _check_yes(const conf_line_t *cl, const char *name,
 		       const char *os)
 {
 	const char *fix = "set OverSubscribe=YES:8 (or another N >= 2) on the partition";
-	char *end;
-	long n;
 
 	if (os && !strncasecmp(os, "FORCE", 5)) {
 		_finding(R_OVERSUBSCRIBE, cl->where,
@@ -482,13 +498,7 @@ static void _check_yes(const conf_line_t *cl, const char *name,
 			 fix, name, os ? os : "NO");
 		return;
 	}
-	n = os[3] == ':' ? strtol(os + 4, &end, 10) : 4;
-	if (os[3] == ':' && (*end || end == os + 4))
-		n = 0;
-	if (n < 2)
-		_finding(R_OVERSUBSCRIBE, cl->where,
-			 "partition %s has OverSubscribe=%s: at most one job per CPU, no time-sharing",
-			 fix, name, os);
+	_check_rows(cl, name, os, 3, fix);
 }
 
 static void _check_partitions(const conf_t *c, const char *file)
@@ -499,8 +509,6 @@ static void _check_partitions(const conf_t *c, const char *file)
 	for (int i = 0; i < c->nlines; i++) {
 		const conf_line_t *cl = &c->lines[i];
 		const char *name = cl->pairs[0].val, *os;
-		long n;
-		char *end;
 
 		if (strcasecmp(cl->pairs[0].key, "PartitionName") ||
 		    !strcasecmp(name, "DEFAULT"))
@@ -520,14 +528,8 @@ static void _check_partitions(const conf_t *c, const char *file)
 				 name, os ? os : "NO", libra_nosla_name(no_sla_mode));
 			continue;
 		}
-		n = os[5] == ':' ? strtol(os + 6, &end, 10) : 4;
-		if (os[5] == ':' && (*end || end == os + 6))
-			n = 0;
-		if (n < 2)
-			_finding(R_OVERSUBSCRIBE, cl->where,
-				 "partition %s has OverSubscribe=%s: at most one job per CPU, no time-sharing",
-				 "set OverSubscribe=FORCE:8 (or another N >= 2) on the partition",
-				 name, os);
+		_check_rows(cl, name, os, 5,
+			    "set OverSubscribe=FORCE:8 (or another N >= 2) on the partition");
 	}
 	if (!parts)
 		_finding(R_OVERSUBSCRIBE, file,

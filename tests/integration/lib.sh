@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # tests/integration/lib.sh: shared helpers for the integration tests.
 # Sourced (not run) by every tests/integration/test_*.sh:

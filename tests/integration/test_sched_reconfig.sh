@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_reconfig: "scontrol reconfigure" applies new libra_* parameters
 # without a restart, "scontrol show config" shows them, a bad value is
 # refused with a log line naming the key and the running values stay, and
