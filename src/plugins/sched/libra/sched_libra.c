@@ -938,18 +938,17 @@ static void _pass_clock_start(pass_clock_t *c)
 }
 
 /*
- * Log a long pass (LONG_PASS): its phases' wall times, its CPU time, and
- * how often the thread was preempted (involuntary context switches: it
- * waited for a CPU) or blocked (voluntary: a lock, a page); and the most
- * CPU time any pass took.
+ * Log a long pass (LONG_PASS): its phases' wall times, its CPU time (cpu),
+ * and how often the thread was preempted (involuntary context switches:
+ * it waited for a CPU) or blocked (voluntary: a lock, a page); and the
+ * most CPU time any pass took.
  */
-static void _long_pass(pass_clock_t *c, bool full, uint32_t pending,
-		       uint32_t started, int nrunning)
+static void _long_pass(pass_clock_t *c, double cpu, bool full,
+		       uint32_t pending, uint32_t started, int nrunning)
 {
 	static double last_log, longest, most_cpu;
 	const double *t = c->t;
 	double wall = t[5] - t[0];
-	double cpu = _clock(CLOCK_THREAD_CPUTIME_ID) - c->cpu;
 	struct rusage ru;
 
 	if (cpu > most_cpu)
@@ -967,6 +966,28 @@ static void _long_pass(pass_clock_t *c, bool full, uint32_t pending,
 	     1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]), nrunning,
 	     1e3 * (t[3] - t[2]), pending, 1e3 * (t[4] - t[3]), started,
 	     1e3 * (t[5] - t[4]), 1e3 * most_cpu);
+}
+
+/*
+ * The end of a pass, measured (its clock c stopped): with
+ * DebugFlags=Backfill one line for every pass, as sched/backfill logs
+ * each of its cycles ("completed testing"), so that a benchmark reads
+ * each pass's wall and thread CPU time from the log; long passes as
+ * _long_pass() says.  The jobs looked at are the pending jobs the pass
+ * tried or checked (with libra_no_sla=slurm those with an SLA only); the
+ * pending ones, every pending job it saw; running jobs are checked by
+ * full passes only.
+ */
+static void _pass_log(pass_clock_t *c, bool full, uint32_t pending,
+		      uint32_t examined, uint32_t started, int nrunning)
+{
+	double cpu = _clock(CLOCK_THREAD_CPUTIME_ID) - c->cpu;
+
+	if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
+		info("sched/libra: %s pass: %.3f ms, %.3f ms CPU, %u of %u pending job(s) looked at, %u started, %d running job(s) checked",
+		     full ? "full" : "incremental", 1e3 * (c->t[5] - c->t[0]),
+		     1e3 * cpu, examined, pending, started, nrunning);
+	_long_pass(c, cpu, full, pending, started, nrunning);
 }
 
 /*
@@ -1155,7 +1176,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	libra_power_pass(now);
 
 	clk.t[5] = _monotonic();
-	_long_pass(&clk, full, pending, started, nrunning);
+	_pass_log(&clk, full, pending, examined, started, nrunning);
 	usec = (uint32_t) (1e6 * (clk.t[5] - clk.t[0]));
 	*nstarted = started;
 	_stats(usec, started, examined, pending, now);
