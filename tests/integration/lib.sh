@@ -38,7 +38,8 @@ skip() {
 }
 
 pass() {
-	printf 'PASS: %s\n' "$LIBRA_TEST"
+	# With the test's run time: run-tests lists the slowest tests from it.
+	printf 'PASS: %s (%d s)\n' "$LIBRA_TEST" "$SECONDS"
 	exit 0
 }
 
