@@ -7,9 +7,12 @@
 # twice: against a stock cluster (sched/backfill, no job_submit, jobcomp or
 # SPANK plugin) and against the same cluster with all of slurm-libra loaded
 # (sched/libra, job_submit/qos, jobcomp/libra, libra_spank.so).  Slurm's
-# tests submit no SLA, so under the plugins every one of their jobs is a
-# best-effort job (libra_no_sla=best_effort, the default), which must behave
-# exactly as under stock Slurm.  Prints a table of every test, stock against
+# tests submit no SLA, so under the plugins every one of their jobs is a job
+# without an SLA, scheduled by Slurm's own main scheduler and the
+# sched/backfill that sched/libra loads (libra_no_sla=slurm, the default;
+# sched_libra(8) JOBS WITHOUT AN SLA), which must behave exactly as under
+# stock Slurm.  Both clusters run priority/multifactor and hold a
+# reservation.  Prints a table of every test, stock against
 # plugins, and a summary line; fails when a test that passed on stock does
 # not pass with the plugins, unless expected-differences.txt lists it with
 # the documented reason.
@@ -20,7 +23,8 @@
 # Knobs: LIBRA_SLURM_SRC (the Slurm source tree; make check passes the one
 # configure found), LIBRA_LONG=1 (add subset-long.txt: the slow tests),
 # LIBRA_SP_SUBSET (another file of tests to run instead), LIBRA_SP_TIMEOUT
-# (seconds per test, default 240), LIBRA_SP_ONLY=stock|plugins (run one
+# (seconds per test, default 240), LIBRA_SP_PARAMS (SchedulerParameters of
+# the plugins' side), LIBRA_SP_ONLY=stock|plugins (run one
 # side only, for a look; no comparison), LIBRA_KEEP_CLUSTER=1 (leave the
 # last cluster running).
 
@@ -33,6 +37,8 @@ SP_LONG=${LIBRA_LONG:-0}
 SP_EXPECTED=$SP_DIR/expected-differences.txt
 SP_TIMEOUT=${LIBRA_SP_TIMEOUT:-240}
 SP_PY=/usr/bin/python3
+# SchedulerParameters of the plugins' cluster: sched/libra's default mode.
+SP_LIBRA_PARAMS=${LIBRA_SP_PARAMS:-'libra_policy=libra+$,libra_interval=5,libra_no_sla=slurm'}
 
 # Where the Slurm source tree is: make check passes it; by hand, the one
 # contrib/setup prepared.
@@ -81,16 +87,31 @@ done < <(cat "$SP_SUBSET"; [ "$SP_LONG" != 1 ] || [ -n "${LIBRA_SP_SUBSET:-}" ] 
 	note "not in this source tree, left out: ${SP_MISSING[*]}"
 [ "${#SP_TESTS[@]}" -gt 0 ] || skip "none of the tests of $SP_SUBSET is in $SP_ATF"
 
-# Both clusters alike but for the plugins: 9 nodes (srun --test-only wants 9,
-# --preserve-env 6, --hostfile 5) of 4 CPUs (the hetjob test wants a node of
-# 4).  Settings the tests ask for in slurm.conf itself (local-config mode
-# reads them from the file, and skips a test whose value is not written
-# there) and that do not change what either scheduler does: Slurm's own
-# defaults written out and, in the long mode, the kill and inactivity times
-# of srun -t's test.
-export LIBRA_NODES=${LIBRA_NODES:-9}
+# Both clusters alike but for the plugins: 10 nodes of 4 CPUs (the hetjob
+# test wants a node of 4), the last one held by a reservation (below) that
+# none of the tests' jobs may use, which leaves 9 (srun --test-only wants
+# 9, --preserve-env 6, --hostfile 5).  Partition batch: OverSubscribe=NO on
+# stock, as a site runs it without slurm-libra; OverSubscribe=YES:8 with the
+# plugins, which sched/libra's default mode (libra_no_sla=slurm) wants: a
+# job without an SLA asks no sharing and gets CPUs of its own, as under NO.
+# Settings the tests ask for in slurm.conf itself (local-config mode reads
+# them from the file, and skips a test whose value is not written there),
+# the same on both sides: priority/multifactor (sprio's tests and the
+# multifactor priority test; only the partition factor weighs, the same for
+# every job, so the priority of a job is its nice and hold alone, as the
+# tests expect), Slurm's own defaults of switch/none and OverTimeLimit
+# written out and, in the long mode, the kill and inactivity times of srun
+# -t's test.
+export LIBRA_NODES=${LIBRA_NODES:-10}
 export LIBRA_NODE_CPUS=${LIBRA_NODE_CPUS:-4}
-LIBRA_EXTRA_CONF='PriorityType=priority/basic
+SP_RESV_NODE=n$LIBRA_NODES
+LIBRA_EXTRA_CONF='PriorityType=priority/multifactor
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightQOS=0
+PriorityWeightPartition=10000
+PriorityFavorSmall=NO
 SwitchType=switch/none
 OverTimeLimit=0'
 [ "$SP_LONG" != 1 ] || LIBRA_EXTRA_CONF+='
@@ -109,15 +130,27 @@ mkdir -p "$SP_OUT"
 run_side() {
 	local mode=$1 t0=$SECONDS rc
 	if [ "$mode" = plugins ]; then
-		# shellcheck disable=SC2119 # no SchedulerParameters beyond the defaults
+		# shellcheck disable=SC2119 # the SchedulerParameters are set below
 		libra_cluster_env
+		# sched/libra's default mode, not the deprecated best_effort of
+		# ../integration/lib.sh's defaults: no sched_interval=-1, no
+		# defer, partitions OverSubscribe=YES:N.
+		export LIBRA_SCHEDULER_PARAMETERS=$SP_LIBRA_PARAMS
+		export LIBRA_OVERSUBSCRIBE=YES:8
 	else
 		unset LIBRA_SCHEDULER_TYPE LIBRA_SCHEDULER_PARAMETERS LIBRA_JOB_SUBMIT_PLUGINS \
 			LIBRA_JOBCOMP_TYPE LIBRA_PLUGSTACK
+		export LIBRA_OVERSUBSCRIBE=NO
 		libra_free_port_base
 	fi
 	cluster_start
-	note "$mode: $(scontrol show config | awk '$1 ~ /^(SchedulerType|JobSubmitPlugins|JobCompType|PlugStackConfig)$/ { printf "%s=%s ", $1, $3 }')"
+	# The reservation: the last node, for root, from now on.  No test asks
+	# for it, so no job may run there (squeue, sinfo and the tests' node
+	# counts show it RESERVED); the schedulers have to keep every job off.
+	scontrol create reservation reservationname=libra_sp_resv users=root \
+		nodes="$SP_RESV_NODE" starttime=now duration=infinite >/dev/null ||
+		fail "$mode: scontrol create reservation failed"
+	note "$mode: $(scontrol show config | awk '$1 ~ /^(SchedulerType|SchedulerParameters|PriorityType|JobSubmitPlugins|JobCompType|PlugStackConfig)$/ { printf "%s=%s ", $1, $3 }')OverSubscribe=$LIBRA_OVERSUBSCRIBE; reservation $(scontrol show reservation libra_sp_resv | grep -o 'Nodes=[^ ]*')"
 	cat >"$SP_OUT/testsuite.conf" <<-EOF
 		# Written by tests/slurm-python/test_slurm_python.sh for its $mode cluster.
 		SlurmSourceDir=$SP_SRC
@@ -156,14 +189,17 @@ run_side() {
 
 # sp_pytest NAME TEST...: run Slurm's tests with pytest in local-config
 # mode against the running cluster ($SLURM_CONF); junit XML to NAME.xml.
-# Nothing is written into the source tree (no byte code, no cache).
+# sp_cleanup.py cancels the jobs each test module leaves, as the suite's
+# auto-config mode does.  Nothing is written into the source tree (no byte
+# code, no cache).
 sp_pytest() {
 	local name=$1 rc=0
 	shift
 	(
 		cd "$SP_ATF" || exit 1
 		export SLURM_TESTSUITE_CONF=$SP_OUT/testsuite.conf PYTHONDONTWRITEBYTECODE=1
-		timeout -k 10 1500 "$SP_PY" -m pytest -p no:cacheprovider -v -rfE \
+		export PYTHONPATH=$SP_DIR${PYTHONPATH:+:$PYTHONPATH}
+		timeout -k 10 1500 "$SP_PY" -m pytest -p no:cacheprovider -p sp_cleanup -v -rfE \
 			"${SP_TIMEOUT_OPT[@]}" --basetemp="$SP_OUT/$name-tmp" \
 			--junitxml="$SP_OUT/$name.xml" -o junit_family=xunit1 \
 			--local-config "$@"
