@@ -100,13 +100,21 @@ _libra_exit() {
 	if [ "$LIBRA_STARTED" = 1 ]; then
 		"$LIBRA_CLUSTER" stop >/dev/null 2>&1 || :
 	fi
-	if [ "$rc" = 0 ] && [ -z "${LIBRA_TEST_CLUSTER_DIR:-}" ] &&
-		[ "$LIBRA_CLUSTER_DIR" = "$LIBRA_BUILD/_cluster-$LIBRA_TEST" ]; then
-		rm -rf "$LIBRA_CLUSTER_DIR"
-	elif [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		note "logs kept in $LIBRA_CLUSTER_DIR/log"
+	scratch_done "$rc" "$LIBRA_CLUSTER_DIR" "$LIBRA_CLUSTER_DIR/log"
+}
+
+# scratch_done RC DIR LOGS: the end of a test's exit trap.  After a pass,
+# remove the test's scratch directory DIR if it is the default one
+# (_cluster-<test> in the build tree, LIBRA_TEST_CLUSTER_DIR unset); after
+# a failure keep it and say where LOGS are.  Then exit RC.
+scratch_done() {
+	if [ "$1" = 0 ] && [ -z "${LIBRA_TEST_CLUSTER_DIR:-}" ] &&
+		[ "$2" = "$LIBRA_BUILD/_cluster-$LIBRA_TEST" ]; then
+		rm -rf "$2"
+	elif [ "$1" != 0 ] && [ "$1" != 77 ]; then
+		note "logs kept in $3"
 	fi
-	exit "$rc"
+	exit "$1"
 }
 
 # cluster_start: a fresh cluster (any earlier one in the same scratch

@@ -276,13 +276,7 @@ _parity_exit() {
 		done
 		wait
 	fi
-	if [ "$rc" = 0 ] && [ -z "${LIBRA_TEST_CLUSTER_DIR:-}" ] &&
-		[ "$PARITY_ROOT" = "$LIBRA_BUILD/_cluster-$LIBRA_TEST" ]; then
-		rm -rf "$PARITY_ROOT"
-	elif [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
-		note "logs kept in ${PARITY_DIR[stock]}/log and ${PARITY_DIR[libra]}/log"
-	fi
-	exit "$rc"
+	scratch_done "$rc" "$PARITY_ROOT" "${PARITY_DIR[stock]}/log and ${PARITY_DIR[libra]}/log"
 }
 
 # ---------------------------------------------------------------------------

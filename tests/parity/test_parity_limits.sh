@@ -185,6 +185,19 @@ scen_queue() {
 g() { parity_get "$@"; }
 reset() { both parity_reset || fail "the clusters could not be emptied for the next scenario"; }
 
+# held_alike LETTER WHAT WAIT_KEY WAIT_TEXT: scenario LETTER held a job
+# (WHAT) on both clusters: PENDING on stock, the same state and reason on
+# libra, and once let go it started on libra no later than on stock plus
+# one interval and the slack (WAIT_KEY: seconds from the release).
+held_alike() {
+	local l=$1 what=$2 key=$3 text=$4
+	expect_eq PENDING "$(g stock "${l}_state")" "($l) state of $what on stock"
+	parity_same "${l}_state" "($l) state of $what"
+	parity_same "${l}_reason" "($l) reason of $what"
+	[ "$(g libra "$key")" -le $(($(g stock "$key") + PARITY_INTERVAL + PARITY_SLACK)) ] ||
+		expect_fail "($l) $text $(g libra "$key") s on libra, $(g stock "$key") s on stock"
+}
+
 if parity_want d && both scen_license; then
 	note "parity (d): license jobs: at most $(g stock d_max) holder(s) at once on stock, $(g libra d_max) on libra; the second waited with reason '$(g stock d_reason)' on stock, '$(g libra d_reason)' on libra; from the first's end to the second's start $(g stock d_gap) s on stock, $(g libra d_gap) s on libra"
 	for side in stock libra; do
@@ -199,21 +212,13 @@ reset
 
 if parity_want e && both scen_down; then
 	note "parity (e): job in a DOWN partition: $(g stock e_state) '$(g stock e_reason)' on stock, $(g libra e_state) '$(g libra e_reason)' on libra; started $(g stock e_up_wait) s / $(g libra e_up_wait) s after State=UP"
-	expect_eq PENDING "$(g stock e_state)" "(e) state of the job on stock"
-	parity_same e_state "(e) state of the job in the DOWN partition"
-	parity_same e_reason "(e) reason of the job in the DOWN partition"
-	[ "$(g libra e_up_wait)" -le $(($(g stock e_up_wait) + PARITY_INTERVAL + PARITY_SLACK)) ] ||
-		expect_fail "(e) after State=UP the job started in $(g libra e_up_wait) s on libra, $(g stock e_up_wait) s on stock"
+	held_alike e "the job in the DOWN partition" e_up_wait "after State=UP the job started in"
 fi
 reset
 
 if parity_want f && both scen_maxjobs; then
 	note "parity (f): MaxJobs=1: the second job $(g stock f_state) '$(g stock f_reason)' on stock, $(g libra f_state) '$(g libra f_reason)' on libra; it started $(g stock f_next_wait) s / $(g libra f_next_wait) s after the first's gate opened"
-	expect_eq PENDING "$(g stock f_state)" "(f) state of the second job on stock"
-	parity_same f_state "(f) state of the second job"
-	parity_same f_reason "(f) reason of the second job"
-	[ "$(g libra f_next_wait)" -le $(($(g stock f_next_wait) + PARITY_INTERVAL + PARITY_SLACK)) ] ||
-		expect_fail "(f) the second job started $(g libra f_next_wait) s after the first ended on libra, $(g stock f_next_wait) s on stock"
+	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
 fi
 reset
 
