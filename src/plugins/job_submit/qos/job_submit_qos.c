@@ -787,6 +787,184 @@ static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 }
 
 /*
+ * What a refusal adds after its reason: that powered-down nodes could not
+ * boot in time, the booking's begin or the power plan's start, the
+ * prediction used, and that a binding quote was priced for its hold's end.
+ */
+static void _refusal_notes(const libra_params_t *p, bool boot_wait,
+			   bool hold, const char *begin_txt,
+			   const char *predict_txt, char **err_msg)
+{
+	char d[32];
+
+	if (boot_wait) {
+		libra_format_duration(p->power_boot, d, sizeof(d));
+		xstrfmtcat(*err_msg, " (the powered nodes cannot take it, and its deadline cannot wait %s for a powered-down node to boot: libra_power_boot)",
+			   d);
+	}
+	xstrfmtcat(*err_msg, "%s%s", begin_txt, predict_txt);
+	if (hold) {
+		libra_format_duration(p->quote_hold, d, sizeof(d));
+		xstrfmtcat(*err_msg, " (quote=hold: priced for a start as late as the end of its %s hold)",
+			   d);
+	}
+}
+
+/*
+ * An admission whose due date (ISQoS) cannot be met: when it is planned
+ * to finish instead, and what it is charged then.
+ */
+static void _due_date_note(const libra_sla_t *agreed, const libra_quote_t *q,
+			   double from, char **err_msg)
+{
+	char t[32], m[32];
+
+	if (!(agreed->set & LIBRA_SLA_TARGET) ||
+	    agreed->target <= agreed->due_date + LIBRA_DEADLINE_GRACE)
+		return;
+	libra_format_duration(agreed->target - from, t, sizeof(t));
+	xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
+		   t, _money(q->charge_target, m, sizeof(m)));
+}
+
+/*
+ * The record of an admitted job (an admission, or a binding quote taken),
+ * what both have in common: its policy, ledger token, SLA, when and at
+ * what prices.  The caller adds the rest.
+ */
+static void _record_init(libra_record_t *rec, libra_policy_t policy,
+			 uint32_t token, const libra_sla_t *sla, double now,
+			 double price, double price_mem, double price_gpus)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->policy = policy;
+	rec->token = token;
+	rec->sla = *sla;
+	rec->admitted = now;
+	rec->price = price;
+	rec->price_mem = price_mem;
+	rec->price_gpus = price_gpus;
+}
+
+/*
+ * What admission needs of a job with an SLA: its request (refused, with
+ * the reason, when unreadable), whether the user may hold another quote,
+ * and the nodes it may run on.  A booking (begin > 0) is marked booked,
+ * and begin_txt says when it begins.
+ */
+static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+			  const libra_params_t *p, uint32_t uid, double now,
+			  double begin, bool hold, libra_request_t *req,
+			  char *begin_txt, size_t len, libra_refusal_t *ref,
+			  char **err_msg)
+{
+	part_record_t *part_ptr;
+	int rc;
+
+	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
+		info("%s: %s", plugin_type, *err_msg);
+		return rc;
+	}
+	ref->has_sla = true;
+	ref->sla = *sla;
+	if ((rc = _read_request(job_desc, req, &part_ptr, ref, err_msg))) {
+		info("%s: %s", plugin_type, *err_msg);
+		return rc;
+	}
+	req->slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
+	if (begin > 0.0) {
+		char t[32];
+
+		req->booked = now;
+		_clock(begin, t, sizeof(t));
+		snprintf(begin_txt, len, " (booked to begin at %s; times from then)",
+			 t);
+	}
+	req->eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
+					     job_desc->exc_nodes, err_msg);
+	return req->eligible ? SLURM_SUCCESS : ESLURM_INVALID_NODE_NAME;
+}
+
+/*
+ * The power plan's start (decision 24), later than now: deferred to
+ * cheaper hours (Slurm holds the job until then: its begin time), or
+ * counted from the boot of powered-down nodes (started at once; slurmctld
+ * powers them up).  begin_txt says which.
+ */
+static void _power_start(job_desc_msg_t *job_desc, double start,
+			 bool deferred, char *begin_txt, size_t len)
+{
+	char t[32];
+
+	_clock(start, t, sizeof(t));
+	if (deferred) {
+		job_desc->begin_time = (time_t) ceil(start);
+		snprintf(begin_txt, len, " (deferred to %s, when power is cheaper)",
+			 t);
+	} else {
+		snprintf(begin_txt, len, " (on powered-down nodes: counted from their boot, %s)",
+			 t);
+	}
+}
+
+/*
+ * Make an admission binding: the record's places, its binding quote when
+ * held (held_until > 0: kept in the book until then), the record stored
+ * in the job and the capacity committed in the ledger, a booking from its
+ * begin, a quote from its hold's end.  On a failure nothing is left
+ * behind and *err_msg says why.  Frees what rec holds; its token and
+ * quote id stay.
+ */
+static int _commit(job_desc_msg_t *job_desc, libra_ledger_t *l,
+		   libra_record_t *rec, const libra_request_t *req,
+		   const libra_quote_t *q, uint32_t uid, double now,
+		   double held_until, char **err_msg)
+{
+	libra_sla_t agreed = rec->sla;
+	int rc;
+
+	if (libra_record_set_place(rec, l, q->place, q->nplace)) {
+		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+		return SLURM_ERROR;
+	}
+	if (held_until > 0.0) {
+		rec->quote_until = held_until;
+		if (!(rec->quote_id = _quote_keep(job_desc, req, rec, q, uid,
+						  now, held_until))) {
+			libra_record_free(rec);
+			xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+			return SLURM_ERROR;
+		}
+	}
+	rc = _store(job_desc, rec, err_msg);
+	libra_record_free(rec);
+	if (!rc && libra_ledger_commit_booked(l, rec->token, &agreed, q->place,
+					      q->nplace,
+					      held_until > 0.0 ? held_until : now,
+					      rec->begin)) {
+		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
+		rc = SLURM_ERROR;
+	}
+	if (rc && rec->quote_id)
+		libra_quotes_remove(libra_hub_quotes(), rec->quote_id);
+	return rc;
+}
+
+/* The answer to quote=hold: the binding quote, its price and hold. */
+static void _quote_msg(const libra_params_t *p, double price, uint32_t id,
+		       double until, const char *what, const char *nodes,
+		       char **err_msg)
+{
+	char t[32], span[32], m[32];
+
+	_clock(until, t, sizeof(t));
+	libra_format_duration(p->quote_hold, span, sizeof(span));
+	xstrfmtcat(*err_msg, "libra: quote %u: price %s (%s, %s) on %s, held for you until %s (%s); to take it, submit the job with --comment=quote=%u and the same CPUs, nodes, memory, GPUs and partition",
+		   id, _money(price, m, sizeof(m)), what,
+		   libra_policy_name(p->policy), nodes, t, span, id);
+}
+
+/*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
  * ledger from then; its SLA was read with its begin as its submission.
@@ -801,7 +979,6 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_request_t req;
 	libra_record_t rec;
 	libra_sla_t agreed;
-	part_record_t *part_ptr;
 	char what[128], m1[32], *nodes;
 	int rc = SLURM_SUCCESS;
 	/* a binding quote is admitted as if started at its hold's end, a
@@ -815,32 +992,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	bool deferred, boot_wait;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
-	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
-		info("%s: %s", plugin_type, *err_msg);
+	if ((rc = _admit_request(job_desc, sla, p, uid, now, begin, hold,
+				 &req, begin_txt, sizeof(begin_txt), ref,
+				 err_msg))) {
 		xfree(q);
 		return rc;
-	}
-	ref->has_sla = true;
-	ref->sla = *sla;
-	if ((rc = _read_request(job_desc, &req, &part_ptr, ref, err_msg))) {
-		info("%s: %s", plugin_type, *err_msg);
-		xfree(q);
-		return rc;
-	}
-	req.slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
-	if (begin > 0.0) {
-		char t[32];
-
-		req.booked = now;
-		_clock(begin, t, sizeof(t));
-		snprintf(begin_txt, sizeof(begin_txt),
-			 " (booked to begin at %s; times from then)", t);
-	}
-	req.eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
-					    job_desc->exc_nodes, err_msg);
-	if (!req.eligible) {
-		xfree(q);
-		return ESLURM_INVALID_NODE_NAME;
 	}
 
 	if (!hold)
@@ -852,17 +1008,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, from, err_msg);
-		if (boot_wait) {
-			libra_format_duration(p->power_boot, m1, sizeof(m1));
-			xstrfmtcat(*err_msg, " (the powered nodes cannot take it, and its deadline cannot wait %s for a powered-down node to boot: libra_power_boot)",
-				   m1);
-		}
-		xstrfmtcat(*err_msg, "%s%s", begin_txt, predict_txt);
-		if (hold) {
-			libra_format_duration(p->quote_hold, m1, sizeof(m1));
-			xstrfmtcat(*err_msg, " (quote=hold: priced for a start as late as the end of its %s hold)",
-				   m1);
-		}
+		_refusal_notes(p, boot_wait, hold, begin_txt, predict_txt,
+			       err_msg);
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
 			 libra_verdict_name(q->verdict));
 		info("%s: %s", plugin_type, *err_msg);
@@ -871,70 +1018,24 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	}
 
 	if (!hold && begin <= 0.0 && start > now) {
-		/* the power plan's start (decision 24): deferred to cheaper
-		 * hours (Slurm holds the job until then), or counted from
-		 * the boot of powered-down nodes (started at once; slurmctld
-		 * powers them up) */
-		char t[32];
-
-		_clock(start, t, sizeof(t));
-		if (deferred) {
-			job_desc->begin_time = (time_t) ceil(start);
-			snprintf(begin_txt, sizeof(begin_txt),
-				 " (deferred to %s, when power is cheaper)",
-				 t);
+		if (deferred)
 			from = start;
-		} else {
-			snprintf(begin_txt, sizeof(begin_txt),
-				 " (on powered-down nodes: counted from their boot, %s)",
-				 t);
-		}
+		_power_start(job_desc, start, deferred, begin_txt,
+			     sizeof(begin_txt));
 		begin = start;
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.policy = p->policy;
-	rec.token = libra_hub_next_token();
-	rec.sla = *sla;
+	_record_init(&rec, p->policy, libra_hub_next_token(), sla, now,
+		     q->price, q->price_mem, q->price_gpus);
 	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
 	agreed = rec.sla;
-	rec.admitted = now;
-	rec.price = q->price;
-	rec.price_mem = q->price_mem;
-	rec.price_gpus = q->price_gpus;
 	rec.rate = q->rate_max;
 	rec.demand = req.demand;
 	rec.begin = begin;
 	rec.declared = declared;
 	rec.predicted = predicted;
-	if (libra_record_set_place(&rec, l, q->place, q->nplace)) {
-		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
-		rc = SLURM_ERROR;
+	if ((rc = _commit(job_desc, l, &rec, &req, q, uid, now,
+			  hold ? at : 0.0, err_msg)))
 		goto out;
-	}
-	if (hold) {
-		rec.quote_until = at;
-		if (!(rec.quote_id = _quote_keep(job_desc, &req, &rec, q, uid,
-						 now, at))) {
-			libra_record_free(&rec);
-			xstrfmtcat(*err_msg, "libra: internal error: out of memory");
-			rc = SLURM_ERROR;
-			goto out;
-		}
-	}
-	rc = _store(job_desc, &rec, err_msg);
-	libra_record_free(&rec);
-	/* a booking counts from its begin; a quote at its hold's end */
-	if (!rc && libra_ledger_commit_booked(l, rec.token, &agreed, q->place,
-					      q->nplace, hold ? at : now,
-					      begin)) {
-		xstrfmtcat(*err_msg, "libra: internal error: cannot commit the admission");
-		rc = SLURM_ERROR;
-	}
-	if (rc) {
-		if (rec.quote_id)
-			libra_quotes_remove(libra_hub_quotes(), rec.quote_id);
-		goto out;
-	}
 	/* Slurm counts a time limit from the job's start */
 	_set_time_limit(job_desc, sla, from);
 
@@ -942,34 +1043,83 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	nodes = libra_slurm_quote_nodes(q);
 	_pin(job_desc, nodes);
 	if (hold) {
-		char until[32], span[32];
-
-		_clock(at, until, sizeof(until));
-		libra_format_duration(p->quote_hold, span, sizeof(span));
-		xstrfmtcat(*err_msg, "libra: quote %u: price %s (%s, %s) on %s, held for you until %s (%s); to take it, submit the job with --comment=quote=%u and the same CPUs, nodes, memory, GPUs and partition",
-			   rec.quote_id, _money(q->price, m1, sizeof(m1)),
-			   what, libra_policy_name(p->policy), nodes, until,
-			   span, rec.quote_id);
+		_quote_msg(p, q->price, rec.quote_id, at, what, nodes,
+			   err_msg);
 	} else {
 		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s%s%s",
 			   _money(q->price, m1, sizeof(m1)), what,
 			   libra_policy_name(p->policy), nodes, begin_txt,
 			   predict_txt);
 	}
-	if ((agreed.set & LIBRA_SLA_TARGET) &&
-	    agreed.target > agreed.due_date + LIBRA_DEADLINE_GRACE) {
-		char t[32];
-
-		libra_format_duration(agreed.target - from, t, sizeof(t));
-		xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
-			   t, _money(q->charge_target, m1, sizeof(m1)));
-	}
+	_due_date_note(&agreed, q, from, err_msg);
 	info("%s: %s", plugin_type, *err_msg);
 	xfree(nodes);
 out:
 	xfree(req.eligible);
 	xfree(q);
 	return rc;
+}
+
+/*
+ * Why quote N cannot be taken (st is not LIBRA_QUOTE_OK), in *err_msg; the
+ * errno sbatch reports.  h: the quote found, for its hold's end.
+ */
+static int _quote_unusable(libra_quote_status_t st, uint32_t id,
+			   const libra_held_quote_t *h, char **err_msg)
+{
+	char t[32];
+
+	switch (st) {
+	case LIBRA_QUOTE_UNKNOWN:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until its hold ends, and not across a restart of slurmctld); ask for a new one with quote=hold",
+			   id);
+		break;
+	case LIBRA_QUOTE_NOT_OWNER:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u is another user's",
+			   id);
+		break;
+	case LIBRA_QUOTE_EXPIRED:
+		_clock(h->until, t, sizeof(t));
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u expired at %s; ask for a new one with quote=hold",
+			   id, t);
+		break;
+	case LIBRA_QUOTE_TAKEN:
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u was already taken by a job",
+			   id);
+		break;
+	case LIBRA_QUOTE_OK:
+		break;
+	}
+	return ESLURM_INVALID_QOS;
+}
+
+/*
+ * What quote h held is gone: released by a node table change, or one of
+ * its nodes is down (then released now).  The quote is dropped and the
+ * reason is in *err_msg; 0 when it still holds everything.
+ */
+static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
+		       libra_held_quote_t *h, char **err_msg)
+{
+	uint32_t id = h->id;
+
+	for (int i = 0; i < h->nplace && libra_ledger_has_job(l, h->token);
+	     i++) {
+		if (libra_ledger_node_up(l, h->place[i].node))
+			continue;
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: its node %s is no longer available; ask for a new quote",
+			   id, libra_ledger_node_name(l, h->place[i].node));
+		libra_ledger_release(l, h->token);
+		libra_quotes_remove(b, id);
+		return ESLURM_INVALID_QOS;
+	}
+	if (!libra_ledger_has_job(l, h->token)) {
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
+			   id);
+		libra_quotes_remove(b, id);
+		return ESLURM_INVALID_QOS;
+	}
+	return 0;
 }
 
 /*
@@ -992,7 +1142,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	libra_record_t rec;
 	part_record_t *part_ptr;
 	const char *differs;
-	char t[32], what[128], m1[32], *nodes;
+	char what[128], m1[32], *nodes;
 	int rc;
 
 	snprintf(ref->verdict, sizeof(ref->verdict), "quote");
@@ -1006,27 +1156,8 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		libra_slurm_sync(time(NULL));
 		st = libra_quotes_find(b, sla->quote, uid, now, &h);
 	}
-	switch (st) {
-	case LIBRA_QUOTE_OK:
-		break;
-	case LIBRA_QUOTE_UNKNOWN:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until its hold ends, and not across a restart of slurmctld); ask for a new one with quote=hold",
-			   sla->quote);
-		return ESLURM_INVALID_QOS;
-	case LIBRA_QUOTE_NOT_OWNER:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u is another user's",
-			   sla->quote);
-		return ESLURM_INVALID_QOS;
-	case LIBRA_QUOTE_EXPIRED:
-		_clock(h->until, t, sizeof(t));
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u expired at %s; ask for a new one with quote=hold",
-			   sla->quote, t);
-		return ESLURM_INVALID_QOS;
-	case LIBRA_QUOTE_TAKEN:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u was already taken by a job",
-			   sla->quote);
-		return ESLURM_INVALID_QOS;
-	}
+	if (st != LIBRA_QUOTE_OK)
+		return _quote_unusable(st, sla->quote, h, err_msg);
 
 	ref->has_sla = true;
 	ref->sla = h->sla;
@@ -1038,33 +1169,11 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 			   sla->quote, differs + 4 /* past "the " */);
 		return ESLURM_INVALID_QOS;
 	}
-	/* what it held: released by a node table change, or a node down */
-	for (int i = 0; i < h->nplace && libra_ledger_has_job(l, h->token);
-	     i++) {
-		if (libra_ledger_node_up(l, h->place[i].node))
-			continue;
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u: its node %s is no longer available; ask for a new quote",
-			   sla->quote,
-			   libra_ledger_node_name(l, h->place[i].node));
-		libra_ledger_release(l, h->token);
-		libra_quotes_remove(b, sla->quote);
-		return ESLURM_INVALID_QOS;
-	}
-	if (!libra_ledger_has_job(l, h->token)) {
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
-			   sla->quote);
-		libra_quotes_remove(b, sla->quote);
-		return ESLURM_INVALID_QOS;
-	}
+	if ((rc = _quote_lost(l, b, h, err_msg)))
+		return rc;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.policy = h->policy;
-	rec.token = h->token;
-	rec.sla = h->sla;
-	rec.admitted = now;
-	rec.price = h->price;
-	rec.price_mem = h->price_mem;
-	rec.price_gpus = h->price_gpus;
+	_record_init(&rec, h->policy, h->token, &h->sla, now, h->price,
+		     h->price_mem, h->price_gpus);
 	rec.rate = h->rate;
 	rec.demand = h->shape.demand;
 	rec.quote_id = h->id;
