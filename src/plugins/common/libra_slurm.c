@@ -1005,34 +1005,53 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 }
 
 /*
- * Does a job without an SLA hold the node?  Unless the partition is
- * OverSubscribe=FORCE, such a job does not share its CPUs, and Slurm's
- * select/cons_tres then puts no job that shares on any CPU of its node
- * (a node in "one row" use): an admitted job could not start there until
- * it ends (decision 27).  Hub lock.
+ * The nodes where a running job does not share its CPUs: one of a
+ * partition not OverSubscribe=FORCE that did not ask --oversubscribe (a
+ * job without an SLA: job_submit/qos drops the request).  Slurm's
+ * select/cons_tres then puts no job that shares on any CPU of such a node
+ * (it is in "one row" use: job_test.c, _get_job_node_req()), so an
+ * admitted job could not start there until it ends (decision 27).  Read
+ * from slurmctld's jobs, not from the ledger: jobs that Slurm's own
+ * scheduler starts reach the ledger only at sched/libra's next pass.  One
+ * walk of the job list per admission (tens of microseconds at 10,000
+ * jobs).  NULL when none.
  */
-static bool _held_unshared(const libra_ledger_t *l, int node)
+static bitstr_t *_unshared_nodes(void)
 {
-	const libra_entry_t *e;
-	int n;
+	bitstr_t *held = NULL;
+	libra_list_itr_t iter;
+	job_record_t *job_ptr;
 
-	if (node >= libra_ledger_node_count(l))
-		return false;
-	n = libra_ledger_node_entries(l, node, &e);
-	for (int i = 0; i < n; i++)
-		if (e[i].best_effort)
-			return true;
-	return false;
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		part_record_t *p = job_ptr->part_ptr;
+
+		if ((!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
+		    !job_ptr->node_bitmap || !p ||
+		    (p->max_share & SHARED_FORCE))
+			continue;
+		if (p->max_share > 1 && job_ptr->details &&
+		    job_ptr->details->share_res == 1)
+			continue;	/* it shares */
+		if (!held)
+			held = bit_alloc(node_record_count);
+		bit_or(held, job_ptr->node_bitmap);
+	}
+	list_iterator_destroy(iter);
+	return held;
 }
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
-				  const char *exc_nodes, char **err_msg)
+				  const char *exc_nodes, int *nheld,
+				  char **err_msg)
 {
-	libra_ledger_t *l = libra_hub_ledger();
-	bitstr_t *req = NULL, *exc = NULL;
-	bool unshared = part_ptr && !(part_ptr->max_share & SHARED_FORCE);
+	bitstr_t *req = NULL, *exc = NULL, *held = NULL;
 	bool *mask;
+
+	if (nheld)
+		*nheld = 0;
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
@@ -1049,6 +1068,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		FREE_NULL_BITMAP(exc);
 		return NULL;
 	}
+	if (part_ptr && !(part_ptr->max_share & SHARED_FORCE))
+		held = _unshared_nodes();
 	mask = xcalloc(node_record_count ? node_record_count : 1,
 		       sizeof(*mask));
 	for (int i = 0; i < node_record_count; i++) {
@@ -1061,12 +1082,16 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 			continue;
 		if (exc && bit_test(exc, i))
 			continue;
-		if (unshared && _held_unshared(l, i))
+		if (held && bit_test(held, i)) {
+			if (nheld)
+				(*nheld)++;
 			continue;
+		}
 		mask[i] = true;
 	}
 	FREE_NULL_BITMAP(req);
 	FREE_NULL_BITMAP(exc);
+	FREE_NULL_BITMAP(held);
 	return mask;
 }
 

@@ -108,12 +108,17 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to
- * req_nodes when given, minus exc_nodes.  xmalloc'd array indexed like the
- * node table (and the ledger); NULL on a bad node list (err_msg set).
+ * req_nodes when given, minus exc_nodes, and, unless the partition is
+ * OverSubscribe=FORCE, minus the nodes where a job that does not share
+ * runs (Slurm would not start a sharing job there: decision 27); their
+ * number in *nheld when not NULL.  xmalloc'd array indexed like the node
+ * table (and the ledger); NULL on a bad node list (err_msg set).  Job,
+ * node and partition read locks.
  */
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
-				  const char *exc_nodes, char **err_msg);
+				  const char *exc_nodes, int *nheld,
+				  char **err_msg);
 
 /* Does the cluster track memory (SelectTypeParameters=CR_*_Memory)? */
 extern bool libra_slurm_mem_tracked(void);

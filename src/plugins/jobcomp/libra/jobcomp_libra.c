@@ -117,11 +117,18 @@ static int _job_end(job_record_t *job_ptr)
 	}
 
 	/*
-	 * Only sched/libra starts jobs and it records when: a job without
-	 * that never ran (e.g. Slurm refused it after admission for memory
-	 * it can never have), whatever start time Slurm gave it.
+	 * sched/libra records when it starts a job, and when it finds one
+	 * that Slurm's own scheduler started (decision 27), at its next
+	 * pass.  One that Slurm started and that ended before that pass
+	 * got resources (job_resrcs) and a start time; one that never ran
+	 * (e.g. Slurm refused it after admission for memory it can never
+	 * have, or it was cancelled pending) got none, whatever start time
+	 * Slurm gave it.
 	 */
 	start = rec.started;
+	if (start <= 0.0 && job_ptr->job_resrcs && job_ptr->start_time &&
+	    !rec.best_effort)
+		start = (double) job_ptr->start_time;
 	end = job_ptr->end_time ? (double) job_ptr->end_time :
 				  (double) time(NULL);
 	if (end < start)	/* Slurm's end is in whole seconds */

@@ -368,7 +368,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 	req.demand = rec->demand;	/* its memory and GPUs, as admitted */
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(job_ptr->part_ptr);
 	req.eligible = libra_slurm_eligible(job_ptr->part_ptr, NULL, NULL,
-					    NULL);
+					    NULL, NULL);
 	libra_ledger_release(l, job_ptr->job_id);
 	libra_admit(l, p, &rec->sla, &req, (double) now, q);
 	libra_sla_accept(&rec->sla, q);		/* the new target, if any */
