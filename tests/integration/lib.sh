@@ -37,6 +37,19 @@ skip() {
 	exit 77
 }
 
+# slurm.conf lines of priority/multifactor where only the partition factor
+# (the same for every job) and nice count: a job's priority is 10000 -
+# nice, changed only by nice, "scontrol top" and "scontrol update", never
+# by age, size or fair share (the parity suite, Slurm's Python tests).
+# shellcheck disable=SC2034 # used by the tests that source this
+LIBRA_PRIORITY_CONF='PriorityType=priority/multifactor
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightQOS=0
+PriorityWeightPartition=10000
+PriorityFavorSmall=NO'
+
 pass() {
 	# With the test's run time: run-tests lists the slowest tests from it.
 	printf 'PASS: %s (%d s)\n' "$LIBRA_TEST" "$SECONDS"

@@ -41,15 +41,9 @@ PARITY_LIBRA_PARAMS=${PARITY_LIBRA_PARAMS:-'libra_policy=libra+$,libra_interval=
 # 10000 - nice, set at submission, changed only by nice, "scontrol top"
 # and "scontrol update", never by age or fair share: distinct and
 # deterministic, and the same on both clusters.
-PARITY_EXTRA_CONF=${PARITY_EXTRA_CONF:-'PriorityType=priority/multifactor
-PriorityWeightAge=0
-PriorityWeightFairshare=0
-PriorityWeightJobSize=0
-PriorityWeightQOS=0
-PriorityWeightPartition=10000
-PriorityFavorSmall=NO
+PARITY_EXTRA_CONF=${PARITY_EXTRA_CONF:-"$LIBRA_PRIORITY_CONF
 Licenses=lic:1
-AccountingStorageEnforce=associations,limits'}
+AccountingStorageEnforce=associations,limits"}
 PARITY_USERS=
 PARITY_UP=0
 declare -A PARITY_DIR=() PARITY_PORT=()

@@ -105,15 +105,9 @@ done < <(cat "$SP_SUBSET"; [ "$SP_LONG" != 1 ] || [ -n "${LIBRA_SP_SUBSET:-}" ] 
 export LIBRA_NODES=${LIBRA_NODES:-10}
 export LIBRA_NODE_CPUS=${LIBRA_NODE_CPUS:-4}
 SP_RESV_NODE=n$LIBRA_NODES
-LIBRA_EXTRA_CONF='PriorityType=priority/multifactor
-PriorityWeightAge=0
-PriorityWeightFairshare=0
-PriorityWeightJobSize=0
-PriorityWeightQOS=0
-PriorityWeightPartition=10000
-PriorityFavorSmall=NO
+LIBRA_EXTRA_CONF="$LIBRA_PRIORITY_CONF
 SwitchType=switch/none
-OverTimeLimit=0'
+OverTimeLimit=0"
 [ "$SP_LONG" != 1 ] || LIBRA_EXTRA_CONF+='
 InactiveLimit=90
 KillWait=30'
