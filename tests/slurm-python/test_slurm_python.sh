@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Slurm's own regression tests with the plugins loaded (issue 14, item 4).
 #
