@@ -1046,6 +1046,79 @@ static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
 }
 
 /*
+ * The pending jobs of a pass, in order: the admitted ones first (jobs
+ * without an SLA must not take their slots), then, in the deprecated
+ * best_effort mode, those without an SLA; with libra_no_sla=slurm those
+ * are Slurm's (decision 27).  Running jobs new to the pass are adopted.
+ * Returns how many it started; counts in *pending the pending jobs seen
+ * and in *examined those it looked at, and stops trying at PASS_BUDGET
+ * after t0 (*more).
+ */
+static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
+			  double t0, time_t *next, time_t *skipped_next,
+			  uint32_t *unsaved, bool *more, uint32_t *pending,
+			  uint32_t *examined)
+{
+	job_record_t *job_ptr;
+	uint32_t n = 0;
+	int nbest = 0;
+
+	/*
+	 * Admitted jobs first: best-effort jobs must not take their slots.
+	 * The first loop tries the admitted jobs and sets the others aside,
+	 * in order, at the front of the array for the second; held jobs need
+	 * no more than their deadline (_held()).
+	 */
+	for (int i = 0; i < njobs; i++) {
+		if (!(job_ptr = jobs[i]))
+			continue;
+		/*
+		 * A requeued job stays COMPLETING until its nodes report
+		 * their epilogs; a start attempt before that would drop its
+		 * node bitmap, and slurmctld would then take the epilog
+		 * report for a duplicate and leave the job (and its nodes)
+		 * completing for good.
+		 */
+		if (IS_JOB_RUNNING(job_ptr))	/* new, started by Slurm */
+			_adopt(job_ptr, 0);
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+		    IS_JOB_COMPLETING(job_ptr))
+			continue;
+		(*pending)++;
+		/* jobs without an SLA are Slurm's (decision 27) */
+		if (no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
+			continue;
+		(*examined)++;
+		if (job_ptr->priority == 0) {
+			time_t t = 0;
+
+			_held(job_ptr, now, &t);
+			_lower(skipped_next, t);
+			continue;
+		}
+		if (!_is_admitted(job_ptr)) {
+			jobs[nbest++] = job_ptr;
+			continue;
+		}
+		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		    _try_pending(job_ptr, now, next, unsaved))
+			n++;
+		_carry_started(job_ptr, now, skipped_next);
+	}
+	for (int i = 0; i < nbest; i++) {
+		job_ptr = jobs[i];
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+		    IS_JOB_COMPLETING(job_ptr))
+			continue;	/* ended by the first loop */
+		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
+		    _try_pending(job_ptr, now, next, unsaved))
+			n++;
+		_carry_started(job_ptr, now, skipped_next);
+	}
+	return n;
+}
+
+/*
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
  * *unsaved the highest id of a job to start once the state is written, and
@@ -1067,8 +1140,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	time_t now = time(NULL), next = 0, skipped_next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
 	bool full;
-	job_record_t **jobs, *job_ptr, **new_jobs;
-	int njobs = 0, nbest = 0, nnew, nrunning = 0;
+	job_record_t **jobs, **new_jobs;
+	int njobs = 0, nnew, nrunning = 0;
 	pass_clock_t clk;
 	uint32_t usec;
 
@@ -1117,58 +1190,8 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	if (orphans.n && _check_orphans())
 		_lower(&skipped_next, now + 1);
 	clk.t[3] = _monotonic();
-	/*
-	 * Admitted jobs first: best-effort jobs must not take their slots.
-	 * The first loop tries the admitted jobs and sets the others aside,
-	 * in order, at the front of the array for the second; held jobs need
-	 * no more than their deadline (_held()).
-	 */
-	for (int i = 0; i < njobs; i++) {
-		if (!(job_ptr = jobs[i]))
-			continue;
-		/*
-		 * A requeued job stays COMPLETING until its nodes report
-		 * their epilogs; a start attempt before that would drop its
-		 * node bitmap, and slurmctld would then take the epilog
-		 * report for a duplicate and leave the job (and its nodes)
-		 * completing for good.
-		 */
-		if (IS_JOB_RUNNING(job_ptr))	/* new, started by Slurm */
-			_adopt(job_ptr, 0);
-		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
-		    IS_JOB_COMPLETING(job_ptr))
-			continue;
-		pending++;
-		/* jobs without an SLA are Slurm's (decision 27) */
-		if (no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
-			continue;
-		examined++;
-		if (job_ptr->priority == 0) {
-			time_t t = 0;
-
-			_held(job_ptr, now, &t);
-			_lower(&skipped_next, t);
-			continue;
-		}
-		if (!_is_admitted(job_ptr)) {
-			jobs[nbest++] = job_ptr;
-			continue;
-		}
-		if (!(*more = *more || _monotonic() - clk.t[0] > PASS_BUDGET) &&
-		    _try_pending(job_ptr, now, &next, unsaved))
-			started++;
-		_carry_started(job_ptr, now, &skipped_next);
-	}
-	for (int i = 0; i < nbest; i++) {
-		job_ptr = jobs[i];
-		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
-		    IS_JOB_COMPLETING(job_ptr))
-			continue;	/* ended by the first loop */
-		if (!(*more = *more || _monotonic() - clk.t[0] > PASS_BUDGET) &&
-		    _try_pending(job_ptr, now, &next, unsaved))
-			started++;
-		_carry_started(job_ptr, now, &skipped_next);
-	}
+	started = _try_jobs(jobs, njobs, now, clk.t[0], &next, &skipped_next,
+			   unsaved, more, &pending, &examined);
 	xfree(jobs);
 	carry_next = skipped_next;
 	_lower(&next, skipped_next);
