@@ -13,7 +13,14 @@
 #    running (its node lists it), not started a second time;
 #  - the same, the job ending while slurmctld is down: its end is taken
 #    (sched/libra gave it back its batch step record), it is not launched
-#    again.
+#    again;
+#  - killed just after the launch, the job state written last one packed
+#    before the start (slurmctld's state save thread and sched/libra both
+#    write it, and no lock orders the two writes: LIBRA_TEST_STALE_STATE
+#    keeps a copy of the state written before the start, which the test
+#    puts in place while slurmctld is down): the restarted slurmctld has
+#    the job pending, and the journal of starts has it running on n1
+#    again, not started a second time.
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -24,6 +31,8 @@ export LIBRA_NODES=1
 libra_cluster_env 'libra_policy=libra+$'
 # held back long enough to kill slurmctld in between, on a busy machine too
 export LIBRA_TEST_LAUNCH_DELAY=30
+# the job state as written before each start, and each launch logged
+export LIBRA_TEST_STALE_STATE=1
 cluster_start
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 [ -x "$burn" ] || fail "build contrib/tools first (make)"
@@ -127,6 +136,23 @@ wait_until 120 "job $j3 to end on n1 (slurmstepd trying to tell slurmctld)" \
 orphaned_on_restart "$j3" ||
 	note "slurmctld's own state write came before the kill: job $j3 was known with its batch step (this case not exercised)"
 check_ended "$j3"
+
+# --- killed just after the launch, the state written last packed before it ----
+gate4=$LIBRA_WORK/go-4
+libra_sbatch_admitted "job whose start a stale job state loses" -J stale -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script "$gate4")"
+j4=$SB_JOBID
+wait_until 60 "sched/libra to launch job $j4" grep -qF \
+	"sched/libra: LIBRA_TEST_STALE_STATE: launched JobId=$j4" "$log"
+note "job $j4 launched; SIGKILL slurmctld, put the job state of before its start in place"
+"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+state=$LIBRA_CLUSTER_DIR/state
+[ -s "$state/job_state.libra-test" ] || fail "no copy of the job state written before job $j4 started"
+cp "$state/job_state.libra-test" "$state/job_state"
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+wait_until 60 "sched/libra to take job $j4 as running again" grep -qF \
+	"sched/libra: JobId=$j4 was started on n1 before slurmctld was restarted, and the job state written last has it pending: running there again" "$log"
+check_once "$j4" "$gate4"
 
 # none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then

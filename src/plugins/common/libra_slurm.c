@@ -1243,3 +1243,40 @@ extern int libra_slurm_journal_recover(void)
 	}
 	return n;
 }
+
+extern void libra_slurm_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd))
+		error("%s: cannot sync the directory %s: %m", plugin_type,
+		      dir);
+	if (fd >= 0)
+		close(fd);
+}
+
+extern void libra_slurm_copy_state(const char *from, const char *to)
+{
+	char *src = NULL, *dst = NULL, buf[65536];
+	int in, out = -1;
+	ssize_t n = 0;
+
+	xstrfmtcat(src, "%s/%s", slurm_conf.state_save_location, from);
+	xstrfmtcat(dst, "%s/%s", slurm_conf.state_save_location, to);
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) >= 0)
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0600);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t) n) != n) {
+			n = -1;
+			break;
+		}
+	if (in < 0 || out < 0 || n < 0)
+		error("%s: cannot copy %s to %s: %m", plugin_type, src, dst);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	xfree(src);
+	xfree(dst);
+}

@@ -206,4 +206,10 @@ extern void libra_slurm_journal_end(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 extern int libra_slurm_journal_recover(void);
 
+/* fsync() a directory, so that a rename in it survives a crash. */
+extern void libra_slurm_sync_dir(const char *dir);
+
+/* For tests: copy StateSaveLocation/<from> to StateSaveLocation/<to>. */
+extern void libra_slurm_copy_state(const char *from, const char *to);
+
 #endif /* _LIBRA_SLURM_H */

@@ -32,8 +32,8 @@
  *  federation read}, then the hub; released in reverse order.  The pass
  *  does no I/O; new jobs are started by the pass after slurmctld's job
  *  state has been written (outside the locks, see _save_state()), and
- *  batch jobs launched, the locks taken again, after the write that
- *  follows (see _launch()).  The
+ *  batch jobs launched, the locks taken again, once the journal of starts
+ *  has them (sched_libra_starts.c, _launch()).  The
  *  hub lock is taken around each use of the ledger, never across a call
  *  into slurmctld: starting or ending a job can end another one and so
  *  call jobcomp/libra, which takes the hub lock itself.  Under the job
@@ -111,18 +111,30 @@ static void _ids_free(id_list_t *l)
 
 /*
  * The batch jobs a pass started, to be launched (their script sent to
- * their first node) once the state file holds them as running, by
- * _launch() after the pass's _save_state().  Agent thread only.
+ * their first node) once the journal of starts holds them, by _launch()
+ * after the pass's libra_starts_write().  Agent thread only.
  */
 static id_list_t launches;
 
 /*
  * For tests only (tests/integration/test_sched_launch.sh): seconds to
  * wait, in the environment variable LIBRA_TEST_LAUNCH_DELAY of slurmctld,
- * between the state write after a pass that started jobs and their
- * launch, so that a test can kill slurmctld in between.  0: none.
+ * between the journal of starts' write after a pass that started jobs and
+ * their launch, so that a test can kill slurmctld in between.  0: none.
  */
 static unsigned int test_launch_delay;
+
+/*
+ * For tests only (tests/integration/test_sched_launch.sh,
+ * tests/reliability/rel_faults.sh), with LIBRA_TEST_STALE_STATE=1 in
+ * slurmctld's environment: each write of the job state before new jobs
+ * start is copied to StateSaveLocation/job_state.libra-test, and each
+ * launch logged, so that a test can kill slurmctld after a launch and put
+ * that copy in place of the job state: what a write of slurmctld's state
+ * save thread packed before the start and completed after sched/libra's
+ * own leaves (sched_libra_starts.c).  Never set in production.
+ */
+static bool test_stale_state;
 
 /*
  * After a wake-up the agent pauses before its pass: at least GATHER_MIN
@@ -163,15 +175,16 @@ static unsigned int test_launch_delay;
  * would run on unknown to the restarted one, which would give its id to
  * another job (and slurmd would drain the node: "Duplicate jobid").  So
  * the agent writes the state itself (decision 26) after each pass that
- * has new jobs to start, and starts a job only once it is written; and
- * again after each pass that started jobs, before it launches the batch
- * jobs among them (_launch()), so that a restarted slurmctld knows every
- * batch job that may run on its nodes as running (one it knew as pending
- * would be started again while its first run still went on there:
- * "Duplicate jobid", and the node drained).  Ends are not written here
- * (a burst of ends would be a burst of writes, each holding the job read
- * lock while it packs every job): jobcomp/libra journals them and the
- * first pass after a start replays the journal
+ * has new jobs to start, and starts a job only once it is written.  The
+ * jobs a pass started are appended to the journal of starts before any is
+ * launched (sched_libra_starts.c): a restarted slurmctld whose state has
+ * such a job pending (the state save thread's write, packed before the
+ * start, came last) takes it as running on its nodes again, and the
+ * orphan check finds out whether its launch got there; one that has it
+ * running without its batch step is such an orphan too.  Ends are not
+ * written here (a burst of ends would be a burst of writes, each holding
+ * the job read lock while it packs every job): jobcomp/libra journals
+ * them and the first pass after a start replays the journal
  * (libra_slurm_journal_recover()).
  * Written: every job submitted before second saved_sec, and those of that
  * second up to job id saved_upto.  Agent thread only.
@@ -196,6 +209,8 @@ static void _save_state(uint32_t upto)
 	/* takes slurmctld's job read lock itself */
 	if (dump_all_job_state() != SLURM_SUCCESS)
 		error("sched/libra: could not write the job state; starting the new jobs anyway");
+	if (test_stale_state)
+		libra_slurm_copy_state("job_state", "job_state.libra-test");
 	if (t == saved_sec && upto < saved_upto)
 		upto = saved_upto;
 	saved_sec = t;
@@ -276,12 +291,11 @@ static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 }
 
 /*
- * Start a pending job, on "nodes" when given (its admitted placement),
- * never on the nodes in "exc" (with those the job itself excludes).
- * Returns select_nodes()'s code.
+ * select_nodes() for a pending job, on "nodes" when given (its admitted
+ * placement), never on the nodes in "exc" (with those the job itself
+ * excludes).  Nothing is launched.  Returns select_nodes()'s code.
  */
-static int _start_job(job_record_t *job_ptr, const char *nodes,
-		      bitstr_t *exc)
+static int _select(job_record_t *job_ptr, const char *nodes, bitstr_t *exc)
 {
 	bitstr_t *saved = job_ptr->details->req_node_bitmap, *req = NULL;
 	bitstr_t *saved_exc = job_ptr->details->exc_node_bitmap;
@@ -312,11 +326,27 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 		job_ptr->details->exc_node_bitmap = saved_exc;
 	if (rc != SLURM_SUCCESS)
 		return rc;
-
 	last_job_update = time(NULL);
+	if (job_ptr->part_ptr_list)
+		rebuild_job_part_list(job_ptr);
+	return SLURM_SUCCESS;
+}
+
+/*
+ * Start a pending job (_select()), noted in the journal of starts.
+ * Returns select_nodes()'s code.
+ */
+static int _start_job(job_record_t *job_ptr, const char *nodes,
+		      bitstr_t *exc)
+{
+	int rc = _select(job_ptr, nodes, exc);
+
+	if (rc != SLURM_SUCCESS)
+		return rc;
+	libra_starts_add(job_ptr);
 	/*
-	 * A batch job is launched after the state write that follows the
-	 * pass (_launch()); a configuring one by slurmctld once its nodes are
+	 * A batch job is launched after the journal of starts has it
+	 * (_launch()); a configuring one by slurmctld once its nodes are
 	 * ready, as after its own scheduler's starts.  srun and salloc are
 	 * told at once: they wait for their allocation without end, and one
 	 * told by a slurmctld that restarts before its nodes register finds
@@ -326,8 +356,6 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 		srun_allocate(job_ptr);
 	else if (!IS_JOB_CONFIGURING(job_ptr))
 		_ids_add(&launches, job_ptr->job_id);
-	if (job_ptr->part_ptr_list)
-		rebuild_job_part_list(job_ptr);
 	return SLURM_SUCCESS;
 }
 
@@ -590,6 +618,54 @@ static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 	rec->started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
 			    rec->admitted);
 	libra_slurm_store_record(job_ptr, rec);
+}
+
+/*
+ * A job the journal of starts says was started on "nodes" and the state
+ * recovered has pending: running there again, not launched (for
+ * libra_starts_restore(); a batch job is an orphan then, _find_orphans()).
+ */
+static int _restart(job_record_t *job_ptr, const char *nodes)
+{
+	libra_record_t rec;
+	bitstr_t *unheard = NULL;
+	bool has_rec;
+	int rc;
+
+	/*
+	 * Nodes not heard from since the restart (no node state file yet,
+	 * or not responding when it was written) are not available to
+	 * select_nodes() until they register, and their registration would
+	 * abort the job as one they run while slurmctld has it pending: for
+	 * this job they count as available, as they are for the jobs the
+	 * state brought back running.  Not drained, down or powered down.
+	 */
+	if (!libra_node_name2bitmap((char *) nodes, &unheard)) {
+		bit_and_not(unheard, avail_node_bitmap);
+		for (int i = 0; i < node_record_count; i++) {
+			node_record_t *node_ptr = node_record_table_ptr[i];
+
+			if (!bit_test(unheard, i))
+				continue;
+			if (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
+			    IS_NODE_FAIL(node_ptr) ||
+			    IS_NODE_POWERED_DOWN(node_ptr))
+				bit_clear(unheard, i);
+		}
+		bit_or(avail_node_bitmap, unheard);
+	}
+	rc = _select(job_ptr, nodes, NULL);
+	if (unheard) {
+		bit_and_not(avail_node_bitmap, unheard);
+		FREE_NULL_BITMAP(unheard);
+	}
+	if (rc != SLURM_SUCCESS)
+		return rc;
+	has_rec = libra_slurm_job_record(job_ptr, &rec);
+	_note_started(job_ptr, &rec, has_rec);
+	if (has_rec)
+		libra_record_free(&rec);
+	return SLURM_SUCCESS;
 }
 
 /*
@@ -1211,9 +1287,10 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 
 /*
  * Launch the batch jobs the last pass started (launches), now that the
- * state file holds them as running; none leaves slurmctld before
- * (decision 26, DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
- * back with them running, and _find_orphans() and _check_orphans() find
+ * journal of starts holds them; none leaves slurmctld before (decision 26,
+ * DURABILITY in sched_libra(8)).  A slurmctld killed from here on comes
+ * back with them running (the state save thread's write, or the journal:
+ * libra_starts_restore()), and _find_orphans() and _check_orphans() find
  * out whether each reached its node.  Takes the pass's locks again.
  */
 static void _launch(slurmctld_lock_t locks)
@@ -1228,8 +1305,12 @@ static void _launch(slurmctld_lock_t locks)
 		job_record_t *job_ptr = find_job_record(launches.id[i]);
 
 		/* ended or requeued since the pass: nothing to launch */
-		if (job_ptr && _unlaunched(job_ptr))
+		if (job_ptr && _unlaunched(job_ptr)) {
 			launch_job(job_ptr);
+			if (test_stale_state)
+				info("sched/libra: LIBRA_TEST_STALE_STATE: launched %pJ",
+				     job_ptr);
+		}
 	}
 	last_job_update = time(NULL);
 	unlock_slurmctld(locks);
@@ -1254,6 +1335,7 @@ static void *_agent(void *arg)
 	time_t next_deadline = 0;
 	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
 	bool waiting = false;
+	int n;
 
 	/*
 	 * First of all (slurmctld loads its job state before the agent gets
@@ -1261,6 +1343,10 @@ static void *_agent(void *arg)
 	 * a killed slurmctld started but may not have launched.
 	 */
 	lock_slurmctld(locks);
+	n = libra_starts_restore(_restart);
+	if (n)
+		info("sched/libra: %d job(s) running again as the journal of starts says",
+		     n);
 	_find_orphans();
 	unlock_slurmctld(locks);
 	while (true) {
@@ -1310,13 +1396,17 @@ static void *_agent(void *arg)
 			lock_slurmctld(locks);
 			next_deadline = _pass(&waiting, &unsaved, &started,
 					      &more);
+			if (started)
+				libra_starts_prune();
 			unlock_slurmctld(locks);
 			last_pass += _monotonic() - t0;
-			/* the new jobs before they start, the started ones as
-			 * running before they are launched (ends:
+			/* the new jobs before they start (ends:
 			 * libra_slurm_journal_end()) */
-			if (unsaved || started)
+			if (unsaved)
 				_save_state(unsaved);
+			/* the started ones before they are launched */
+			if (started)
+				libra_starts_write();
 			if (launches.n)
 				_launch(locks);
 			libra_power_flush();
@@ -1330,6 +1420,7 @@ static void *_agent(void *arg)
 	_ids_free(&carry);
 	_ids_free(&launches);
 	_ids_free(&orphans);
+	libra_starts_fini();
 	return NULL;
 }
 
@@ -1338,6 +1429,7 @@ extern int libra_sched_start(void)
 	const char *delay = getenv("LIBRA_TEST_LAUNCH_DELAY");
 
 	test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
+	test_stale_state = getenv("LIBRA_TEST_STALE_STATE") != NULL;
 	/* every pass reads the records of the pending jobs (finding F.4) */
 	libra_slurm_record_cache(true);
 	/* named for ps -L and top -H, as sched/backfill's "bckfl" */

@@ -40,4 +40,21 @@ extern bool libra_backfill_running(void);
 extern void libra_backfill_reconfig(void);
 extern void libra_backfill_stop(void);
 
+/* sched_libra_starts.c: the journal of starts (decision 26).
+ * libra_starts_add() notes a job just started and libra_starts_prune()
+ * forgets the ones that no longer run, both under the pass's job write
+ * lock; libra_starts_write() appends the jobs noted to
+ * StateSaveLocation/libra_starts, no lock held, before they are launched.
+ * libra_starts_restore(), at the agent's start under its locks, runs
+ * "restart" (select_nodes() on the nodes given, no launch) for each job
+ * the file says was started and the recovered state has pending; returns
+ * how many it took as running again. */
+struct job_record;
+extern void libra_starts_add(struct job_record *job_ptr);
+extern void libra_starts_prune(void);
+extern void libra_starts_write(void);
+extern int libra_starts_restore(int (*restart)(struct job_record *job_ptr,
+					       const char *nodes));
+extern void libra_starts_fini(void);
+
 #endif /* _SCHED_LIBRA_H */
