@@ -15,6 +15,15 @@
 #
 # LIBRA_SEED picks the workload and the moments (default 9; printed).
 #
+# The first LIBRA_WINDOW_KILLS (default 1) slurmctld kills land in the
+# window of a start instead (decision 26): the submitter paused, a probe
+# job is submitted, slurmctld is killed as soon as sched/libra has launched
+# it, and the job state written before its start (LIBRA_TEST_STALE_STATE
+# keeps a copy) is put in place of the one on disk, as when slurmctld's
+# state save thread packed the state before the start and wrote it last.
+# The restarted slurmctld has the probe pending while it runs on its node:
+# started again, it would run twice ("Duplicate jobid", the node drained).
+#
 # Afterwards, for every submission (each has its own job name):
 #  - sbatch's answer was an admission, a "libra: rejected:" refusal, or (while
 #    slurmctld was down) no answer at all;
@@ -37,6 +46,8 @@ libra_cluster_env 'libra_policy=libra+$' libra_capacity=0.7 libra_price_base=360
 export LIBRA_PLUGSTACK='required libra_spank.so pin=yes interval=1 top_weight=65536'
 # A requeued batch job is held back for the credential's lifetime: 10 s.
 export LIBRA_EXTRA_CONF="AuthInfo=socket=$LIBRA_CLUSTER_DIR/munge/munged.socket,cred_expire=10"
+# the job state as written before each start, and each launch logged
+export LIBRA_TEST_STALE_STATE=1
 cluster_start
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 replay=$LIBRA_BUILD/contrib/tools/libra-replay
@@ -83,26 +94,36 @@ for i in $(seq 1 2000); do
 done
 
 subs=$W/submissions
-stop_flag=$W/stop
+stop_flag=$W/stop pause_flag=$W/pause
 : >"$subs"
-# submitter: one sbatch at a time, each answer on one line:
+# submit I RE DL BUDGET: one sbatch, its answer on one line of $subs:
 #   i|unix time sent|unix time answered|jobid|admitted/refused/noanswer|output
+submit() {
+	local t0 t1 kind
+	t0=$(date +%s.%N)
+	libra_sbatch -J "f$1" -n 1 --comment="runtime=${2}s,deadline=${3}s,budget=$4" \
+		--wrap "$burn $2"
+	t1=$(date +%s.%N)
+	if [ -n "$SB_JOBID" ]; then
+		kind=admitted
+	elif [[ $SB_OUT == *"libra: rejected:"* ]]; then
+		kind=refused
+	else
+		kind=noanswer
+	fi
+	printf '%s|%s|%s|%s|%s|%s\n' "$1" "$t0" "$t1" "$SB_JOBID" "$kind" "$(tr '\n|' '  ' <<<"$SB_OUT")" >>"$subs"
+}
+# submitter: one submission at a time; while $pause_flag exists it waits
+# between two, saying so in $W/paused
 submitter() {
-	local i re dl budget gap t0 t1 kind
+	local i re dl budget gap
 	while read -r i re dl budget gap; do
+		while [ -e "$pause_flag" ] && [ ! -e "$stop_flag" ]; do
+			touch "$W/paused"
+			sleep 0.1
+		done
 		[ ! -e "$stop_flag" ] || break
-		t0=$(date +%s.%N)
-		libra_sbatch -J "f$i" -n 1 --comment="runtime=${re}s,deadline=${dl}s,budget=$budget" \
-			--wrap "$burn $re"
-		t1=$(date +%s.%N)
-		if [ -n "$SB_JOBID" ]; then
-			kind=admitted
-		elif [[ $SB_OUT == *"libra: rejected:"* ]]; then
-			kind=refused
-		else
-			kind=noanswer
-		fi
-		printf '%s|%s|%s|%s|%s|%s\n' "$i" "$t0" "$t1" "$SB_JOBID" "$kind" "$(tr '\n|' '  ' <<<"$SB_OUT")" >>"$subs"
+		submit "$i" "$re" "$dl" "$budget"
 		sleep "$gap"
 	done <"$plan"
 }
@@ -131,6 +152,41 @@ restart_daemon() {
 
 # The faults, one after the other, each after a random gap.
 log_fault() { printf '%s|%s\n' "$(date +%s.%N)" "$*" >>"$W/faults"; }
+
+# window_kill: SIGKILL slurmctld just after sched/libra launched a probe
+# job, and put the job state written before its start in place (see the
+# header).  The submitter waits meanwhile, so that no job it submits is
+# missing from that state.
+ctld_log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
+state_dir=$LIBRA_CLUSTER_DIR/state
+probes=0
+window_kill() {
+	local k
+	touch "$pause_flag"
+	rm -f "$W/paused"
+	wait_until 60 "the submitter to pause" test -e "$W/paused"
+	# a probe the cluster admits (capacity may be short for a moment)
+	for k in 1 2 3 4 5 6 7 8 9 10; do
+		probes=$((probes + 1))
+		submit "p$probes" 2 60 100
+		[ -z "$SB_JOBID" ] || break
+		sleep 1
+	done
+	[ -n "$SB_JOBID" ] || fail "no probe job admitted in 10 tries: $SB_OUT"
+	wait_until 60 "sched/libra to launch the probe, job $SB_JOBID" grep -qF \
+		"sched/libra: LIBRA_TEST_STALE_STATE: launched JobId=$SB_JOBID" "$ctld_log"
+	"$LIBRA_CLUSTER" kill slurmctld >/dev/null || fail "could not kill slurmctld"
+	log_fault "SIGKILL slurmctld"
+	cp "$state_dir/job_state.libra-test" "$state_dir/job_state" ||
+		fail "no copy of the job state written before job $SB_JOBID started"
+	note "slurmctld killed just after launching job $SB_JOBID; the job state of before its start put in place"
+	restart_daemon slurmctld
+	log_fault "slurmctld back"
+	grep -qF "sched/libra: JobId=$SB_JOBID was started on" "$ctld_log" ||
+		expect_fail "the restarted slurmctld did not take job $SB_JOBID as running again"
+	rm -f "$pause_flag"
+}
+window_kills=${LIBRA_WINDOW_KILLS:-1}
 : >"$W/faults"
 ctld_kills=0 slurmd_kills=0 dbd_restarts=0 db_restarts=0
 sleep 8 # some jobs are running before the first fault
@@ -141,6 +197,12 @@ for f in "${faults[@]}"; do
 	down=$((RANDOM % 3)).$((RANDOM % 10))
 	case $f in
 	ctld)
+		if [ "$ctld_kills" -lt "$window_kills" ]; then
+			window_kill
+			ctld_kills=$((ctld_kills + 1))
+			note "fault: $(tail -n 2 "$W/faults" | cut -d'|' -f2 | paste -sd' ' -) (in the window of a start)"
+			continue
+		fi
 		"$LIBRA_CLUSTER" kill slurmctld >/dev/null || fail "could not kill slurmctld"
 		log_fault "SIGKILL slurmctld"
 		sleep "0.5" && sleep "$down"
@@ -183,7 +245,7 @@ done
 sleep 6
 touch "$stop_flag"
 wait "$sub_pid" || :
-note "faults survived: $ctld_kills slurmctld SIGKILL, $slurmd_kills slurmd SIGKILL, $dbd_restarts slurmdbd, $db_restarts MariaDB restarts"
+note "faults survived: $ctld_kills slurmctld SIGKILL ($((ctld_kills < window_kills ? ctld_kills : window_kills)) in the window of a start), $slurmd_kills slurmd SIGKILL, $dbd_restarts slurmdbd, $db_restarts MariaDB restarts"
 note "submissions: $(wc -l <"$subs") ($(grep -c '|admitted|' "$subs" || :) admitted, $(grep -c '|refused|' "$subs" || :) refused, $(grep -c '|noanswer|' "$subs" || :) without an answer)"
 
 # Everything ends, and accounting has it all.  Every admitted job has a
