@@ -13,6 +13,7 @@
 #include "share.h"
 
 static pthread_mutex_t hub_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t save_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hub_cond;
 static bool hub_cond_ready;
 static int hub_users;
@@ -104,6 +105,23 @@ extern libra_params_t *libra_hub_params(void)
 extern libra_quotes_t *libra_hub_quotes(void)
 {
 	return hub_quotes;
+}
+
+extern void libra_hub_set_quotes(libra_quotes_t *b)
+{
+	if (b != hub_quotes)
+		libra_quotes_destroy(hub_quotes);
+	hub_quotes = b;
+}
+
+extern void libra_hub_save_lock(void)
+{
+	pthread_mutex_lock(&save_mutex);
+}
+
+extern void libra_hub_save_unlock(void)
+{
+	pthread_mutex_unlock(&save_mutex);
 }
 
 static uint32_t tokens_issued;

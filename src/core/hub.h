@@ -36,8 +36,21 @@ extern void libra_hub_lock(void);
 extern void libra_hub_unlock(void);
 extern libra_ledger_t *libra_hub_ledger(void);
 extern libra_params_t *libra_hub_params(void);
-/* The binding quotes given and not yet gone (quote.h). */
+/* The binding quotes given and not yet gone (quote.h).  set replaces the
+ * book (destroying the old one), e.g. with the one saved before a
+ * restart.  Lock held. */
 extern libra_quotes_t *libra_hub_quotes(void);
+extern void libra_hub_set_quotes(libra_quotes_t *b);
+
+/*
+ * Writers of the plugins' state files in StateSaveLocation (the book,
+ * the betas: decisions 9 and 20) take this lock around making the text
+ * and writing it, so that the last file written is the newest state; not
+ * the hub's lock, so that a write in progress does not hold up admissions.
+ * Taken before the hub's lock, never while holding it.
+ */
+extern void libra_hub_save_lock(void);
+extern void libra_hub_save_unlock(void);
 /* The runtime predictor (predict.h, decision 23): NULL unless libra_predict
  * names a method.  set replaces it (destroying the old one).  Lock held. */
 extern libra_predictor_t *libra_hub_predictor(void);

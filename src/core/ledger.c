@@ -10,6 +10,7 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,7 @@ struct libra_ledger {
 	int name_slots_cap;
 	ledger_job_t *jobs;	/* hash of job ids, linear probing */
 	int jobs_cap, njobs;
+	uint64_t beta_changes;	/* libra_ledger_betas_changes() */
 };
 
 static uint32_t _hash_u32(uint32_t x)
@@ -404,8 +406,70 @@ extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)
 extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
 				       double beta)
 {
-	if (_node(l, node))
+	if (_node(l, node) && l->nodes[node].beta != beta) {
 		l->nodes[node].beta = beta;
+		l->beta_changes++;
+	}
+}
+
+extern uint64_t libra_ledger_betas_changes(const libra_ledger_t *l)
+{
+	return l->beta_changes;
+}
+
+extern char *libra_ledger_betas_format(const libra_ledger_t *l)
+{
+	size_t len = 64, pos;
+	char *buf;
+
+	for (int i = 0; i < l->nnodes; i++)
+		len += strlen(l->nodes[i].name) + 32;
+	if (!(buf = malloc(len)))
+		return NULL;
+	pos = (size_t) snprintf(buf, len, "%s %d\n", LIBRA_BETAS_MAGIC,
+				LIBRA_BETAS_VERSION);
+	for (int i = 0; i < l->nnodes; i++) {
+		if (isnan(l->nodes[i].beta))
+			continue;	/* never set: libra_beta */
+		pos += (size_t) snprintf(buf + pos, len - pos, "beta %s %.17g\n",
+					 l->nodes[i].name, l->nodes[i].beta);
+	}
+	return buf;
+}
+
+/* One "beta <node> <beta>" line. */
+static int _beta_line(void *arg, char *line, char *why, size_t len)
+{
+	libra_ledger_t *l = arg;
+	char name[256], tail;
+	double beta;
+	int node;
+
+	if (sscanf(line, "beta %255s %lf %c", name, &beta, &tail) != 2) {
+		snprintf(why, len, "not \"beta <node> <number>\"");
+		return -1;
+	}
+	if (!(beta >= 0.0) || !isfinite(beta)) {
+		snprintf(why, len, "node %.60s: beta %g is not a finite number >= 0",
+			 name, beta);
+		return -1;
+	}
+	if ((node = libra_ledger_find_node(l, name)) < 0) {
+		snprintf(why, len, "node %.60s is not in the configuration",
+			 name);
+		return -1;
+	}
+	libra_ledger_set_node_beta(l, node, beta);
+	return 0;
+}
+
+extern int libra_ledger_betas_parse(libra_ledger_t *l, const char *text,
+				    const char *name, libra_report_fn *report,
+				    void *arg)
+{
+	return libra_statefile_read(text, name, LIBRA_BETAS_MAGIC,
+				    LIBRA_BETAS_VERSION, _beta_line, l, report,
+				    arg);
 }
 
 extern double libra_ledger_node_load_avg(const libra_ledger_t *l, int node,

@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "sla.h"
+#include "statefile.h"
 
 typedef struct libra_ledger libra_ledger_t;
 
@@ -164,6 +165,24 @@ extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node);
 extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
 				       double beta);
+
+/*
+ * The betas survive a restart of slurmctld (decision 9): the plugins save
+ * them as text when they changed and read them back into the new ledger.
+ * changes: a number that changes whenever a beta does.  format: "libra_beta
+ * 1", then "beta <node> <beta>" for each node whose beta is set (NULL: out
+ * of memory; free() it).  parse: sets the betas of the nodes named (a line
+ * that does not read, or names a node not in the ledger, is skipped and
+ * reported: statefile.h); the number read, or -1 when text is not such a
+ * file.
+ */
+#define LIBRA_BETAS_MAGIC "libra_beta"
+#define LIBRA_BETAS_VERSION 1
+extern uint64_t libra_ledger_betas_changes(const libra_ledger_t *l);
+extern char *libra_ledger_betas_format(const libra_ledger_t *l);
+extern int libra_ledger_betas_parse(libra_ledger_t *l, const char *text,
+				    const char *name, libra_report_fn *report,
+				    void *arg);
 
 /*
  * The node's smoothed load for Libra+$'s price damping (price.h): the

@@ -8,16 +8,23 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub.h"
 #include "quote.h"
 
 struct libra_quotes {
 	libra_held_quote_t *q;
 	int n, cap;
 	uint32_t next_id;
+	uint64_t changes;	/* libra_quotes_changes() */
+	uint64_t saved;		/* libra_quotes_saved() */
 };
+
+static libra_held_quote_t *_lookup(const libra_quotes_t *b, uint32_t id);
 
 extern libra_quotes_t *libra_quotes_create(double now)
 {
@@ -85,11 +92,15 @@ extern uint32_t libra_quotes_add(libra_quotes_t *b, const libra_held_quote_t *h)
 		memcpy(dst->place, h->place,
 		       (size_t) h->nplace * sizeof(*dst->place));
 	}
-	if (b->next_id > LIBRA_SLA_QUOTE_MAX_ID)
-		b->next_id = 100000u;
-	dst->id = b->next_id++;
+	/* a number still in the book (after a wrap) is not given again */
+	do {
+		if (b->next_id > LIBRA_SLA_QUOTE_MAX_ID)
+			b->next_id = 100000u;
+		dst->id = b->next_id++;
+	} while (_lookup(b, dst->id));
 	dst->taken = false;
 	b->n++;
+	b->changes++;
 	return dst->id;
 }
 
@@ -158,8 +169,10 @@ extern void libra_quotes_mark_taken(libra_quotes_t *b, uint32_t id)
 {
 	libra_held_quote_t *q = _lookup(b, id);
 
-	if (q)
+	if (q && !q->taken) {
 		q->taken = true;
+		b->changes++;
+	}
 }
 
 extern void libra_quotes_remove(libra_quotes_t *b, uint32_t id)
@@ -169,6 +182,7 @@ extern void libra_quotes_remove(libra_quotes_t *b, uint32_t id)
 			continue;
 		_free_one(&b->q[i]);
 		b->q[i] = b->q[--b->n];
+		b->changes++;
 		return;
 	}
 }
@@ -191,6 +205,7 @@ extern int libra_quotes_expire(libra_quotes_t *b, double now, double grace)
 			_free_one(&b->q[i]);
 			b->q[i] = b->q[--b->n];
 			gone++;
+			b->changes++;
 		} else {
 			i++;
 		}
@@ -201,4 +216,285 @@ extern int libra_quotes_expire(libra_quotes_t *b, double now, double grace)
 extern int libra_quotes_count(const libra_quotes_t *b)
 {
 	return b->n;
+}
+
+extern libra_held_quote_t *libra_quotes_at(libra_quotes_t *b, int i)
+{
+	return i >= 0 && i < b->n ? &b->q[i] : NULL;
+}
+
+extern uint64_t libra_quotes_changes(const libra_quotes_t *b)
+{
+	return b->changes;
+}
+
+extern uint64_t libra_quotes_saved(const libra_quotes_t *b)
+{
+	return b->saved;
+}
+
+extern void libra_quotes_set_saved(libra_quotes_t *b, uint64_t changes)
+{
+	b->saved = changes;
+}
+
+/*
+ * The saved form (decision 20): every field of a held quote but its
+ * placement, which is written by node name ("place=").  A field added to
+ * libra_held_quote_t is added here, and LIBRA_QUOTES_VERSION raised.
+ */
+#define Q(key, type, member) \
+	{ key, LIBRA_FIELD_##type, offsetof(libra_held_quote_t, member), \
+	  sizeof(((libra_held_quote_t *) 0)->member) }
+static const libra_field_t quote_fields[] = {
+	Q("id", U32, id),
+	Q("token", U32, token),
+	Q("uid", U32, uid),
+	Q("issued", DOUBLE, issued),
+	Q("until", DOUBLE, until),
+	Q("policy", INT, policy),
+	Q("taken", BOOL, taken),
+	Q("price", DOUBLE, price),
+	Q("price_mem", DOUBLE, price_mem),
+	Q("price_gpus", DOUBLE, price_gpus),
+	Q("rate", DOUBLE, rate),
+	Q("sla.set", U32, sla.set),
+	Q("sla.runtime", DOUBLE, sla.runtime),
+	Q("sla.submit", DOUBLE, sla.submit),
+	Q("sla.deadline", DOUBLE, sla.deadline),
+	Q("sla.budget", DOUBLE, sla.budget),
+	Q("sla.penalty_rate", DOUBLE, sla.penalty_rate),
+	Q("sla.penalty_cap", DOUBLE, sla.penalty_cap),
+	Q("sla.due_date", DOUBLE, sla.due_date),
+	Q("sla.type", INT, sla.type),
+	Q("sla.tier", INT, sla.tier),
+	Q("sla.quote", U32, sla.quote),
+	Q("sla.target", DOUBLE, sla.target),
+	Q("cpus", INT, shape.cpus),
+	Q("min_nodes", INT, shape.min_nodes),
+	Q("max_nodes", INT, shape.max_nodes),
+	Q("cpus_per_task", INT, shape.cpus_per_task),
+	Q("cpus_per_node", INT, shape.cpus_per_node),
+	Q("mem_per_cpu", U64, shape.demand.mem_per_cpu),
+	Q("mem_per_node", U64, shape.demand.mem_per_node),
+	Q("mem_whole_node", BOOL, shape.demand.mem_whole_node),
+	Q("gpus_per_node", INT, shape.demand.gpus_per_node),
+	Q("gpus", INT, shape.demand.gpus),
+	Q("partition", STR, shape.partition),
+};
+#undef Q
+#define NQUOTE_FIELDS ((int) (sizeof(quote_fields) / sizeof(quote_fields[0])))
+
+/* the enums are written as ints */
+_Static_assert(sizeof(libra_deadline_type_t) == sizeof(int) &&
+	       sizeof(libra_tier_t) == sizeof(int), "enums are not ints");
+
+/* A piece of a line appended to buf[len] at *pos; false: too short. */
+static bool _put(char *buf, size_t len, size_t *pos, int w)
+{
+	if (w < 0 || (size_t) w >= len - *pos)
+		return false;
+	*pos += (size_t) w;
+	return true;
+}
+
+/* One quote's line, appended to buf[len] at *pos: 0, -1 when buf is too
+ * short, -2 for a node name that would not read back. */
+static int _format_one(const libra_held_quote_t *h, const libra_ledger_t *l,
+		       char *buf, size_t len, size_t *pos)
+{
+	if (!_put(buf, len, pos, snprintf(buf + *pos, len - *pos, "quote")) ||
+	    libra_fields_format(quote_fields, NQUOTE_FIELDS, h, buf, len, pos))
+		return -1;
+	for (int i = 0; i < h->nplace; i++) {
+		const libra_place_t *p = &h->place[i];
+		const char *name = libra_ledger_node_name(l, p->node);
+
+		if (!name || !*name || name[strcspn(name, " \t\n:,")])
+			return -2;
+		if (!_put(buf, len, pos,
+			  snprintf(buf + *pos, len - *pos, "%s%s:%d:%llu:%d",
+				   i ? "," : " place=", name, p->cpus,
+				   (unsigned long long) p->mem_mb, p->gpus)))
+			return -1;
+	}
+	return _put(buf, len, pos, snprintf(buf + *pos, len - *pos, "\n")) ?
+	       0 : -1;
+}
+
+extern char *libra_quotes_format(const libra_quotes_t *b,
+				 const libra_ledger_t *l)
+{
+	size_t len = 256;
+	char *buf = NULL;
+
+	for (int i = 0; i < b->n; i++)
+		len += 1024 + (size_t) b->q[i].nplace * 96;
+	for (;; len *= 2) {	/* again when names are longer than guessed */
+		char *grown = realloc(buf, len);
+		size_t pos = 0;
+		int rc = 0;
+
+		if (!grown)
+			break;
+		buf = grown;
+		if (!_put(buf, len, &pos,
+			  snprintf(buf, len, "%s %d\nnext %u\n",
+				   LIBRA_QUOTES_MAGIC, LIBRA_QUOTES_VERSION,
+				   b->next_id)))
+			continue;
+		for (int i = 0; i < b->n && !rc; i++)
+			rc = _format_one(&b->q[i], l, buf, len, &pos);
+		if (!rc)
+			return buf;
+		if (rc == -2)
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* What libra_quotes_parse() hands libra_statefile_read(). */
+typedef struct {
+	libra_quotes_t *b;
+	const libra_ledger_t *l;
+	double now, grace;
+	uint32_t next;		/* the "next" line's, 0: none */
+	uint32_t past;		/* one past the highest number read */
+	int kept;
+} quotes_parse_t;
+
+/* "node:cpus:mb:gpus,..." into h's placement (malloc()ed). */
+static int _parse_place(const libra_ledger_t *l, char *v,
+			libra_held_quote_t *h, char *why, size_t len)
+{
+	char *save = NULL;
+	int n = 1;
+
+	for (const char *c = v; *c; c++)
+		n += *c == ',';
+	if (!*v || !(h->place = calloc((size_t) n, sizeof(*h->place)))) {
+		snprintf(why, len, *v ? "out of memory" : "place: empty");
+		return -1;
+	}
+	h->nplace = 0;
+	for (char *w = strtok_r(v, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		libra_place_t *p = &h->place[h->nplace];
+		unsigned long long mb;
+		char name[256], tail;
+
+		if (sscanf(w, "%255[^:]:%d:%llu:%d%c", name, &p->cpus, &mb,
+			   &p->gpus, &tail) != 4 || p->cpus < 1 ||
+		    p->gpus < 0) {
+			snprintf(why, len,
+				 "place: \"%.60s\" is not node:CPUs:MB:GPUs", w);
+			return -1;
+		}
+		p->mem_mb = mb;
+		if ((p->node = libra_ledger_find_node(l, name)) < 0) {
+			snprintf(why, len,
+				 "place: node %.60s is not in the configuration (the capacity it held is gone)",
+				 name);
+			return -1;
+		}
+		h->nplace++;
+	}
+	if (!h->nplace) {
+		snprintf(why, len, "place: empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* One line of a saved book: "next N" or a quote. */
+static int _parse_line(void *arg, char *line, char *why, size_t len)
+{
+	quotes_parse_t *ps = arg;
+	libra_held_quote_t h, *dst;
+	char *place, *rest;
+	unsigned long next;
+
+	if (!strncmp(line, "next ", 5)) {
+		next = strtoul(line + 5, &rest, 10);
+		if (*rest || next < 1 || next > LIBRA_SLA_QUOTE_MAX_ID + 1ul) {
+			snprintf(why, len, "next: \"%.40s\" is not a quote number",
+				 line + 5);
+			return -1;
+		}
+		ps->next = (uint32_t) next;
+		return 0;
+	}
+	if (strncmp(line, "quote ", 6)) {
+		snprintf(why, len, "neither \"quote ...\" nor \"next N\"");
+		return -1;
+	}
+	memset(&h, 0, sizeof(h));
+	if (libra_fields_parse(quote_fields, NQUOTE_FIELDS, line + 6, &h,
+			       "place", &place, why, len))
+		return -1;
+	if (h.id < 1 || h.id > LIBRA_SLA_QUOTE_MAX_ID) {
+		snprintf(why, len, "id: %u is not a quote number", h.id);
+		return -1;
+	}
+	if (!libra_is_token(h.token)) {
+		snprintf(why, len, "token: %u is not a ledger token", h.token);
+		return -1;
+	}
+	if (!(h.until >= h.issued) || !isfinite(h.until)) {
+		snprintf(why, len, "until: the hold ends before it began");
+		return -1;
+	}
+	for (int i = 0; i < ps->b->n; i++) {
+		if (ps->b->q[i].id == h.id || ps->b->q[i].token == h.token) {
+			snprintf(why, len, "quote %u or its token %u given twice",
+				 h.id, h.token);
+			return -1;
+		}
+	}
+	if (h.id >= ps->past)
+		ps->past = h.id + 1;
+	if (ps->now > h.until + ps->grace)
+		return 0;	/* forgotten: read, not kept */
+	if (_parse_place(ps->l, place, &h, why, len)) {
+		free(h.place);
+		return -1;
+	}
+	if (ps->b->n == ps->b->cap) {
+		int cap = ps->b->cap ? 2 * ps->b->cap : 8;
+		libra_held_quote_t *q = realloc(ps->b->q,
+						(size_t) cap * sizeof(*q));
+
+		if (!q) {
+			free(h.place);
+			snprintf(why, len, "out of memory");
+			return -1;
+		}
+		ps->b->q = q;
+		ps->b->cap = cap;
+	}
+	dst = &ps->b->q[ps->b->n++];
+	*dst = h;	/* the placement now the book's */
+	ps->kept++;
+	return 0;
+}
+
+extern int libra_quotes_parse(libra_quotes_t *b, const libra_ledger_t *l,
+			      const char *text, const char *name, double now,
+			      double grace, libra_report_fn *report,
+			      void *arg)
+{
+	quotes_parse_t ps = { .b = b, .l = l, .now = now, .grace = grace };
+
+	if (libra_statefile_read(text, name, LIBRA_QUOTES_MAGIC,
+				 LIBRA_QUOTES_VERSION, _parse_line, &ps,
+				 report, arg) < 0)
+		return -1;
+	/* numbers go on past every one read, the forgotten ones too */
+	if (ps.next > b->next_id)
+		b->next_id = ps.next;
+	if (ps.past > b->next_id)
+		b->next_id = ps.past;
+	b->changes++;
+	return ps.kept;
 }

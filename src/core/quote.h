@@ -18,10 +18,13 @@
  *  Bounded: a user holds at most libra_quote_max untaken quotes at once, and
  *  a quote's capacity is released at the end of its hold, taken or not.
  *
- *  The book is in slurmctld's memory only: a restart of slurmctld forgets
- *  untaken quotes (their capacity with them); a job made of a quote keeps
- *  it, in its record.  The numbers of a new book start from its creation
- *  time, so that a number given before a restart is not given again soon.
+ *  The book survives a restart of slurmctld and a takeover: the plugins
+ *  save it as text (libra_quotes_format()) in StateSaveLocation whenever
+ *  it changes and read it back (libra_quotes_parse()) when they start, and
+ *  commit the untaken quotes' tokens again (decision 20).  A job made of a
+ *  quote keeps it in its record as well.  The numbers of a new book start
+ *  from its creation time, and after a book read back from the numbers it
+ *  holds, so that a number is not given again soon.
  *
  *  No locking: the hub's lock serialises access.
 \*****************************************************************************/
@@ -34,6 +37,7 @@
 
 #include "ledger.h"
 #include "sla.h"
+#include "statefile.h"
 
 /* The shape of the request a quote was for; a job taking it must ask the
  * same. */
@@ -124,7 +128,48 @@ extern bool libra_quotes_token_held(const libra_quotes_t *b, uint32_t token,
  * (the ledger releases their tokens itself); returns how many. */
 extern int libra_quotes_expire(libra_quotes_t *b, double now, double grace);
 
-/* Quotes in the book. */
+/* Quotes in the book; the i-th of them, valid until the book next changes
+ * (0 <= i < count). */
 extern int libra_quotes_count(const libra_quotes_t *b);
+extern libra_held_quote_t *libra_quotes_at(libra_quotes_t *b, int i);
+
+/*
+ * A number that changes whenever the book does (a quote kept, taken,
+ * removed or forgotten): what the plugins compare with the one they last
+ * saved.
+ */
+extern uint64_t libra_quotes_changes(const libra_quotes_t *b);
+/* The changes count the book was last saved at (0: never); set by the
+ * plugins when they saved it. */
+extern uint64_t libra_quotes_saved(const libra_quotes_t *b);
+extern void libra_quotes_set_saved(libra_quotes_t *b, uint64_t changes);
+
+/*
+ * The book as text (decision 20): "libra_quotes 1", a line "next N" (the
+ * next number), then one line "quote key=value ..." per quote with every
+ * field of libra_held_quote_t, its placement by node name (l's), e.g.
+ * "place=n1:2:1000:0,n2:2:1000:0" (node:CPUs:MB:GPUs).  NULL: out of
+ * memory, or a node or partition name that would not read back.  The
+ * caller frees it with free().
+ */
+#define LIBRA_QUOTES_MAGIC "libra_quotes"
+#define LIBRA_QUOTES_VERSION 1
+extern char *libra_quotes_format(const libra_quotes_t *b,
+				 const libra_ledger_t *l);
+
+/*
+ * Read a book libra_quotes_format() wrote into b (statefile.h: name names
+ * the text in reports).  Quotes b would forget at now (their hold ended
+ * more than "grace" before) are dropped; a line that does not read (a bad
+ * field, a node not in l, a number or token given twice) is skipped and
+ * reported; the others are read as written, taken or not.  b's next
+ * number is then past every number read, so none is given twice.  Returns
+ * the number of quotes kept, or -1 when text is not a book (reported).
+ * Nothing is committed in the ledger: the caller commits the untaken ones.
+ */
+extern int libra_quotes_parse(libra_quotes_t *b, const libra_ledger_t *l,
+			      const char *text, const char *name, double now,
+			      double grace, libra_report_fn *report,
+			      void *arg);
 
 #endif /* LIBRA_QUOTE_H */

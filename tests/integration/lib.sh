@@ -504,6 +504,20 @@ libra_sbatch_refused() {
 		expect_fail "$what: sbatch retried the refusal (slurmctld returned an error code that sbatch retries, e.g. ESLURM_NODES_BUSY); a refusal must be final: $SB_OUT"
 }
 
+# libra_quote WHAT SLA: a binding quote for 1 CPU (job_submit_qos(8),
+# "Binding quotes": SLA plus quote=hold, under --test-only); sets QID,
+# QPRICE (as sbatch printed it) and QAT (when it was given, epoch).
+libra_quote() {
+	local re='libra: quote ([0-9]+): price ([0-9.]*[0-9]) '
+	libra_sbatch --test-only -n 1 --comment="$2,quote=hold" --wrap 'sleep 1'
+	assert_eq 0 "$SB_RC" "$1: sbatch --test-only ... quote=hold exit status ($SB_OUT)"
+	[[ $SB_OUT =~ $re ]] || fail "$1: no quote in: $SB_OUT"
+	QID=${BASH_REMATCH[1]} QPRICE=${BASH_REMATCH[2]}
+	QAT=$(date +%s)
+	assert_eq "" "$SB_JOBID" "$1: job id from sbatch --test-only"
+	note "$1: $(sed -n 's/.*\(libra: quote .*\)/\1/p' <<<"$SB_OUT")"
+}
+
 # job_record JOBID: the job's AdminComment (its Libra record, JSON) as
 # slurmctld has it now; empty if none or no such job.
 job_record() {

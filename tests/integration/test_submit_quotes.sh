@@ -22,19 +22,10 @@ libra_cluster_env libra_capacity=1 libra_quote_hold=$HOLD libra_quote_max=2
 libra_add_user
 cluster_start
 
-RE_QUOTE='libra: quote ([0-9]+): price ([0-9.]*[0-9]) .* held for you until ([0-9T:-]+)'
 SLA="runtime=4m,deadline=8m,budget=100"
 
 # quote WHAT: ask for a binding quote; sets QID, QPRICE, QAT (when asked).
-quote() {
-	libra_sbatch --test-only -n 1 --comment="$SLA,quote=hold" --wrap 'sleep 1'
-	assert_eq 0 "$SB_RC" "$1: sbatch --test-only ... quote=hold exit status ($SB_OUT)"
-	[[ $SB_OUT =~ $RE_QUOTE ]] || fail "$1: no quote in: $SB_OUT"
-	QID=${BASH_REMATCH[1]} QPRICE=${BASH_REMATCH[2]}
-	QAT=$(date +%s)
-	assert_eq "" "$SB_JOBID" "$1: job id from sbatch --test-only"
-	note "$1: $(sed -n 's/.*\(libra: quote .*\)/\1/p' <<<"$SB_OUT")"
-}
+quote() { libra_quote "$1" "$SLA"; }
 
 # --- 1. two quotes, and the limit ----------------------------------------------
 quote "quote A"

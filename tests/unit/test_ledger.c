@@ -136,6 +136,51 @@ START_TEST(test_node_up_flag_and_beta_are_kept)
 }
 END_TEST
 
+/* What a beta file's read reported (statefile.h). */
+static char beta_reports[1024];
+
+static void _beta_report(void *arg, const char *msg)
+{
+	(void) arg;
+	strncat(beta_reports, msg, sizeof(beta_reports) -
+		strlen(beta_reports) - 2);
+	strcat(beta_reports, "\n");
+}
+
+START_TEST(test_betas_saved_read_back_by_node_name)
+{
+	libra_ledger_t *l = _two_nodes(), *back;
+	uint64_t c = libra_ledger_betas_changes(l);
+	char *text, bad[512];
+
+	libra_ledger_set_node_beta(l, 1, 1.0 / 3.0);
+	ck_assert_uint_gt(libra_ledger_betas_changes(l), c);
+	c = libra_ledger_betas_changes(l);
+	libra_ledger_set_node_beta(l, 1, 1.0 / 3.0);	/* the same: none */
+	ck_assert_uint_eq(libra_ledger_betas_changes(l), c);
+	text = libra_ledger_betas_format(l);
+	/* node 0's beta was never set: not written */
+	ck_assert_str_eq(text, "libra_beta 1\nbeta b 0.33333333333333331\n");
+
+	/* a restarted slurmctld's ledger, its nodes in another order */
+	back = libra_ledger_create(0.01);
+	libra_ledger_add_node(back, "b", 2);
+	libra_ledger_add_node(back, "a", 4);
+	snprintf(bad, sizeof(bad), "%sbeta c 2\nbeta a -1\nbeta a\n", text);
+	beta_reports[0] = '\0';
+	ck_assert_int_eq(libra_ledger_betas_parse(back, bad, "b", _beta_report,
+						  NULL), 1);
+	ck_assert(libra_ledger_node_beta(back, 0) == 1.0 / 3.0);
+	ck_assert(isnan(libra_ledger_node_beta(back, 1)));
+	ck_assert_names(beta_reports, "b:3: node c is not in the configuration; line skipped");
+	ck_assert_names(beta_reports, "b:4: node a: beta -1 is not");
+	ck_assert_names(beta_reports, "b:5: not \"beta <node> <number>\"");
+	free(text);
+	libra_ledger_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_commit_share_is_runtime_over_time_left)
 {
 	/* RE 100, TD 400, now 0, 2 CPUs: share 0.25, node share 0.5 */
@@ -1315,6 +1360,10 @@ static Suite *_suite(void)
 	T(tc, test_add_node_refuses_bad_cpus_and_duplicates);
 	T(tc, test_new_node_is_up_idle_and_without_beta);
 	T(tc, test_node_up_flag_and_beta_are_kept);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("betas");
+	T(tc, test_betas_saved_read_back_by_node_name);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("commit");

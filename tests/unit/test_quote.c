@@ -398,6 +398,317 @@ START_TEST(test_quote_admitted_at_the_hold_end_commits_that_share)
 }
 END_TEST
 
+/* --- the saved book (decision 20: it survives a restart) ------------------ */
+
+/* Two nodes "n1" and "n2" of 4 CPUs, as a restarted slurmctld has them. */
+static libra_ledger_t *_two_nodes(void)
+{
+	libra_ledger_t *l = libra_ledger_create(0.01);
+
+	ck_assert_int_eq(libra_ledger_add_node(l, "n1", 4), 0);
+	ck_assert_int_eq(libra_ledger_add_node(l, "n2", 4), 1);
+	return l;
+}
+
+/* What a parse reported: the messages, one a line. */
+static char reported[4096];
+static int nreported;
+
+static void _collect(void *arg, const char *msg)
+{
+	(void) arg;
+	nreported++;
+	strncat(reported, msg, sizeof(reported) - strlen(reported) - 2);
+	strcat(reported, "\n");
+}
+
+static void _reset_reports(void)
+{
+	reported[0] = '\0';
+	nreported = 0;
+}
+
+/* A quote with every field set to something of its own. */
+static libra_held_quote_t _full(uint32_t token, double until)
+{
+	static libra_place_t pl[2] = {
+		{ .node = 1, .cpus = 2, .mem_mb = 1500, .gpus = 1 },
+		{ .node = 0, .cpus = 1, .mem_mb = 0, .gpus = 0 },
+	};
+	libra_held_quote_t h = _held(1001, token, until);
+
+	h.issued = 1000.125;
+	h.policy = LIBRA_POLICY_LIBRA_PRICE;
+	h.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
+		    LIBRA_SLA_TARGET;
+	h.sla.runtime = 240.0;
+	h.sla.submit = 999.5;
+	h.sla.deadline = 1480.0;
+	h.sla.budget = 100.0;
+	h.sla.penalty_rate = 0.1 / 3.0;	/* not a short decimal */
+	h.sla.penalty_cap = -1.0;
+	h.sla.due_date = 1400.0;
+	h.sla.type = LIBRA_DEADLINE_HARD;
+	h.sla.tier = LIBRA_TIER_NONE;
+	h.sla.target = 1450.75;
+	h.price = 11.357142857142858;
+	h.price_mem = 0.2;
+	h.price_gpus = 1.0 / 7.0;
+	h.rate = 0.0123;
+	h.shape.cpus = 3;
+	h.shape.min_nodes = 1;
+	h.shape.max_nodes = 2;
+	h.shape.cpus_per_task = 1;
+	h.shape.demand.mem_per_node = 1500;
+	h.shape.demand.gpus_per_node = 1;
+	strcpy(h.shape.partition, "debug");
+	h.nplace = 2;
+	h.place = pl;
+	return h;
+}
+
+START_TEST(test_saved_book_reads_back_every_field)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_quotes_t *b = libra_quotes_create(1000.0), *back;
+	libra_held_quote_t h = _full(0xF0000011u, 1300.0), *got;
+	uint32_t id, taken;
+	char *text;
+
+	id = libra_quotes_add(b, &h);
+	h.token = 0xF0000012u;
+	taken = libra_quotes_add(b, &h);
+	libra_quotes_mark_taken(b, taken);
+	ck_assert_ptr_nonnull(text = libra_quotes_format(b, l));
+	ck_assert_msg(!strncmp(text, "libra_quotes 1\n", 15), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, " place=n2:2:1500:1,n1:1:0:0\n"));
+
+	back = libra_quotes_create(0.0);
+	_reset_reports();
+	ck_assert_int_eq(libra_quotes_parse(back, l, text, "libra_quotes",
+					    1100.0, LIBRA_QUOTE_FORGET,
+					    _collect, NULL), 2);
+	ck_assert_msg(!nreported, "%s", reported);
+	ck_assert_int_eq(libra_quotes_find(back, id, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_OK);
+	/* every field, bit for bit */
+	h.token = 0xF0000011u;
+	h.id = id;
+	ck_assert(!memcmp(&got->sla, &h.sla, sizeof(h.sla)));
+	ck_assert(!memcmp(&got->shape, &h.shape, sizeof(h.shape)));
+	ck_assert_uint_eq(got->token, h.token);
+	ck_assert_uint_eq(got->uid, h.uid);
+	ck_assert(got->issued == h.issued && got->until == h.until);
+	ck_assert_int_eq(got->policy, h.policy);
+	ck_assert(got->price == h.price && got->price_mem == h.price_mem &&
+		  got->price_gpus == h.price_gpus && got->rate == h.rate);
+	ck_assert_int_eq(got->nplace, 2);
+	ck_assert(!memcmp(got->place, h.place, 2 * sizeof(*h.place)));
+	ck_assert(!got->taken);
+	ck_assert_int_eq(libra_quotes_find(back, taken, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_TAKEN);
+	/* written again, the same text */
+	{
+		char *again = libra_quotes_format(back, l);
+
+		ck_assert_str_eq(again, text);
+		free(again);
+	}
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* line with the first "from" replaced by "to" (in one of two static
+ * buffers, so that one call may take another's result). */
+static const char *_subst(const char *line, const char *from, const char *to)
+{
+	static char bufs[2][4096];
+	static int k;
+	char *out = bufs[k ^= 1];
+	const char *at = strstr(line, from);
+
+	ck_assert_ptr_nonnull(at);
+	snprintf(out, sizeof(bufs[0]), "%.*s%s%s", (int) (at - line), line, to,
+		 at + strlen(from));
+	return out;
+}
+
+START_TEST(test_saved_book_skips_bad_lines_and_keeps_the_rest)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_quotes_t *b = libra_quotes_create(1000.0), *back;
+	libra_held_quote_t h = _full(0xF0000021u, 1300.0);
+	char *text, line[4096], id[32], id2[32], bad[16384];
+	uint32_t qid;
+	size_t n;
+
+	qid = libra_quotes_add(b, &h);
+	text = libra_quotes_format(b, l);
+	/* the quote's line, without its newline */
+	snprintf(line, sizeof(line), "%s", strstr(text, "quote "));
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(id, sizeof(id), "id=%u ", qid);
+	snprintf(id2, sizeof(id2), "id=%u ", qid + 7);
+	n = (size_t) snprintf(bad, sizeof(bad), "%s", text); /* lines 1-3 */
+	n += (size_t) snprintf(bad + n, sizeof(bad) - n,
+		"%s\n"				/* 4: the same again */
+		"quote id=5\n"			/* 5: the rest missing */
+		"%s place=n1:1:0:0\n"		/* 6: place twice */
+		"frobnicate 1\n"		/* 7 */
+		"# a comment, then a blank line\n\n",
+		line, _subst(line, id, id2));
+	n += (size_t) snprintf(bad + n, sizeof(bad) - n, "%s\n",
+		_subst(_subst(_subst(line, id, id2), "token=4026531873",
+			      "token=4026531874"),
+		       "place=n2", "place=n9"));	/* 10 */
+	n += (size_t) snprintf(bad + n, sizeof(bad) - n, "%s\n",
+		_subst(_subst(line, id, id2), "price=", "price=cheap"));	/* 11 */
+	n += (size_t) snprintf(bad + n, sizeof(bad) - n, "%s\n",
+		_subst(_subst(line, id, id2), "token=", "token=1"));	/* 12 */
+	ck_assert_uint_lt(n, sizeof(bad));
+
+	back = libra_quotes_create(0.0);
+	_reset_reports();
+	ck_assert_int_eq(libra_quotes_parse(back, l, bad, "/state/libra_quotes",
+					    1100.0, LIBRA_QUOTE_FORGET,
+					    _collect, NULL), 1);
+	ck_assert_int_eq(libra_quotes_count(back), 1);
+	ck_assert_msg(nreported == 7, "%s", reported);
+	ck_assert_names(reported, "/state/libra_quotes:4: quote ");
+	ck_assert_names(reported, "/state/libra_quotes:5: token missing; line skipped\n");
+	ck_assert_names(reported, "/state/libra_quotes:6: place given twice; line skipped\n");
+	ck_assert_names(reported, "/state/libra_quotes:7: neither \"quote ...\" nor \"next N\"");
+	ck_assert_names(reported, "/state/libra_quotes:10: place: node n9 is not in the configuration");
+	ck_assert_names(reported, "/state/libra_quotes:11: price: \"cheap");
+	ck_assert_names(reported, "/state/libra_quotes:12: token: ");
+	libra_quotes_destroy(back);
+
+	/* a file of another version is not read at all */
+	back = libra_quotes_create(0.0);
+	_reset_reports();
+	ck_assert_int_eq(libra_quotes_parse(back, l, "libra_quotes 2\nnext 5\n",
+					    "f", 1100.0, 0.0, _collect, NULL),
+			 -1);
+	ck_assert_names(reported, "f:1: not \"libra_quotes 1\"");
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_saved_book_drops_forgotten_quotes_keeps_expired_ones)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_quotes_t *b = libra_quotes_create(1000.0), *back;
+	libra_held_quote_t h = _full(0xF0000031u, 1300.0), *got;
+	uint32_t live, expired, forgotten;
+	char *text;
+
+	live = libra_quotes_add(b, &h);
+	h.token++;
+	h.until = 1100.0;
+	expired = libra_quotes_add(b, &h);
+	h.token++;
+	h.until = 1200.0 - LIBRA_QUOTE_FORGET - 1.0;
+	h.issued = h.until - 300.0;
+	forgotten = libra_quotes_add(b, &h);
+	text = libra_quotes_format(b, l);
+	back = libra_quotes_create(0.0);
+	_reset_reports();
+	ck_assert_int_eq(libra_quotes_parse(back, l, text, "q", 1200.0,
+					    LIBRA_QUOTE_FORGET, _collect, NULL),
+			 2);
+	ck_assert_int_eq(nreported, 0);
+	ck_assert_int_eq(libra_quotes_find(back, live, 1001, 1200.0, &got),
+			 LIBRA_QUOTE_OK);
+	/* past its hold: refused as expired, as before the restart */
+	ck_assert_int_eq(libra_quotes_find(back, expired, 1001, 1200.0, &got),
+			 LIBRA_QUOTE_EXPIRED);
+	ck_assert_int_eq(libra_quotes_find(back, forgotten, 1001, 1200.0, &got),
+			 LIBRA_QUOTE_UNKNOWN);
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_saved_book_numbers_are_not_given_again)
+{
+	libra_ledger_t *l = _two_nodes();
+	libra_quotes_t *b = libra_quotes_create(1000.0), *back;
+	libra_held_quote_t h = _full(0xF0000041u, 1300.0), *got;
+	uint32_t ids[3], next;
+	char *text;
+
+	for (int i = 0; i < 3; i++) {
+		h.token++;
+		ids[i] = libra_quotes_add(b, &h);
+	}
+	/* the last one forgotten by the time the book is read back */
+	libra_quotes_remove(b, ids[2]);
+	text = libra_quotes_format(b, l);
+	/* a book made later would start its numbers lower: 100000 + 0 */
+	back = libra_quotes_create(900000.0);
+	ck_assert_int_eq(libra_quotes_parse(back, l, text, "q", 1100.0,
+					    LIBRA_QUOTE_FORGET, _collect, NULL),
+			 2);
+	h.token++;
+	next = libra_quotes_add(back, &h);
+	ck_assert_uint_gt(next, ids[2]);
+	ck_assert_int_eq(libra_quotes_find(back, ids[0], 1001, 1100.0, &got),
+			 LIBRA_QUOTE_OK);
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+
+	/* after a wrap, a number still in the book is skipped */
+	b = libra_quotes_create(0.0);
+	ck_assert_uint_eq(libra_quotes_add(b, &h), 100000u);
+	text = libra_quotes_format(b, l);
+	back = libra_quotes_create(0.0);
+	ck_assert_int_eq(libra_quotes_parse(back, l,
+					    _subst(text, "next 100001",
+						   "next 999999999"),
+					    "q", 1100.0, 0.0, _collect, NULL),
+			 1);
+	h.token++;
+	ck_assert_uint_eq(libra_quotes_add(back, &h), 999999999u);
+	h.token++;
+	ck_assert_uint_eq(libra_quotes_add(back, &h), 100001u);
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_book_changes_count_every_change)
+{
+	libra_quotes_t *b = libra_quotes_create(0.0);
+	libra_held_quote_t h = _held(1001, 0xF0000051u, 1300.0);
+	uint64_t c = libra_quotes_changes(b);
+	uint32_t id = libra_quotes_add(b, &h);
+
+	ck_assert_uint_gt(libra_quotes_changes(b), c);
+	c = libra_quotes_changes(b);
+	libra_quotes_mark_taken(b, id);
+	ck_assert_uint_gt(libra_quotes_changes(b), c);
+	c = libra_quotes_changes(b);
+	libra_quotes_mark_taken(b, id);		/* again: no change */
+	ck_assert_uint_eq(libra_quotes_changes(b), c);
+	ck_assert_int_eq(libra_quotes_expire(b, 1300.0 + 10.0, 5.0), 1);
+	ck_assert_uint_gt(libra_quotes_changes(b), c);
+	libra_quotes_set_saved(b, libra_quotes_changes(b));
+	ck_assert_uint_eq(libra_quotes_saved(b), libra_quotes_changes(b));
+	libra_quotes_destroy(b);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("quote");
@@ -411,6 +722,14 @@ static Suite *_suite(void)
 	T(tc, test_token_held_until_taken_or_expired);
 	T(tc, test_expire_and_remove);
 	T(tc, test_shape_names_what_differs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("saved");
+	T(tc, test_saved_book_reads_back_every_field);
+	T(tc, test_saved_book_skips_bad_lines_and_keeps_the_rest);
+	T(tc, test_saved_book_drops_forgotten_quotes_keeps_expired_ones);
+	T(tc, test_saved_book_numbers_are_not_given_again);
+	T(tc, test_book_changes_count_every_change);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sla");

@@ -744,6 +744,7 @@ extern bool libra_slurm_sync_nodes(void)
 		if (libra_ledger_node_count(l))
 			info("%s: node table changed, rebuilding the ledger from the job records",
 			     plugin_type);
+		libra_state_carry(l, fresh);
 		libra_hub_set_ledger(fresh);
 		l = fresh;
 		rebuilt = true;

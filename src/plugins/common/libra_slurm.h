@@ -202,6 +202,31 @@ extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
 extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
 				    double estimate, double end);
 
+/*
+ * libra_state.c: the hub's state that no job record holds, in
+ * StateSaveLocation (decisions 9 and 20): the book of binding quotes
+ * (libra_quotes) and Libra+$Auto's betas (libra_beta).
+ *
+ * libra_state_load(): read both into the hub when this slurmctld becomes
+ * the primary (sched/libra's init: at start and after a takeover), the
+ * ledger's nodes first made slurmctld's; the untaken quotes hold their
+ * capacity again.  Node read lock held, hub lock not.
+ *
+ * libra_state_save_quotes(): write the book if it changed since it was
+ * last written; libra_state_save(): the book and the betas.  Hub lock not
+ * held; best outside slurmctld's locks (sched/libra after each pass), but
+ * job_submit/qos writes the book before it answers a quote given or taken,
+ * so that what a user was told survives.
+ *
+ * libra_state_carry(): a rebuilt ledger takes the old one's betas and the
+ * book's untaken quotes, their nodes found by name (a quote with a node no
+ * longer configured is dropped).  Hub lock held.
+ */
+extern void libra_state_load(void);
+extern void libra_state_save_quotes(void);
+extern void libra_state_save(void);
+extern void libra_state_carry(libra_ledger_t *from, libra_ledger_t *to);
+
 extern void libra_slurm_journal_end(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 extern int libra_slurm_journal_recover(void);

@@ -1077,7 +1077,7 @@ static int _quote_unusable(libra_quote_status_t st, uint32_t id,
 
 	switch (st) {
 	case LIBRA_QUOTE_UNKNOWN:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until its hold ends, and not across a restart of slurmctld); ask for a new one with quote=hold",
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until an hour after its hold ends); ask for a new one with quote=hold",
 			   id);
 		break;
 	case LIBRA_QUOTE_NOT_OWNER:
@@ -1193,7 +1193,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	libra_record_free(&rec);
 	if (rc)
 		return rc;
-	h->taken = true;
+	libra_quotes_mark_taken(b, h->id);
 	_pin(job_desc, nodes);
 	_set_time_limit(job_desc, &h->sla, now);
 	_describe(&h->sla, h->shape.cpus, now, what, sizeof(what));
@@ -1260,7 +1260,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	libra_refusal_t ref;
 	double now = _now();
 	libra_sla_t sla;
-	bool has_sla = false;
+	bool has_sla = false, quoting;
 	double begin = 0.0;
 	const char *err;
 	int rc;
@@ -1307,6 +1307,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		return ESLURM_NOT_SUPPORTED;
 	}
 
+	quoting = has_sla && (sla.set & LIBRA_SLA_QUOTE); /* hold or take */
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
 	/* nodes go down and come back between the scheduler's passes */
@@ -1330,6 +1331,14 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);
 	}
 	libra_hub_unlock();
+	/*
+	 * A quote given or taken is on disk before the user hears of it
+	 * (decision 20): under slurmctld's locks, as job_submit is, but
+	 * not the hub's (a write that found the book unchanged is a lock
+	 * and a comparison).
+	 */
+	if (quoting)
+		libra_state_save_quotes();
 	if (rc == SLURM_SUCCESS)
 		libra_hub_wake();
 	else

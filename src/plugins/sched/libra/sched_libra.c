@@ -1415,6 +1415,8 @@ static void *_agent(void *arg)
 			else if (!unsaved)
 				break;
 		}
+		/* quotes forgotten, betas moved: written outside the locks */
+		libra_state_save();
 	}
 	/* what passes carry from one to the next */
 	_ids_free(&carry);

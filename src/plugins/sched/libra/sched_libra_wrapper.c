@@ -60,6 +60,12 @@ extern int init(void)
 		      plugin_type, libra_nosla_name(mode), params ? params : "");
 		return SLURM_ERROR;
 	}
+	/*
+	 * slurmctld loads this plugin when it becomes the primary, at start
+	 * and after a takeover, its node table read: the binding quotes and
+	 * betas saved before (decisions 9 and 20).
+	 */
+	libra_state_load();
 	verbose("%s: scheduler loaded (jobs without an SLA: %s)", plugin_type,
 		libra_nosla_name(mode));
 	return libra_sched_start();
