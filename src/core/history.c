@@ -42,6 +42,7 @@ extern libra_history_t *libra_history_create(const char *path, size_t slack)
 
 	if (!h)
 		return NULL;
+	pthread_mutex_init(&h->mutex, NULL);
 	h->path = strdup(path);
 	h->tmp = malloc(n + sizeof(".new"));
 	if (!h->path || !h->tmp) {
@@ -51,7 +52,6 @@ extern libra_history_t *libra_history_create(const char *path, size_t slack)
 	memcpy(h->tmp, path, n);
 	memcpy(h->tmp + n, ".new", sizeof(".new"));
 	h->slack = slack ? slack : LIBRA_HISTORY_SLACK;
-	pthread_mutex_init(&h->mutex, NULL);
 	return h;
 }
 
@@ -59,8 +59,7 @@ extern void libra_history_destroy(libra_history_t *h)
 {
 	if (!h)
 		return;
-	if (h->path && h->tmp)
-		pthread_mutex_destroy(&h->mutex);
+	pthread_mutex_destroy(&h->mutex);
 	free(h->path);
 	free(h->tmp);
 	free(h);

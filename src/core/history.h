@@ -28,9 +28,10 @@
  *  Concurrency: appends and compaction take the history's own mutex, and
  *  compaction holds it only to note the file's length at its start and
  *  to finish: it reads and writes the lines outside it, then, holding it,
- *  copies the lines appended meanwhile to the end of the new file and
- *  renames it.  So an append waits at most for that copy and the rename,
- *  and compaction may run in a thread of its own while appends go on.
+ *  copies the lines appended meanwhile to the end of the new file,
+ *  flushes them and renames it.  So an append waits at most for that copy
+ *  and the rename, and compaction may run in a thread of its own while
+ *  appends go on.
  *  One compaction at a time.
 \*****************************************************************************/
 
