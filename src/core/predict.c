@@ -7,6 +7,16 @@
  *  finished jobs.  Keys live in two open-addressing hash tables (linear
  *  probing, grown at half load), so recording and predicting cost
  *  O(DEPTH log DEPTH) whatever the number of users.
+ *
+ *  Every prediction reads a ring as a set of jobs, but for LAST2's last
+ *  two, so two rings with the same jobs in the same order, whatever the
+ *  position of the oldest, predict alike.  Hence compaction
+ *  (libra_predictor_needs_line()): a ring also counts the jobs it ever
+ *  recorded, and replaying the lines from the first, each key counts
+ *  its jobs down; a line is needed while one of its keys is down to its
+ *  last LIBRA_PREDICT_DEPTH.  Replayed alone, the needed lines give each
+ *  key exactly its last LIBRA_PREDICT_DEPTH jobs (or all, if fewer), in
+ *  order: the older lines kept for another key are pushed out of it.
 \*****************************************************************************/
 
 #include <math.h>
@@ -21,6 +31,8 @@ typedef struct {
 	int64_t key;		/* -1: empty slot */
 	int n;			/* jobs held, at most DEPTH */
 	int next;		/* ring position of the next record */
+	uint64_t total;		/* jobs ever recorded; counted down by
+				 * libra_predictor_needs_line() */
 	double run[LIBRA_PREDICT_DEPTH];	/* R_k */
 	double est[LIBRA_PREDICT_DEPTH];	/* RE_k */
 } hist_t;
@@ -90,7 +102,7 @@ static int _table_init(table_t *t, size_t cap)
 	return 0;
 }
 
-static const hist_t *_find(const table_t *t, int64_t key)
+static hist_t *_find(const table_t *t, int64_t key)
 {
 	size_t i = _hash(key) & (t->cap - 1);
 
@@ -155,6 +167,7 @@ static void _push(hist_t *h, double run, double est)
 	h->next = (h->next + 1) % LIBRA_PREDICT_DEPTH;
 	if (h->n < LIBRA_PREDICT_DEPTH)
 		h->n++;
+	h->total++;
 }
 
 extern libra_predictor_t *libra_predictor_create(libra_predict_method_t m,
@@ -237,18 +250,65 @@ extern int libra_predict_format_line(char *buf, size_t len, int64_t user,
 	return n < 0 || (size_t) n >= len ? -1 : n;
 }
 
+/* A history line's fields: 0, or -1 when it does not read so (five
+ * numbers, nothing after them but white space). */
+static int _read_line(const char *line, long long *user, long long *group,
+		      double *runtime, double *estimate)
+{
+	double end;
+	char rest;
+
+	if (sscanf(line, "%lld %lld %lf %lf %lf %c", user, group, runtime,
+		   estimate, &end, &rest) != 5)
+		return -1;
+	return 0;
+}
+
 extern int libra_predictor_record_line(libra_predictor_t *p,
 				       const char *line)
 {
 	long long user, group;
-	double runtime, estimate, end;
-	char rest;
+	double runtime, estimate;
 
-	/* five numbers, nothing after them but the newline */
-	if (sscanf(line, "%lld %lld %lf %lf %lf %c", &user, &group, &runtime,
-		   &estimate, &end, &rest) != 5)
+	if (_read_line(line, &user, &group, &runtime, &estimate))
 		return -1;
 	return libra_predictor_record(p, user, group, runtime, estimate);
+}
+
+/*
+ * One more of the key's jobs counted off, from the oldest: true while it
+ * is one of the last LIBRA_PREDICT_DEPTH, which its ring holds.  A key
+ * the predictor never recorded (it ran out of memory) keeps the line.
+ */
+static bool _count_off(const table_t *t, int64_t key)
+{
+	hist_t *h = _find(t, key);
+
+	if (!h || !h->total)
+		return true;
+	return h->total-- <= LIBRA_PREDICT_DEPTH;
+}
+
+extern int libra_predictor_needs_line(libra_predictor_t *p,
+				      const char *line)
+{
+	long long user, group;
+	double runtime, estimate;
+	bool need = false;
+
+	/* what libra_predictor_record() leaves out, no ring holds */
+	if (!p || _read_line(line, &user, &group, &runtime, &estimate) ||
+	    !(runtime > 0) || !(estimate > 0) || !isfinite(runtime) ||
+	    !isfinite(estimate))
+		return 0;
+	/* every key counted off, whichever needs the line */
+	if (user >= 0) {
+		need |= _count_off(&p->cls, _class_key(user, estimate));
+		need |= _count_off(&p->user, user);
+	}
+	if (group >= 0)
+		need |= _count_off(&p->group, group);
+	return need;
 }
 
 extern int libra_predictor_user_samples(const libra_predictor_t *p,

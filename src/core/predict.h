@@ -158,6 +158,25 @@ extern int libra_predict_format_line(char *buf, size_t len, int64_t user,
 extern int libra_predictor_record_line(libra_predictor_t *p,
 				       const char *line);
 
+/*
+ * Compaction of the history file (doc/design.md decision 23): a line
+ * matters to the predictor only while it is one of the last
+ * LIBRA_PREDICT_DEPTH jobs of one of its keys (its user and estimate,
+ * its user, its group).  Fill a fresh predictor with every line of a
+ * history (libra_predictor_record_line()), then give it the same lines
+ * again, in the same order, one call each: 1 for a line that some key
+ * still holds, 0 for one that none does and for one the reader skips
+ * (it does not read, its run time or estimate is not positive, or it
+ * has neither a user nor a group).  The lines answered 1, in their
+ * order, are the fewest that fill a predictor holding the same jobs
+ * per key, so it predicts as the one filled from every line, and so do
+ * the two after the same jobs are added to each.  The calls count each
+ * key's jobs down: the predictor still predicts, but answers this only
+ * once per line.
+ */
+extern int libra_predictor_needs_line(libra_predictor_t *p,
+				      const char *line);
+
 /* Finished jobs held for a user (for the tests and reports). */
 extern int libra_predictor_user_samples(const libra_predictor_t *p,
 					int64_t user);

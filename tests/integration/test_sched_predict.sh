@@ -7,6 +7,11 @@
 # deadlines; the history is StateSaveLocation/libra_history and survives a
 # restart of slurmctld.
 #
+# The history starts with 3000 jobs of a user and group of their own (ids
+# 4242420), 138 KiB: the first job end finds it past its compaction bound
+# (64 KiB, nothing compacted yet) and jobcomp/libra compacts it to that
+# key's last 32 jobs plus the new line (issue 38), which it logs.
+#
 # One node of one CPU, libra_predict_min=3.  Another user's filler holds
 # 0.4 of the CPU (it waits at a gate, so it uses none).  A job declaring 40 s by 60 s needs
 # 0.67 beside it: refused without a prediction.  Predicted from the three
@@ -23,6 +28,9 @@ libra_add_user
 cluster_start
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 history=$LIBRA_CLUSTER_DIR/state/libra_history
+compacted="libra_history compacted to the last 32 jobs of each key: 33 of 3001 line(s) kept"
+awk 'BEGIN { for (i = 0; i < 3000; i++)
+	printf "4242420 4242420 5.000000 60.000000 %d.000000\n", 1700000000 + i }' >"$history"
 
 # --- 1. three jobs that declare 4x what they use --------------------------------
 for i in 1 2 3; do
@@ -31,9 +39,12 @@ for i in 1 2 3; do
 		fail "over-estimate $i: predicted before the user had a history: $SB_OUT"
 	wait_until 180 "job $SB_JOBID to end" job_ended "$SB_JOBID"
 done
-wait_until 60 "three finished jobs in $history" \
-	bash -c "[ -f '$history' ] && [ \$(wc -l <'$history') -ge 3 ]"
-note "history: $(tr '\n' ';' <"$history")"
+wait_until 60 "the history compacted (slurmctld's log)" \
+	bash -c "grep -qF '$compacted' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
+wait_until 60 "three finished jobs in $history, after the other user's last 32" \
+	bash -c "[ \$(wc -l <'$history') -eq 35 ]"
+assert_eq 32 "$(grep -c '^4242420 ' "$history")" "the other user's lines kept"
+note "history: $(grep -v '^4242420 ' "$history" | tr '\n' ';')"
 
 # --- 2. the history survives a restart ---------------------------------------------
 "$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"

@@ -18,8 +18,11 @@
  *  job id and AdminComment text (libra_slurm_job_record()).
 \*****************************************************************************/
 
+#define _GNU_SOURCE	/* pthread_setname_np(), libra_thread_create() */
+
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +45,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "history.h"
 #include "libra_slurm.h"
 
 /* StateSaveLocation's history of finished jobs (decision 23) */
@@ -230,10 +234,8 @@ static void _predictor_current(const char *who)
 {
 	libra_params_t *p = libra_hub_params();
 	libra_predictor_t *pred = libra_hub_predictor();
-	char *path, *line = NULL;
-	size_t len = 0;
-	FILE *f;
-	int read = 0, skipped = 0;
+	uint64_t read = 0, skipped = 0;
+	char *path;
 
 	if (p->predict == LIBRA_PREDICT_NONE) {
 		libra_hub_set_predictor(NULL);
@@ -250,26 +252,47 @@ static void _predictor_current(const char *who)
 		return;
 	}
 	path = _history_path();
-	if ((f = fopen(path, "r"))) {
-		while (getline(&line, &len, f) >= 0) {
-			if (libra_predictor_record_line(pred, line))
-				skipped++;
-			else
-				read++;
-		}
-		fclose(f);
-		free(line);
-	} else if (errno != ENOENT) {
+	if (libra_history_load(path, pred, &read, &skipped) &&
+	    errno != ENOENT)
 		error("%s: cannot read %s: %m; predicting from the jobs that end from now on",
 		      who, path);
-	}
 	if (skipped)
-		error("%s: %s: %d line(s) that do not read skipped",
+		error("%s: %s: %"PRIu64" line(s) that do not read skipped",
 		      who, path, skipped);
-	info("%s: runtime predictions (%s) from %d finished job(s) in %s",
+	info("%s: runtime predictions (%s) from %"PRIu64" finished job(s) in %s",
 	     who, libra_predict_method_name(p->predict), read, path);
 	xfree(path);
 	libra_hub_set_predictor(pred);
+}
+
+/*
+ * The history file as jobcomp/libra appends to it, and the thread that
+ * compacts it (decision 23).  Only jobcomp/libra's copy of this file uses
+ * them, from libra_slurm_history_add() (one job end at a time, under the
+ * job write lock) and libra_slurm_history_fini().
+ */
+static libra_history_t *history;
+static pthread_t compact_tid;
+
+/* Compact the history: no slurmctld lock, nor the hub's; appends wait
+ * only for the copy of the lines they made meanwhile and the rename. */
+static void *_history_compact(void *arg)
+{
+	const char *path = libra_history_path(history);
+	libra_history_stats_t st;
+
+	if (libra_history_compact(history, &st)) {
+		error("%s: cannot compact %s: %m; it is kept as it is",
+		      plugin_type, path);
+		return NULL;
+	}
+	if (st.skipped)
+		error("%s: %s: %"PRIu64" line(s) that do not read dropped",
+		      plugin_type, path, st.skipped);
+	info("%s: %s compacted to the last %d jobs of each key: %"PRIu64" of %"PRIu64" line(s) kept, %"PRIu64" bytes now (%"PRIu64" before)",
+	     plugin_type, path, LIBRA_PREDICT_DEPTH, st.kept, st.lines,
+	     st.after, st.before);
+	return NULL;
 }
 
 extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
@@ -277,28 +300,50 @@ extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
 {
 	char line[160], *path;
 	libra_predictor_t *pred;
-	int n, fd;
+	int n, rc;
 
 	n = libra_predict_format_line(line, sizeof(line), job_ptr->user_id,
 				      job_ptr->group_id, runtime, estimate,
 				      end);
 	if (n < 0)
 		return;
+	if (!history) {
+		path = _history_path();
+		history = libra_history_create(path, 0);
+		xfree(path);
+		if (!history) {
+			error("%s: %pJ: out of memory for the history of finished jobs",
+			      __func__, job_ptr);
+			return;
+		}
+	}
 	/* one short append: a crash tears at most this line, which the
 	 * reader skips */
-	path = _history_path();
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, line, (size_t) n) != n)
+	if ((rc = libra_history_append(history, line, (size_t) n)) < 0) {
 		error("%s: %pJ: cannot append to %s: %m", __func__, job_ptr,
-		      path);
-	if (fd >= 0)
-		close(fd);
-	xfree(path);
+		      libra_history_path(history));
+	} else if (rc > 0) {
+		/* due: the last compaction has ended, its thread with it */
+		if (compact_tid)
+			libra_thread_join(compact_tid);
+		debug("%s: compacting %s", plugin_type,
+		      libra_history_path(history));
+		libra_thread_create(&compact_tid, "libra_history",
+				    _history_compact, NULL);
+	}
 	libra_hub_lock();
 	if ((pred = libra_hub_predictor()))
 		libra_predictor_record(pred, job_ptr->user_id,
 				       job_ptr->group_id, runtime, estimate);
 	libra_hub_unlock();
+}
+
+extern void libra_slurm_history_fini(void)
+{
+	if (compact_tid)
+		libra_thread_join(compact_tid);
+	libra_history_destroy(history);
+	history = NULL;
 }
 
 /* Seconds east of UTC of the local time zone now. */

@@ -197,7 +197,9 @@ extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
  * work it did, exact for a job that had its CPUs alone) against the runtime
  * its user declared: one line appended to StateSaveLocation/libra_history
  * and, when runtime predictions are on, recorded in the hub's predictor
- * (decision 23).  Takes the hub lock; call without it.
+ * (decision 23).  Takes the hub lock; call without it.  When the file has
+ * grown past twice its compacted length (history.h), a thread of its own
+ * compacts it to the lines the predictor reads.
  */
 extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
 				    double estimate, double end);
@@ -226,6 +228,10 @@ extern void libra_state_load(void);
 extern void libra_state_save_quotes(void);
 extern void libra_state_save(void);
 extern void libra_state_carry(libra_ledger_t *from, libra_ledger_t *to);
+
+/* The history's last compaction waited for and its state freed
+ * (jobcomp/libra's fini()). */
+extern void libra_slurm_history_fini(void);
 
 extern void libra_slurm_journal_end(job_record_t *job_ptr,
 				    const libra_record_t *rec);

@@ -40,6 +40,7 @@ extern int init(void)
 
 extern int fini(void)
 {
+	libra_slurm_history_fini();
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
