@@ -1317,6 +1317,21 @@ static void _launch(slurmctld_lock_t locks)
 	launches.n = 0;
 }
 
+/*
+ * With DebugFlags=Backfill: what making new jobs and starts durable cost
+ * after a pass (contrib/bench/bench-starts reads these lines).
+ */
+static void _durable_log(uint32_t unsaved, uint32_t started, double save,
+			 double journal)
+{
+	if (unsaved)
+		info("sched/libra: durable starts: job state written in %.3f ms",
+		     1e3 * save);
+	if (started)
+		info("sched/libra: durable starts: %u start(s) journaled in %.3f ms",
+		     started, 1e3 * journal);
+}
+
 static void _pause(double secs)
 {
 	struct timespec ts = {
@@ -1390,7 +1405,7 @@ static void *_agent(void *arg)
 		last_pass = 0.0;
 		for (;;) {
 			uint32_t unsaved = 0, started = 0;
-			double t0 = _monotonic();
+			double t0 = _monotonic(), t_locks, t_saved;
 			bool more = false;
 
 			lock_slurmctld(locks);
@@ -1399,14 +1414,21 @@ static void *_agent(void *arg)
 			if (started)
 				libra_starts_prune();
 			unlock_slurmctld(locks);
-			last_pass += _monotonic() - t0;
+			t_locks = _monotonic();
+			last_pass += t_locks - t0;
 			/* the new jobs before they start (ends:
 			 * libra_slurm_journal_end()) */
 			if (unsaved)
 				_save_state(unsaved);
+			t_saved = _monotonic();
 			/* the started ones before they are launched */
 			if (started)
 				libra_starts_write();
+			/* their cost (doc/benchmarks.md, bench-starts) */
+			if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
+				_durable_log(unsaved, started,
+					     t_saved - t_locks,
+					     _monotonic() - t_saved);
 			if (launches.n)
 				_launch(locks);
 			libra_power_flush();
