@@ -22,12 +22,15 @@
 # keeps a copy) is put in place of the one on disk, as when slurmctld's
 # state save thread packed the state before the start and wrote it last.
 # The restarted slurmctld has the probe pending while it runs on its node:
-# started again, it would run twice ("Duplicate jobid", the node drained).
+# started again, it runs twice (the first run aborted when its node
+# registers, or, started before that, refused by slurmd: "Duplicate
+# jobid", the node drained).
 #
 # Afterwards, for every submission (each has its own job name):
 #  - sbatch's answer was an admission, a "libra: rejected:" refusal, or (while
 #    slurmctld was down) no answer at all;
-#  - an admitted job has exactly one accounting row, with one settled record
+#  - an admitted job ran once and has exactly one accounting row, with one
+#    settled record
 #    (well formed for the core's decoder): COMPLETED, deadline met, charged
 #    exactly its quoted price, ended by its deadline; a job that was pending
 #    when slurmctld died still starts, one running keeps running;
@@ -93,16 +96,18 @@ for i in $(seq 1 2000); do
 	printf '%s %s %s %s %s\n' "$i" "$re" "$dl" "$budget" "$gap" >>"$plan"
 done
 
-subs=$W/submissions
+subs=$W/submissions runs=$W/runs
 stop_flag=$W/stop pause_flag=$W/pause
 : >"$subs"
+: >"$runs"
 # submit I RE DL BUDGET: one sbatch, its answer on one line of $subs:
 #   i|unix time sent|unix time answered|jobid|admitted/refused/noanswer|output
 submit() {
 	local t0 t1 kind
 	t0=$(date +%s.%N)
+	# shellcheck disable=SC2016 # $SLURM_JOB_ID expands in the job
 	libra_sbatch -J "f$1" -n 1 --comment="runtime=${2}s,deadline=${3}s,budget=$4" \
-		--wrap "$burn $2"
+		--wrap "echo \"\$SLURM_JOB_ID\" >>$runs; $burn $2"
 	t1=$(date +%s.%N)
 	if [ -n "$SB_JOBID" ]; then
 		kind=admitted
@@ -289,9 +294,11 @@ note "records: $(records_check "$W/sacct.dump" 7)"
 # learned of the end only then.
 cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null |
 	sed -n 's/.*Retrying job complete RPC for StepId=\([0-9]*\)\.batch.*/\1/p' | sort -u >"$W/retried"
-out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" "$W/retried" <<'EOF'
-import json, sys
+out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" "$W/retried" "$runs" <<'EOF'
+import collections, json, sys
 retried = set(l.strip() for l in open(sys.argv[4]) if l.strip())
+# each job's runs: every run notes its job id first thing
+runs = collections.Counter(l.strip() for l in open(sys.argv[5]) if l.strip())
 subs = [l.rstrip("\n").split("|", 5) for l in open(sys.argv[1])]
 rows = {}
 for l in open(sys.argv[2]):
@@ -342,6 +349,8 @@ for i, t0, t1, jid, kind, msg in subs:
             lost.append("%s: job %s admitted at %.3f (%s) is unknown to accounting and to slurmctld" %
                         (name, jid, float(t1), near_kill(float(t1))))
         continue
+    if jid and runs[jid] > 1:
+        twice.append("%s: job %s ran %d times" % (name, jid, runs[jid]))
     if len(rs) > 1:
         twice.append("%s: job %s has %d accounting rows: %s" % (name, jid, len(rs),
                      "; ".join("%s %s final=%s" % (r[0], r[2], json.loads(r[6]).get("final") if r[6] else None) for r in rs)))
