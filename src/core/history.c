@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "history.h"
+#include "statefile.h"
 
 struct libra_history {
 	char *path;
@@ -131,25 +132,6 @@ static ssize_t _next_line(FILE *f, off_t end, off_t *at, char **line,
 	return n;
 }
 
-/* Write all of buf to fd: 0, or -1 with errno set. */
-static int _write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t) n;
-	}
-	return 0;
-}
-
 /*
  * Copy what fd holds from byte "from" to its end to out (an unbuffered
  * descriptor); "open_end": the lines before "from" end without a newline,
@@ -176,7 +158,7 @@ static int _copy_appended(int fd, off_t from, int out, bool open_end,
 			n--;
 		}
 		open_end = false;
-		if (_write_all(out, p, (size_t) n))
+		if (libra_write_all(out, p, (size_t) n))
 			return -1;
 		*copied += (uint64_t) n;
 	}

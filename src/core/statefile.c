@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "statefile.h"
 
@@ -223,6 +224,24 @@ extern int libra_fields_parse(const libra_field_t *f, int n, char *line,
 	if (extra && !extra_seen) {
 		snprintf(why, len, "%s missing", extra);
 		return -1;
+	}
+	return 0;
+}
+
+extern int libra_write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t) n;
 	}
 	return 0;
 }

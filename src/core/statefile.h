@@ -76,4 +76,8 @@ extern int libra_fields_parse(const libra_field_t *f, int n, char *line,
 			      void *rec, const char *extra, char **extra_val,
 			      char *why, size_t len);
 
+/* Write all of buf to fd, again after EINTR: 0, or -1 with errno set
+ * (EIO for a write of nothing).  For the state files' writers. */
+extern int libra_write_all(int fd, const char *buf, size_t len);
+
 #endif /* LIBRA_STATEFILE_H */

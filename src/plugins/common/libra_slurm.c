@@ -47,6 +47,7 @@
 
 #include "history.h"
 #include "libra_slurm.h"
+#include "statefile.h"
 
 /* StateSaveLocation's history of finished jobs (decision 23) */
 #define HISTORY "libra_history"
@@ -1290,15 +1291,34 @@ extern int libra_slurm_journal_recover(void)
 	return n;
 }
 
-extern void libra_slurm_sync_dir(const char *dir)
+extern int libra_slurm_write_state(const char *name, const char *text)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *dir = slurm_conf.state_save_location, *tmp = NULL, *path = NULL;
+	int fd, rc = -1;
 
-	if (fd < 0 || fsync(fd))
-		error("%s: cannot sync the directory %s: %m", plugin_type,
-		      dir);
-	if (fd >= 0)
+	xstrfmtcat(path, "%s/%s", dir, name);
+	xstrfmtcat(tmp, "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && !libra_write_all(fd, text, strlen(text)) &&
+	    !fsync(fd) && !close(fd)) {
+		fd = -1;
+		rc = rename(tmp, path);
+	}
+	if (rc) {
+		error("%s: cannot write %s: %m", plugin_type, path);
+		if (fd >= 0)
+			close(fd);
+		(void) unlink(tmp);
+	} else if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		   fsync(fd)) {
+		/* the new file is in place, if not yet surely on disk */
+		error("%s: cannot sync the directory %s: %m", plugin_type, dir);
+	}
+	if (!rc && fd >= 0)
 		close(fd);
+	xfree(tmp);
+	xfree(path);
+	return rc;
 }
 
 extern void libra_slurm_copy_state(const char *from, const char *to)

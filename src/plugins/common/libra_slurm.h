@@ -237,8 +237,12 @@ extern void libra_slurm_journal_end(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 extern int libra_slurm_journal_recover(void);
 
-/* fsync() a directory, so that a rename in it survives a crash. */
-extern void libra_slurm_sync_dir(const char *dir);
+/*
+ * text as StateSaveLocation/name, atomically: written to name.new,
+ * fsync()ed, renamed over name, the directory fsync()ed; a reader finds
+ * the old file or the new one, never a torn one.  0 or -1 (logged).
+ */
+extern int libra_slurm_write_state(const char *name, const char *text);
 
 /* For tests: copy StateSaveLocation/<from> to StateSaveLocation/<to>. */
 extern void libra_slurm_copy_state(const char *from, const char *to);

@@ -8,8 +8,8 @@
  *    libra_beta    Libra+$Auto's beta of each node (decision 9)
  *
  *  Each is written whole, to "<file>.new", fsync()ed and renamed over the
- *  file, so that a reader finds the old state or the new one, never a
- *  torn one.  The text is made under the hub's lock and written outside
+ *  file (libra_slurm_write_state()), so that a reader finds the old state
+ *  or the new one, never a torn one.  The text is made under the hub's lock and written outside
  *  it, under the hub's save lock (hub.h), which orders the writers of
  *  both plugins.
 \*****************************************************************************/
@@ -84,33 +84,7 @@ static char *_read(const char *name, char **path)
 /* text as StateSaveLocation/name, atomically; hub save lock held. */
 static int _write(const char *name, const char *text)
 {
-	char *tmp = _path(name, ".new"), *path = _path(name, "");
-	size_t len = strlen(text), done = 0;
-	int fd, rc = -1;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	while (fd >= 0 && done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t) w;
-	}
-	if (fd >= 0 && done == len && !fsync(fd) && !close(fd)) {
-		fd = -1;
-		rc = rename(tmp, path);
-	}
-	if (rc) {
-		error("%s: cannot write %s: %m", plugin_type, path);
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-	}
-	xfree(tmp);
-	xfree(path);
-	return rc;
+	return libra_slurm_write_state(name, text);
 }
 
 extern void libra_state_save_quotes(void)

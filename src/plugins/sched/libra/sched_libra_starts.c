@@ -48,6 +48,7 @@
 
 #include "libra_slurm.h"
 #include "sched_libra.h"
+#include "statefile.h"
 
 #define STARTS_FILE "libra_starts"
 
@@ -112,50 +113,18 @@ extern void libra_starts_prune(void)
 	nlive = n;
 }
 
-/* Write all of "buf" to fd. */
-static int _write_all(int fd, const char *buf)
-{
-	size_t len = strlen(buf);
-
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t) w;
-	}
-	return 0;
-}
-
 /* The file anew with the live entries only; false if it could not be. */
 static bool _compact(void)
 {
-	char *path = _path(""), *tmp = _path(".new"), *buf = NULL;
-	bool ok = false;
-	int fd;
+	char *buf = NULL;
+	bool ok;
 
 	for (int i = 0; i < nlive; i++)
 		_line(&buf, &live[i]);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || _write_all(fd, buf ? buf : "") || fdatasync(fd)) {
-		error("sched/libra: cannot write %s: %m", tmp);
-	} else if (rename(tmp, path)) {
-		error("sched/libra: cannot rename %s to %s: %m", tmp, path);
-	} else {
-		libra_slurm_sync_dir(slurm_conf.state_save_location);
+	ok = !libra_slurm_write_state(STARTS_FILE, buf ? buf : "");
+	if (ok)
 		file_lines = nlive;
-		ok = true;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!ok)
-		(void) unlink(tmp);
 	xfree(buf);
-	xfree(tmp);
-	xfree(path);
 	return ok;
 }
 
@@ -176,7 +145,8 @@ extern void libra_starts_write(void)
 	}
 	path = _path("");
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || _write_all(fd, unwritten) || fdatasync(fd))
+	if (fd < 0 || libra_write_all(fd, unwritten, strlen(unwritten)) ||
+	    fdatasync(fd))
 		error("sched/libra: cannot append the jobs started to %s: %m; launching them anyway",
 		      path);
 	else
