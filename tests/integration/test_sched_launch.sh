@@ -20,7 +20,9 @@
 #    keeps a copy of the state written before the start, which the test
 #    puts in place while slurmctld is down): the restarted slurmctld has
 #    the job pending, and the journal of starts has it running on n1
-#    again, not started a second time.
+#    again, not started a second time;
+#  - the same for an interactive job (srun): its step goes on, and srun
+#    ends as the job does.
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -153,6 +155,30 @@ cp "$state/job_state.libra-test" "$state/job_state"
 wait_until 60 "sched/libra to take job $j4 as running again" grep -qF \
 	"sched/libra: JobId=$j4 was started on n1 before slurmctld was restarted, and the job state written last has it pending: running there again" "$log"
 check_once "$j4" "$gate4"
+
+# --- the same for an interactive job ------------------------------------------
+gate5=$LIBRA_WORK/go-5
+# shellcheck disable=SC2016 # $SLURM_JOB_ID expands in the job
+srun -D "$LIBRA_WORK" -J interactive -n 1 --comment="runtime=10s,deadline=600s,budget=1000" \
+	bash -c "$(job_script "$gate5")" >"$LIBRA_WORK/srun-5.out" 2>&1 &
+srun_pid=$!
+libra_at_exit "kill $srun_pid 2>/dev/null"
+# shellcheck disable=SC2317 # called by wait_until
+runs_at_least() { [ "$(grep -c . "$runs")" -ge "$1" ]; }
+wait_until 60 "the interactive job to note that it runs" runs_at_least 5
+j5=$(tail -n 1 "$runs")
+note "interactive job $j5 runs; SIGKILL slurmctld, put the job state of before its start in place"
+"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+cp "$state/job_state.libra-test" "$state/job_state"
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+wait_until 60 "sched/libra to take job $j5 as running again" grep -qF \
+	"sched/libra: JobId=$j5 was started on n1 before slurmctld was restarted, and the job state written last has it pending: running there again" "$log"
+assert_eq RUNNING "$(job_state "$j5")" "state of job $j5 after the restart"
+gate_open "$gate5"
+srun_rc=0
+wait "$srun_pid" || srun_rc=$?
+assert_eq 0 "$srun_rc" "srun's exit status ($(tr '\n' ' ' <"$LIBRA_WORK/srun-5.out"))"
+check_ended "$j5"
 
 # none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then
