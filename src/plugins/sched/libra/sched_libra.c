@@ -184,13 +184,12 @@ static bool test_stale_state;
  * running without its batch step is such an orphan too.  Ends are not
  * written here (a burst of ends would be a burst of writes, each holding
  * the job read lock while it packs every job): jobcomp/libra journals
- * them and the first pass after a start replays the journal
- * (libra_slurm_journal_recover()).
+ * them and the agent replays the journal when it starts, before the
+ * journal of starts (libra_slurm_journal_recover()).
  * Written: every job submitted before second saved_sec, and those of that
  * second up to job id saved_upto.  Agent thread only.
  */
 static time_t saved_sec = 0;
-static bool journal_read = false;	/* libra_slurm_journal_recover() */
 static uint32_t saved_upto = 0;
 
 static bool _state_saved(job_record_t *job_ptr)
@@ -1241,17 +1240,6 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		last_full = now;
 	}
 	clk.t[2] = _monotonic();
-	if (!journal_read) {
-		/* jobs that ended just before slurmctld was killed (their
-		 * completion ends them again: no hub lock held here) */
-		int n = libra_slurm_journal_recover();
-
-		if (n)
-			info("sched/libra: %d job(s) ended as the journal of ended jobs says",
-			     n);
-		journal_read = true;
-	}
-
 	if (full) {
 		jobs = _snapshot(&njobs);
 		skipped_next = _check_running(jobs, njobs, now, &nrunning);
@@ -1358,6 +1346,14 @@ static void *_agent(void *arg)
 	 * a killed slurmctld started but may not have launched.
 	 */
 	lock_slurmctld(locks);
+	/*
+	 * The jobs that ended just before slurmctld was killed first, so
+	 * that the nodes the journal of starts names have the room their
+	 * jobs left (their completion ends them again: no hub lock held).
+	 */
+	if ((n = libra_slurm_journal_recover()))
+		info("sched/libra: %d job(s) ended as the journal of ended jobs says",
+		     n);
 	n = libra_starts_restore(_restart);
 	if (n)
 		info("sched/libra: %d job(s) running again as the journal of starts says",
