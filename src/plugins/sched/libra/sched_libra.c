@@ -1398,6 +1398,17 @@ static void *_agent(void *arg)
 		libra_hub_unlock();
 		if (stop)
 			break;
+		if (slurmctld_config.shutdown_time) {
+			/*
+			 * slurmctld stops, or hands control to another
+			 * controller (decision 28), which reads the state
+			 * saved now: a job started after that save would be
+			 * started again there.  Nothing more until fini().
+			 */
+			next_deadline = 0;
+			waiting = false;
+			continue;
+		}
 		if (woken) {
 			gather = _monotonic() - t_wait < GATHER_MIN ?
 				 fmin(2.0 * gather, GATHER_MAX) : GATHER_MIN;
