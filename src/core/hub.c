@@ -55,19 +55,39 @@ extern int libra_hub_init(void)
 	return rc;
 }
 
+/* l and q in place of the ledger and the book, no predictor, not synced. */
+static void _hub_replace(libra_ledger_t *l, libra_quotes_t *q)
+{
+	libra_ledger_destroy(hub_ledger);
+	hub_ledger = l;
+	libra_quotes_destroy(hub_quotes);
+	hub_quotes = q;
+	libra_predictor_destroy(hub_predictor);
+	hub_predictor = NULL;
+	hub_synced = false;
+}
+
 extern void libra_hub_fini(void)
 {
 	pthread_mutex_lock(&hub_mutex);
-	if (hub_users > 0 && --hub_users == 0) {
-		libra_ledger_destroy(hub_ledger);
-		hub_ledger = NULL;
-		libra_quotes_destroy(hub_quotes);
-		hub_quotes = NULL;
-		libra_predictor_destroy(hub_predictor);
-		hub_predictor = NULL;
-		hub_synced = false;
-	}
+	if (hub_users > 0 && --hub_users == 0)
+		_hub_replace(NULL, NULL);
 	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern int libra_hub_reset(void)
+{
+	libra_ledger_t *l = libra_ledger_create(hub_params.share_min);
+	libra_quotes_t *q = libra_quotes_create((double) time(NULL));
+
+	if (!l || !q) {
+		libra_ledger_destroy(l);
+		libra_quotes_destroy(q);
+		hub_synced = false;
+		return -1;
+	}
+	_hub_replace(l, q);
+	return 0;
 }
 
 extern libra_predictor_t *libra_hub_predictor(void)

@@ -56,6 +56,14 @@ extern void libra_hub_save_unlock(void);
 extern libra_predictor_t *libra_hub_predictor(void);
 extern void libra_hub_set_predictor(libra_predictor_t *p);
 
+/*
+ * Replace the ledger, the book of quotes and the predictor by empty ones,
+ * and mark the ledger not synced (decision 28: what slurmctld knew before
+ * it took control is not trusted).  Returns 0, or -1 (out of memory: all
+ * kept, the ledger marked not synced).  Lock held.
+ */
+extern int libra_hub_reset(void);
+
 /* Replace the ledger (destroying the old one), e.g. when the node table
  * changed.  Lock held. */
 extern void libra_hub_set_ledger(libra_ledger_t *l);

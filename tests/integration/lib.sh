@@ -66,7 +66,8 @@ fail() {
 			echo "--- sinfo"
 			sinfo -N 2>&1 || :
 			local f
-			for f in "$LIBRA_CLUSTER_DIR"/log/slurmctld.log "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log \
+			for f in "$LIBRA_CLUSTER_DIR"/log/slurmctld.log "$LIBRA_CLUSTER_DIR"/log/slurmctld-backup.log \
+				"$LIBRA_CLUSTER_DIR"/log/slurmd-*.log \
 				"$LIBRA_CLUSTER_DIR"/log/slurmdbd.log; do
 				[ -s "$f" ] || continue
 				echo "--- last 25 lines of $f"
@@ -536,6 +537,33 @@ sacct_record() { sacct -n -X -P -j "$1" -o AdminComment%8000 2>/dev/null | awk '
 # sacct_record_final JOBID: accounting has the job's settled record.
 sacct_record_final() { [[ $(sacct_record "$1") == *'"final":{'* ]]; }
 
+# assert_ran_once_and_met WHAT JOBID...: wait for the jobs to end and for
+# their settled records; each has one accounting row (sacct -D: a job run
+# twice or requeued has more), COMPLETED, one settlement that met its
+# deadline and charged its admitted price.
+assert_ran_once_and_met() {
+	local what=$1 ids
+	shift
+	ids=$(IFS=,; echo "$*")
+	wait_until 300 "all jobs to end ($what)" bash -c "[ -z \"\$(squeue -h -j $ids -o %i)\" ]"
+	wait_until 120 "accounting to have every settled record ($what)" \
+		bash -c "[ \"\$(sacct -n -X -P -j $ids -o AdminComment%65535 | grep -c '\"final\"')\" -ge $# ]"
+	sacct -n -X -D -P -j "$ids" -o JobID,State,AdminComment%65535 | "$LIBRA_PYTHON" -c "
+import json, sys
+seen = {}
+for line in sys.stdin:
+    jid, state, rec = line.rstrip('\n').split('|', 2)
+    seen[jid] = seen.get(jid, 0) + 1
+    assert rec.count('\"final\"') == 1, (jid, rec)
+    r = json.loads(rec)
+    f = r['final']
+    assert state == 'COMPLETED' and f['how'] == 'COMPLETED' and f['met'], (jid, state, f)
+    assert abs(f['charge'] - r['admit']['price']) < 1e-9, (jid, f)
+assert all(n == 1 for n in seen.values()), seen
+assert len(seen) == $#, seen
+" || fail "records after $what are not complete and single: $(sacct -n -X -D -P -j "$ids" -o JobID,State,AdminComment%300)"
+}
+
 # slurm_minutes MINUTES: a time limit as scontrol and sacct show it.
 slurm_minutes() {
 	local m=$1
@@ -624,10 +652,12 @@ libra_rel_tool() {
 	printf '%s' "$d/$1"
 }
 
-# ctld_plugin_errors: the "error:" lines of slurmctld's log that come from
-# our plugins (they all name libra or job_submit/qos).
+# ctld_plugin_errors: the "error:" lines of slurmctld's log (and of the
+# backup's, LIBRA_BACKUP=1) that come from our plugins (they all name libra
+# or job_submit/qos).
 ctld_plugin_errors() {
-	grep -E 'error: .*(libra|job_submit/qos)' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null || :
+	grep -hE 'error: .*(libra|job_submit/qos)' "$LIBRA_CLUSTER_DIR/log/slurmctld.log" \
+		"$LIBRA_CLUSTER_DIR/log/slurmctld-backup.log" 2>/dev/null || :
 }
 
 # node_plugin_errors: the "error:" lines of the slurmd logs (where

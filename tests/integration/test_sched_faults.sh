@@ -106,26 +106,7 @@ libra_sbatch_admitted "n1 after restart (share 0.15)" -J fits -w n1 -n 1 \
 jobs+=("$SB_JOBID")
 gate_open "$gate"
 
-ids=$(IFS=,; echo "${jobs[*]}")
-wait_until 300 "all jobs to end" bash -c "[ -z \"\$(squeue -h -j $ids -o %i)\" ]"
-settled_all() {
-	[ "$(sacct -n -X -P -j "$ids" -o AdminComment%65535 | grep -c '"final"')" -eq "${#jobs[@]}" ]
-}
-wait_until 120 "accounting to have every settled record" settled_all
-sacct -n -X -P -j "$ids" -o JobID,State,AdminComment%65535 | "$LIBRA_PYTHON" -c "
-import json, sys
-seen = {}
-for line in sys.stdin:
-    jid, state, rec = line.rstrip('\n').split('|', 2)
-    seen[jid] = seen.get(jid, 0) + 1
-    r = json.loads(rec)
-    f = r['final']
-    assert rec.count('\"final\"') == 1, (jid, rec)
-    assert state == 'COMPLETED' and f['how'] == 'COMPLETED' and f['met'], (jid, state, f)
-    assert abs(f['charge'] - r['admit']['price']) < 1e-9, (jid, f)
-assert all(n == 1 for n in seen.values()), seen
-assert len(seen) == ${#jobs[@]}, seen
-" || fail "records after the faults are not complete and single: $(sacct -n -X -P -j "$ids" -o JobID,State,AdminComment%300)"
+assert_ran_once_and_met "the faults" "${jobs[@]}"
 
 # --- a node that fails ---------------------------------------------------------
 # doomed may not be requeued: its run is an SLA violation.  phoenix may:

@@ -1330,6 +1330,33 @@ START_TEST(test_tokens_issued_counts_every_token)
 }
 END_TEST
 
+/* Decision 28: a slurmctld taking control keeps nothing of the hub's
+ * ledger, quotes, predictor or sync from an earlier time in control. */
+START_TEST(test_hub_reset_drops_what_an_earlier_control_knew)
+{
+	libra_held_quote_t q = { .uid = 1000, .until = 2e9 };
+	libra_ledger_t *old;
+
+	ck_assert_int_eq(libra_hub_init(), 0);
+	libra_hub_lock();
+	old = _two_nodes();
+	libra_hub_set_ledger(old);
+	_commit(old, 7, 100, 1000, 0, 1, 0);
+	ck_assert_uint_ne(libra_quotes_add(libra_hub_quotes(), &q), 0);
+	libra_hub_set_predictor(libra_predictor_create(LIBRA_PREDICT_RATIO, 1));
+	libra_hub_set_synced(true);
+
+	ck_assert_int_eq(libra_hub_reset(), 0);
+	ck_assert_ptr_ne(libra_hub_ledger(), old);
+	ck_assert_int_eq(libra_ledger_job_count(libra_hub_ledger()), 0);
+	ck_assert_int_eq(libra_quotes_count(libra_hub_quotes()), 0);
+	ck_assert_ptr_null(libra_hub_predictor());
+	ck_assert(!libra_hub_synced());
+	libra_hub_unlock();
+	libra_hub_fini();
+}
+END_TEST
+
 START_TEST(test_progress_before_begin_keeps_the_booked_share)
 {
 	libra_ledger_t *l = _two_nodes();
@@ -1442,6 +1469,7 @@ static Suite *_suite(void)
 	T(tc, test_release_of_booking_clears_the_count);
 	T(tc, test_progress_before_begin_keeps_the_booked_share);
 	T(tc, test_tokens_issued_counts_every_token);
+	T(tc, test_hub_reset_drops_what_an_earlier_control_knew);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("invariant");

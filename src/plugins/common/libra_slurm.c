@@ -864,6 +864,17 @@ static time_t inc_expired;
 static int inc_tokens = -1;
 static uint32_t inc_issued;
 
+extern void libra_slurm_take_control(const char *who)
+{
+	if (libra_hub_reset())
+		error("%s: out of memory: the ledger is rebuilt from the job records, the quotes and runtime history of the last time in control are kept",
+		      who);
+	inc_ledger = NULL;
+	inc_tokens = -1;
+	/* the predictor from libra_history as it is now */
+	libra_slurm_load_params(who);
+}
+
 /* The wall clock to the microsecond: admissions are timed finely. */
 static double _fine_now(void)
 {

@@ -77,6 +77,18 @@ extern int libra_slurm_load_params(const char *who);
  */
 extern bool libra_slurm_sync_nodes(void);
 
+/*
+ * slurmctld takes control: it starts, or a backup takes over (sched/libra's
+ * init).  What the hub holds is dropped (decision 28): a backup loads
+ * job_submit/qos, and so the hub, at its own start and keeps it in standby
+ * and after it hands control back, when its ledger, quotes and runtime
+ * history are those of an earlier time.  The ledger is rebuilt from the
+ * job records slurmctld recovered, at the first sync; the parameters are
+ * loaded and the predictor read from libra_history.  Hub lock held; before
+ * slurmctld takes RPCs.
+ */
+extern void libra_slurm_take_control(const char *who);
+
 /* Reload the parameters if slurm.conf changed since the last load.  Hub
  * lock held. */
 extern void libra_slurm_params_current(const char *who);

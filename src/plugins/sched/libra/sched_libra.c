@@ -956,6 +956,8 @@ static bool _check_orphans(void)
 	return n > 0;
 }
 
+static time_t adopt_since;	/* agent thread only */
+
 /*
  * End the running jobs of the snapshot that reached their hard deadline,
  * and take them out of it, counting them in *nrunning.  Returns the next
@@ -964,7 +966,6 @@ static bool _check_orphans(void)
 static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			     int *nrunning)
 {
-	static time_t adopt_since;
 	time_t next = 0;
 
 	for (int i = 0; i < njobs; i++) {
@@ -1193,6 +1194,8 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 	return n;
 }
 
+static time_t last_full;	/* agent thread only */
+
 /*
  * One pass; returns the time of the next hard deadline (0: none), in
  * *waiting whether admissions wait for their job record to appear, in
@@ -1211,7 +1214,6 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		    bool *more)
 {
-	static time_t last_full;
 	time_t now = time(NULL), next = 0, skipped_next = 0;
 	uint32_t started = 0, examined = 0, pending = 0;
 	bool full;
@@ -1392,6 +1394,17 @@ static void *_agent(void *arg)
 		libra_hub_unlock();
 		if (stop)
 			break;
+		if (slurmctld_config.shutdown_time) {
+			/*
+			 * slurmctld stops, or hands control to another
+			 * controller (decision 28), which reads the state
+			 * saved now: a job started after that save would be
+			 * started again there.  Nothing more until fini().
+			 */
+			next_deadline = 0;
+			waiting = false;
+			continue;
+		}
 		if (woken) {
 			gather = _monotonic() - t_wait < GATHER_MIN ?
 				 fmin(2.0 * gather, GATHER_MAX) : GATHER_MIN;
@@ -1444,10 +1457,28 @@ static void *_agent(void *arg)
 	return NULL;
 }
 
+/*
+ * The agent starts as at slurmctld's start whenever slurmctld takes control
+ * (decision 28): the orphans looked for again, the journal of ended jobs
+ * read again, no state write taken for done.  Slurm unloads the plugin when
+ * a backup hands control back, but need not load a fresh copy of it when
+ * the backup takes over again.
+ */
+static void _agent_reset(void)
+{
+	saved_sec = 0;
+	saved_upto = 0;
+	journal_read = false;
+	adopt_since = 0;
+	last_full = 0;
+	carry_next = 0;
+}
+
 extern int libra_sched_start(void)
 {
 	const char *delay = getenv("LIBRA_TEST_LAUNCH_DELAY");
 
+	_agent_reset();
 	test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
 	test_stale_state = getenv("LIBRA_TEST_STALE_STATE") != NULL;
 	/* every pass reads the records of the pending jobs (finding F.4) */

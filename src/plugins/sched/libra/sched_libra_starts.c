@@ -263,4 +263,5 @@ extern void libra_starts_fini(void)
 	xfree(live);
 	nlive = live_cap = 0;
 	xfree(unwritten);
+	file_lines = 0;		/* a takeover reads the file again */
 }

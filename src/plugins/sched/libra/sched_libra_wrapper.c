@@ -39,7 +39,8 @@ extern int init(void)
 	if (libra_hub_init())
 		return SLURM_ERROR;
 	libra_hub_lock();
-	libra_slurm_params_current(plugin_type);
+	/* loaded when slurmctld takes control, and only then */
+	libra_slurm_take_control(plugin_type);
 	mode = libra_hub_params()->no_sla;
 	libra_hub_unlock();
 	libra_sched_set_mode(mode);
