@@ -627,37 +627,52 @@ static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 static int _restart(job_record_t *job_ptr, const char *nodes)
 {
 	libra_record_t rec;
-	bitstr_t *unheard = NULL;
+	bitstr_t *req = NULL, *unheard = NULL, *completing = NULL;
 	bool has_rec;
 	int rc;
 
+	if (libra_node_name2bitmap((char *) nodes, &req)) {
+		FREE_NULL_BITMAP(req);
+		return ESLURM_INVALID_NODE_NAME;
+	}
 	/*
-	 * Nodes not heard from since the restart (no node state file yet,
-	 * or not responding when it was written) are not available to
-	 * select_nodes() until they register, and their registration would
-	 * abort the job as one they run while slurmctld has it pending: for
-	 * this job they count as available, as they are for the jobs the
-	 * state brought back running.  Not drained, down or powered down.
+	 * The job runs there already, or may: what keeps select_nodes()
+	 * from starting a new job on those nodes does not apply to it.
+	 *  - Nodes not heard from since the restart (no node state file
+	 *    yet, or not responding when it was written) are not available
+	 *    until they register, and their registration would abort the
+	 *    job as one they run while slurmctld has it pending: they count
+	 *    as available, as for the jobs the state brought back running.
+	 *    Not drained, down or powered down ones.
+	 *  - Nodes with a completing job (one the journal of ended jobs has
+	 *    just ended) take no new job until it is done; cons_tres skips
+	 *    that test for a job marked BACKFILL_TEST, as in Slurm's
+	 *    backfill.
 	 */
-	if (!libra_node_name2bitmap((char *) nodes, &unheard)) {
-		bit_and_not(unheard, avail_node_bitmap);
-		for (int i = 0; i < node_record_count; i++) {
-			node_record_t *node_ptr = node_record_table_ptr[i];
+	unheard = bit_copy(req);
+	bit_and_not(unheard, avail_node_bitmap);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
 
-			if (!bit_test(unheard, i))
-				continue;
-			if (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
-			    IS_NODE_FAIL(node_ptr) ||
-			    IS_NODE_POWERED_DOWN(node_ptr))
-				bit_clear(unheard, i);
-		}
-		bit_or(avail_node_bitmap, unheard);
+		if (bit_test(unheard, i) &&
+		    (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
+		     IS_NODE_FAIL(node_ptr) || IS_NODE_POWERED_DOWN(node_ptr)))
+			bit_clear(unheard, i);
 	}
+	bit_or(avail_node_bitmap, unheard);
+	completing = bit_copy(req);
+	bit_and(completing, cg_node_bitmap);
+	bit_and_not(cg_node_bitmap, completing);
+	job_ptr->bit_flags |= BACKFILL_TEST;
+
 	rc = _select(job_ptr, nodes, NULL);
-	if (unheard) {
-		bit_and_not(avail_node_bitmap, unheard);
-		FREE_NULL_BITMAP(unheard);
-	}
+
+	job_ptr->bit_flags &= ~BACKFILL_TEST;
+	bit_or(cg_node_bitmap, completing);
+	bit_and_not(avail_node_bitmap, unheard);
+	FREE_NULL_BITMAP(completing);
+	FREE_NULL_BITMAP(unheard);
+	FREE_NULL_BITMAP(req);
 	if (rc != SLURM_SUCCESS)
 		return rc;
 	has_rec = libra_slurm_job_record(job_ptr, &rec);
@@ -1459,8 +1474,8 @@ static void *_agent(void *arg)
 
 /*
  * The agent starts as at slurmctld's start whenever slurmctld takes control
- * (decision 28): the orphans looked for again, the journal of ended jobs
- * read again, no state write taken for done.  Slurm unloads the plugin when
+ * (decision 28): the journals of ended jobs and of starts read again and
+ * the orphans looked for again (_agent()), no state write taken for done.  Slurm unloads the plugin when
  * a backup hands control back, but need not load a fresh copy of it when
  * the backup takes over again.
  */
@@ -1468,7 +1483,6 @@ static void _agent_reset(void)
 {
 	saved_sec = 0;
 	saved_upto = 0;
-	journal_read = false;
 	adopt_since = 0;
 	last_full = 0;
 	carry_next = 0;
