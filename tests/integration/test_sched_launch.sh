@@ -22,7 +22,9 @@
 #    the job pending, and the journal of starts has it running on n1
 #    again, not started a second time;
 #  - the same for an interactive job (srun): its step goes on, and srun
-#    ends as the job does.
+#    ends as the job does;
+#  - the same for a job that ran and ended before the kill: taken as
+#    running, then ended as the journal of ended jobs says, not run again.
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -179,6 +181,19 @@ srun_rc=0
 wait "$srun_pid" || srun_rc=$?
 assert_eq 0 "$srun_rc" "srun's exit status ($(tr '\n' ' ' <"$LIBRA_WORK/srun-5.out"))"
 check_ended "$j5"
+
+# --- the same for a job that ended before the kill ---------------------------
+libra_sbatch_admitted "job that ends before the kill" -J ended-stale -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script /dev/null)"
+j6=$SB_JOBID
+wait_until 120 "job $j6 to end" job_ended "$j6"
+note "job $j6 ended; SIGKILL slurmctld, put the job state of before its start in place"
+"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+cp "$state/job_state.libra-test" "$state/job_state"
+"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+wait_until 60 "sched/libra to end job $j6 as it ended" grep -qF \
+	"libra: JobId=$j6 ended (COMPLETED) before slurmctld was restarted and came back running" "$log"
+check_ended "$j6"
 
 # none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then

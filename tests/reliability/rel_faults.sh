@@ -170,10 +170,12 @@ window_kill() {
 	touch "$pause_flag"
 	rm -f "$W/paused"
 	wait_until 60 "the submitter to pause" test -e "$W/paused"
-	# a probe the cluster admits (capacity may be short for a moment)
+	# a probe the cluster admits (capacity may be short for a moment),
+	# long enough to run still when the kill comes on a busy machine (one
+	# that ended before is taken too: the journal of ended jobs ends it)
 	for k in 1 2 3 4 5 6 7 8 9 10; do
 		probes=$((probes + 1))
-		submit "p$probes" 2 60 100
+		submit "p$probes" 6 60 100
 		[ -z "$SB_JOBID" ] || break
 		sleep 1
 	done

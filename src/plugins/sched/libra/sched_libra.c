@@ -1371,10 +1371,14 @@ static void *_agent(void *arg)
 	if ((n = libra_slurm_journal_recover()))
 		info("sched/libra: %d job(s) ended as the journal of ended jobs says",
 		     n);
-	n = libra_starts_restore(_restart);
-	if (n)
+	if ((n = libra_starts_restore(_restart))) {
 		info("sched/libra: %d job(s) running again as the journal of starts says",
 		     n);
+		/* and those of them that had ended meanwhile, as they ended */
+		if ((n = libra_slurm_journal_recover()))
+			info("sched/libra: %d of them ended as the journal of ended jobs says",
+			     n);
+	}
 	_find_orphans();
 	unlock_slurmctld(locks);
 	while (true) {
