@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_faults: SIGKILL of a slurmd and of slurmctld in the middle of a
 # workload (issue "sched/libra", done-when 4).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_sched_ha: a primary and a backup slurmctld on one StateSaveLocation
 # (LIBRA_BACKUP=1; HIGH AVAILABILITY in sched_libra(8), design.md decision

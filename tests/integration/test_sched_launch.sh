@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_sched_launch: slurmctld killed (SIGKILL) around the launch of a job
 # sched/libra started (DURABILITY in sched_libra(8)).  sched/libra writes
@@ -141,6 +142,16 @@ orphaned_on_restart "$j3" ||
 	note "slurmctld's own state write came before the kill: job $j3 was known with its batch step (this case not exercised)"
 check_ended "$j3"
 
+# kill_stale_restart: SIGKILL slurmctld, put the job state written before
+# the last start in place (LIBRA_TEST_STALE_STATE), restart slurmctld.
+state=$LIBRA_CLUSTER_DIR/state
+kill_stale_restart() {
+	"$LIBRA_CLUSTER" kill slurmctld >/dev/null
+	[ -s "$state/job_state.libra-test" ] || fail "no copy of the job state written before the last start"
+	cp "$state/job_state.libra-test" "$state/job_state"
+	"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+}
+
 # --- killed just after the launch, the state written last packed before it ----
 gate4=$LIBRA_WORK/go-4
 libra_sbatch_admitted "job whose start a stale job state loses" -J stale -n 1 \
@@ -149,11 +160,7 @@ j4=$SB_JOBID
 wait_until 60 "sched/libra to launch job $j4" grep -qF \
 	"sched/libra: LIBRA_TEST_STALE_STATE: launched JobId=$j4" "$log"
 note "job $j4 launched; SIGKILL slurmctld, put the job state of before its start in place"
-"$LIBRA_CLUSTER" kill slurmctld >/dev/null
-state=$LIBRA_CLUSTER_DIR/state
-[ -s "$state/job_state.libra-test" ] || fail "no copy of the job state written before job $j4 started"
-cp "$state/job_state.libra-test" "$state/job_state"
-"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+kill_stale_restart
 wait_until 60 "sched/libra to take job $j4 as running again" grep -qF \
 	"sched/libra: JobId=$j4 was started on n1 before slurmctld was restarted, and the job state written last has it pending: running there again" "$log"
 check_once "$j4" "$gate4"
@@ -170,9 +177,7 @@ runs_at_least() { [ "$(grep -c . "$runs")" -ge "$1" ]; }
 wait_until 60 "the interactive job to note that it runs" runs_at_least 5
 j5=$(tail -n 1 "$runs")
 note "interactive job $j5 runs; SIGKILL slurmctld, put the job state of before its start in place"
-"$LIBRA_CLUSTER" kill slurmctld >/dev/null
-cp "$state/job_state.libra-test" "$state/job_state"
-"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+kill_stale_restart
 wait_until 60 "sched/libra to take job $j5 as running again" grep -qF \
 	"sched/libra: JobId=$j5 was started on n1 before slurmctld was restarted, and the job state written last has it pending: running there again" "$log"
 assert_eq RUNNING "$(job_state "$j5")" "state of job $j5 after the restart"
@@ -188,9 +193,7 @@ libra_sbatch_admitted "job that ends before the kill" -J ended-stale -n 1 \
 j6=$SB_JOBID
 wait_until 120 "job $j6 to end" job_ended "$j6"
 note "job $j6 ended; SIGKILL slurmctld, put the job state of before its start in place"
-"$LIBRA_CLUSTER" kill slurmctld >/dev/null
-cp "$state/job_state.libra-test" "$state/job_state"
-"$LIBRA_CLUSTER" restart slurmctld >/dev/null || fail "slurmctld did not restart"
+kill_stale_restart
 wait_until 60 "sched/libra to end job $j6 as it ended" grep -qF \
 	"libra: JobId=$j6 ended (COMPLETED) before slurmctld was restarted and came back running" "$log"
 check_ended "$j6"

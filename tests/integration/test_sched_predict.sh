@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Runtime predictions on the cluster (doc/design.md decision 23; issue 19):
 # with libra_predict=ratio, a user whose first jobs over-estimate by 4x

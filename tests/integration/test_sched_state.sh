@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_sched_state: what no job record holds survives a restart of
 # slurmctld (doc/design.md decisions 9 and 20; issue 38): the book of

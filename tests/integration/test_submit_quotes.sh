@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Binding quotes (job_submit_qos(8), "Binding quotes"; doc/design.md
 # decision 20; issue 20): "sbatch --test-only --comment=...,quote=hold"

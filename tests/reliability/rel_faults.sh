@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_faults: fault injection on the real local cluster during a workload
 # of CPU-bound jobs (libra-burn, exact estimates, loose deadlines), issue 9

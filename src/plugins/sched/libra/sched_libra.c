@@ -1347,27 +1347,17 @@ static void _pause(double secs)
 		;
 }
 
-static void *_agent(void *arg)
+/*
+ * What a killed slurmctld left (decision 26), when the agent starts, under
+ * its locks: the jobs that ended first, so that the nodes the journal of
+ * starts names have the room their jobs left, then the jobs the journal of
+ * starts runs again, then those of them that had ended meanwhile.
+ */
+static void _recover(void)
 {
-	slurmctld_lock_t locks = {
-		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-		.part = READ_LOCK, .fed = READ_LOCK };
-	time_t next_deadline = 0;
-	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
-	bool waiting = false;
 	int n;
 
-	/*
-	 * First of all (slurmctld loads its job state before the agent gets
-	 * the locks, and takes RPCs once its start-up is done), the jobs
-	 * a killed slurmctld started but may not have launched.
-	 */
-	lock_slurmctld(locks);
-	/*
-	 * The jobs that ended just before slurmctld was killed first, so
-	 * that the nodes the journal of starts names have the room their
-	 * jobs left (their completion ends them again: no hub lock held).
-	 */
+	/* their completion ends them again: no hub lock held */
 	if ((n = libra_slurm_journal_recover()))
 		info("sched/libra: %d job(s) ended as the journal of ended jobs says",
 		     n);
@@ -1379,6 +1369,24 @@ static void *_agent(void *arg)
 			info("sched/libra: %d of them ended as the journal of ended jobs says",
 			     n);
 	}
+}
+
+static void *_agent(void *arg)
+{
+	slurmctld_lock_t locks = {
+		.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+		.part = READ_LOCK, .fed = READ_LOCK };
+	time_t next_deadline = 0;
+	double retry = 0.0, last_pass = 0.0, gather = GATHER_MIN;
+	bool waiting = false;
+
+	/*
+	 * First of all (slurmctld loads its job state before the agent gets
+	 * the locks, and takes RPCs once its start-up is done), the jobs
+	 * a killed slurmctld started but may not have launched.
+	 */
+	lock_slurmctld(locks);
+	_recover();
 	_find_orphans();
 	unlock_slurmctld(locks);
 	while (true) {
