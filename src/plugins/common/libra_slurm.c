@@ -1102,14 +1102,17 @@ static bitstr_t *_unshared_nodes(void)
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
-				  const char *exc_nodes, int *nheld,
+				  const char *exc_nodes,
+				  libra_slurm_left_out_t *out,
 				  char **err_msg)
 {
 	bitstr_t *req = NULL, *exc = NULL, *held = NULL;
+	libra_slurm_left_out_t none;
 	bool *mask;
 
-	if (nheld)
-		*nheld = 0;
+	if (!out)
+		out = &none;
+	memset(out, 0, sizeof(*out));
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
@@ -1140,9 +1143,12 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 			continue;
 		if (exc && bit_test(exc, i))
 			continue;
+		if (IS_NODE_COMPLETING(node_record_table_ptr[i])) {
+			out->completing++;
+			continue;
+		}
 		if (held && bit_test(held, i)) {
-			if (nheld)
-				(*nheld)++;
+			out->unshared++;
 			continue;
 		}
 		mask[i] = true;
@@ -1151,6 +1157,17 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 	FREE_NULL_BITMAP(exc);
 	FREE_NULL_BITMAP(held);
 	return mask;
+}
+
+extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
+				     char **msg)
+{
+	if (out->unshared)
+		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs, and the others cannot take it: submit it again when those end",
+			   out->unshared);
+	if (out->completing)
+		xstrfmtcat(*msg, "; %d of the nodes it may use are completing a job, and Slurm starts nothing there until they finish: submit it again then",
+			   out->completing);
 }
 
 extern char *libra_slurm_place_names(const libra_record_t *rec)

@@ -119,18 +119,36 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 				 job_record_t ***new_jobs, int *nnew);
 
 /*
+ * Why nodes of the job's partition were left out of its admission, for
+ * the refusal's reason (libra_slurm_left_out_msg()).
+ */
+typedef struct {
+	int unshared;	/* a job that does not share its CPUs runs there */
+	int completing;	/* completing a job: Slurm starts nothing there */
+} libra_slurm_left_out_t;
+
+/*
  * The nodes a job may use: its partition, minus down nodes, restricted to
- * req_nodes when given, minus exc_nodes, and, unless the partition is
- * OverSubscribe=FORCE, minus the nodes where a job that does not share
- * runs (Slurm would not start a sharing job there: decision 27); their
- * number in *nheld when not NULL.  xmalloc'd array indexed like the node
- * table (and the ledger); NULL on a bad node list (err_msg set).  Job,
- * node and partition read locks.
+ * req_nodes when given, minus exc_nodes, minus the nodes completing a job
+ * (select_nodes() takes none of cg_node_bitmap: design.md decision 29),
+ * and, unless the partition is OverSubscribe=FORCE, minus the nodes where
+ * a job that does not share runs (Slurm would not start a sharing job
+ * there: decision 27); how many of each in *out when not NULL.
+ * xmalloc'd array indexed like the node table (and the ledger); NULL on a
+ * bad node list (err_msg set).  Job, node and partition read locks.
  */
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  const char *req_nodes,
-				  const char *exc_nodes, int *nheld,
+				  const char *exc_nodes,
+				  libra_slurm_left_out_t *out,
 				  char **err_msg);
+
+/*
+ * Append to *msg why a refusal for resources may pass (the nodes left out
+ * in *out and when they come back); nothing when none were left out.
+ */
+extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
+				     char **msg);
 
 /* Does the cluster track memory (SelectTypeParameters=CR_*_Memory)? */
 extern bool libra_slurm_mem_tracked(void);

@@ -849,14 +849,14 @@ static void _record_init(libra_record_t *rec, libra_policy_t policy,
 /*
  * What admission needs of a job with an SLA: its request (refused, with
  * the reason, when unreadable), whether the user may hold another quote,
- * and the nodes it may run on (*nheld: how many were left out because a
- * job that does not share its CPUs runs there).  A booking (begin > 0) is marked booked,
+ * and the nodes it may run on (*out: why the others were left out).  A booking (begin > 0) is marked booked,
  * and begin_txt says when it begins.
  */
 static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 			  const libra_params_t *p, uint32_t uid, double now,
 			  double begin, bool hold, libra_request_t *req,
-			  int *nheld, char *begin_txt, size_t len,
+			  libra_slurm_left_out_t *out, char *begin_txt,
+			  size_t len,
 			  libra_refusal_t *ref, char **err_msg)
 {
 	part_record_t *part_ptr;
@@ -882,7 +882,7 @@ static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 			 t);
 	}
 	req->eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
-					     job_desc->exc_nodes, nheld,
+					     job_desc->exc_nodes, out,
 					     err_msg);
 	return req->eligible ? SLURM_SUCCESS : ESLURM_INVALID_NODE_NAME;
 }
@@ -992,11 +992,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	char begin_txt[96] = "", predict_txt[128] = "";
 	double declared = 0.0, predicted = 0.0, start;
 	bool deferred, boot_wait;
-	int nheld = 0;
+	libra_slurm_left_out_t left_out = { 0 };
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if ((rc = _admit_request(job_desc, sla, p, uid, now, begin, hold,
-				 &req, &nheld, begin_txt, sizeof(begin_txt),
+				 &req, &left_out, begin_txt, sizeof(begin_txt),
 				 ref, err_msg))) {
 		xfree(q);
 		return rc;
@@ -1011,9 +1011,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
 		_refuse_msg(l, p, sla, &req, q, from, err_msg);
-		if (nheld && q->verdict == LIBRA_REJECT_RESOURCES)
-			xstrfmtcat(*err_msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs, and the others cannot take it: submit it again when those end",
-				   nheld);
+		if (q->verdict == LIBRA_REJECT_RESOURCES)
+			libra_slurm_left_out_msg(&left_out, err_msg);
 		_refusal_notes(p, boot_wait, hold, begin_txt, predict_txt,
 			       err_msg);
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
