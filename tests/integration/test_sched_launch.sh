@@ -192,11 +192,18 @@ libra_sbatch_admitted "job that ends before the kill" -J ended-stale -n 1 \
 	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script /dev/null)"
 j6=$SB_JOBID
 wait_until 120 "job $j6 to end" job_ended "$j6"
+# the history of finished jobs (runtime predictions) has its line once
+history_lines() {
+	[ -f "$state/libra_history" ] || { echo 0 && return; }
+	grep -c . "$state/libra_history" || true
+}
+hist6=$(history_lines)
 note "job $j6 ended; SIGKILL slurmctld, put the job state of before its start in place"
 kill_stale_restart
 wait_until 60 "sched/libra to end job $j6 as it ended" grep -qF \
 	"libra: JobId=$j6 ended (COMPLETED) before slurmctld was restarted and came back running" "$log"
 check_ended "$j6"
+assert_eq "$hist6" "$(history_lines)" "lines in libra_history once job $j6 was ended again"
 
 # none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then

@@ -405,6 +405,11 @@ note "admitted jobs: $n_adm; charges $sum_charges, quoted prices $sum_prices"
 sacct -n -X -a -P -S 2000-01-01 -E now --noconvert \
 	-o JobID,Account,User,State,Submit,Start,End,AdminComment%65535 >"$W/sacct.txt"
 refusals=$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl
+# none when every submission was admitted (seed 2 once): an empty log
+if [ ! -e "$refusals" ]; then
+	refusals=$W/libra_refusals.jsonl
+	: >"$refusals"
+fi
 "$report" --sacct-file "$W/sacct.txt" --refusals "$refusals" --no-squeue --json >"$W/report.json" ||
 	fail "libra-report failed"
 msg=$("$LIBRA_PYTHON" - "$W/report.json" "$sum_charges" "$sum_prices" <<'EOF'

@@ -1063,41 +1063,59 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 }
 
 /*
- * The nodes where a running job does not share its CPUs: one of a
- * partition not OverSubscribe=FORCE that did not ask --oversubscribe (a
- * job without an SLA: job_submit/qos drops the request).  Slurm's
- * select/cons_tres then puts no job that shares on any CPU of such a node
- * (it is in "one row" use: job_test.c, _get_job_node_req()), so an
- * admitted job could not start there until it ends (decision 27).  Read
- * from slurmctld's jobs, not from the ledger: jobs that Slurm's own
- * scheduler starts reach the ledger only at sched/libra's next pass.  One
- * walk of the job list per admission (tens of microseconds at 10,000
- * jobs).  NULL when none.
+ * Nodes admission leaves out, from slurmctld's jobs (not from the ledger:
+ * jobs that Slurm's own scheduler starts reach the ledger only at
+ * sched/libra's next pass), in one walk of the job list per admission
+ * (tens of microseconds at 10,000 jobs):
+ *  - *unshared (when not NULL): where a running job does not share its
+ *    CPUs: one of a partition not OverSubscribe=FORCE that did not ask
+ *    --oversubscribe (a job without an SLA: job_submit/qos drops the
+ *    request).  Slurm's select/cons_tres then puts no job that shares on
+ *    any CPU of such a node (it is in "one row" use: job_test.c,
+ *    _get_job_node_req()), so an admitted job could not start there until
+ *    it ends (decision 27);
+ *  - *stuck: where a job ended more than MessageTimeout ago and its node
+ *    has not yet reported the end done (node_bitmap_cg).  select_nodes()
+ *    takes no node completing a job; most complete within a second of
+ *    the end, and a job admitted there starts at the next pass, but one
+ *    still completing after a message timeout waits for something that
+ *    went wrong (a slurmd killed in the job's end: 54 s in rel_faults),
+ *    for as long as that takes (decision 29).
+ * Each NULL when empty.
  */
-static bitstr_t *_unshared_nodes(void)
+static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
 {
-	bitstr_t *held = NULL;
+	time_t old = time(NULL) - (time_t) slurm_conf.msg_timeout;
 	libra_list_itr_t iter;
 	job_record_t *job_ptr;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (unshared)
+		*unshared = NULL;
+	*stuck = NULL;
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
 		part_record_t *p = job_ptr->part_ptr;
 
-		if ((!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
+		if (IS_JOB_COMPLETING(job_ptr) && job_ptr->node_bitmap_cg &&
+		    job_ptr->end_time && job_ptr->end_time < old) {
+			if (!*stuck)
+				*stuck = bit_alloc(node_record_count);
+			bit_or(*stuck, job_ptr->node_bitmap_cg);
+		}
+		if (!unshared ||
+		    (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
 		    !job_ptr->node_bitmap || !p ||
 		    (p->max_share & SHARED_FORCE))
 			continue;
 		if (p->max_share > 1 && job_ptr->details &&
 		    job_ptr->details->share_res == 1)
 			continue;	/* it shares */
-		if (!held)
-			held = bit_alloc(node_record_count);
-		bit_or(held, job_ptr->node_bitmap);
+		if (!*unshared)
+			*unshared = bit_alloc(node_record_count);
+		bit_or(*unshared, job_ptr->node_bitmap);
 	}
 	list_iterator_destroy(iter);
-	return held;
 }
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
@@ -1106,7 +1124,7 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 				  libra_slurm_left_out_t *out,
 				  char **err_msg)
 {
-	bitstr_t *req = NULL, *exc = NULL, *held = NULL;
+	bitstr_t *req = NULL, *exc = NULL, *held = NULL, *stuck = NULL;
 	libra_slurm_left_out_t none;
 	bool *mask;
 
@@ -1129,8 +1147,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		FREE_NULL_BITMAP(exc);
 		return NULL;
 	}
-	if (part_ptr && !(part_ptr->max_share & SHARED_FORCE))
-		held = _unshared_nodes();
+	_held_nodes(part_ptr && !(part_ptr->max_share & SHARED_FORCE) ?
+		    &held : NULL, &stuck);
 	mask = xcalloc(node_record_count ? node_record_count : 1,
 		       sizeof(*mask));
 	for (int i = 0; i < node_record_count; i++) {
@@ -1143,7 +1161,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 			continue;
 		if (exc && bit_test(exc, i))
 			continue;
-		if (IS_NODE_COMPLETING(node_record_table_ptr[i])) {
+		if (stuck && bit_test(stuck, i) &&
+		    IS_NODE_COMPLETING(node_record_table_ptr[i])) {
 			out->completing++;
 			continue;
 		}
@@ -1156,6 +1175,7 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 	FREE_NULL_BITMAP(req);
 	FREE_NULL_BITMAP(exc);
 	FREE_NULL_BITMAP(held);
+	FREE_NULL_BITMAP(stuck);
 	return mask;
 }
 
@@ -1166,7 +1186,7 @@ extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs, and the others cannot take it: submit it again when those end",
 			   out->unshared);
 	if (out->completing)
-		xstrfmtcat(*msg, "; %d of the nodes it may use are completing a job, and Slurm starts nothing there until they finish: submit it again then",
+		xstrfmtcat(*msg, "; %d of the nodes it may use have been completing a job for longer than MessageTimeout, and Slurm starts nothing there until they finish: submit it again then",
 			   out->completing);
 }
 

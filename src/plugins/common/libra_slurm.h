@@ -124,13 +124,14 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
  */
 typedef struct {
 	int unshared;	/* a job that does not share its CPUs runs there */
-	int completing;	/* completing a job: Slurm starts nothing there */
+	int completing;	/* completing a job for over MessageTimeout */
 } libra_slurm_left_out_t;
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to
- * req_nodes when given, minus exc_nodes, minus the nodes completing a job
- * (select_nodes() takes none of cg_node_bitmap: design.md decision 29),
+ * req_nodes when given, minus exc_nodes, minus the nodes still completing
+ * a job that ended more than MessageTimeout ago (select_nodes() takes no
+ * node of cg_node_bitmap: design.md decision 29),
  * and, unless the partition is OverSubscribe=FORCE, minus the nodes where
  * a job that does not share runs (Slurm would not start a sharing job
  * there: decision 27); how many of each in *out when not NULL.

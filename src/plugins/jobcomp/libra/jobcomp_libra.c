@@ -87,6 +87,7 @@ static int _job_end(job_record_t *job_ptr)
 {
 	libra_record_t rec;
 	double start, end;
+	bool settled_here;
 	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
 	libra_end_t how;
 
@@ -135,7 +136,8 @@ static int _job_end(job_record_t *job_ptr)
 	if (end < start)	/* Slurm's end is in whole seconds */
 		end = start;
 
-	if (!rec.settled) {
+	settled_here = !rec.settled;
+	if (settled_here) {
 		how = _how(job_ptr);
 		if (rec.best_effort)
 			libra_settle_best_effort(rec.rate, job_ptr->total_cpus,
@@ -151,8 +153,10 @@ static int _job_end(job_record_t *job_ptr)
 	/* for sched/libra, should slurmctld be killed before it saves this */
 	libra_slurm_journal_end(job_ptr, &rec);
 	/* what the job really took, for runtime predictions (decision 23):
-	 * a job that completed, not one ended at its deadline */
-	if (!rec.best_effort && start > 0.0 &&
+	 * a job that completed, not one ended at its deadline; once (a job
+	 * ended again from the journal of ended jobs after a restart comes
+	 * here settled: its line is in the history already) */
+	if (settled_here && !rec.best_effort && start > 0.0 &&
 	    rec.final.how == LIBRA_END_COMPLETED)
 		libra_slurm_history_add(job_ptr, end - start,
 					rec.declared > 0.0 ? rec.declared :
