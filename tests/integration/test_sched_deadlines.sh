@@ -69,11 +69,14 @@ note "created-to-started latencies in slurmctld (ms): $sched_lat; median $median
 # Both declare 5 s of CPU and a 15 s deadline but burn 25 s; each alone on
 # its node (-w), so each runs at a whole CPU (on a busy machine, less: the
 # soft one then ends later still, and the waits below allow for it).
-libra_sbatch_admitted "hard overrun" -J hard -w n1 -n 1 \
-	--comment="runtime=5s,deadline=15s,budget=100" --wrap "$burn 25"
+# burning NAME NODE SLA SECONDS: an admitted job named NAME on NODE that
+# burns SECONDS of CPU; sets SB_JOBID
+burning() {
+	libra_sbatch_admitted "$1" -J "$1" -w "$2" -n 1 --comment="$3" --wrap "$burn $4"
+}
+burning hard n1 "runtime=5s,deadline=15s,budget=100" 25
 hard=$SB_JOBID
-libra_sbatch_admitted "soft overrun" -J soft -w n2 -n 1 \
-	--comment="runtime=5s,deadline=15s,budget=100,type=soft,penalty=3600" --wrap "$burn 25"
+burning soft n2 "runtime=5s,deadline=15s,budget=100,type=soft,penalty=3600" 25
 soft=$SB_JOBID
 
 wait_until 300 "both overrunning jobs to end" bash -c "[ -z \"\$(squeue -h -j $hard,$soft -o %i)\" ]"
@@ -114,11 +117,9 @@ note "hard: $(sacct -n -X -P -j "$hard" -o State,Elapsed); soft: $(sacct -n -X -
 # settled SUSPENDED (the provider's breach: as NODE_FAIL, penalty PR x RE).
 # A job without an SLA is suspended and resumed as under stock Slurm.
 end_epoch() { date -d "$(job_field "$1" EndTime)" +%s; }
-libra_sbatch_admitted "suspended and resumed" -J susp -w n1 -n 1 \
-	--comment="runtime=10s,deadline=80s,budget=100" --wrap "$burn 10"
+burning susp n1 "runtime=10s,deadline=80s,budget=100" 10	# suspended, resumed
 susp=$SB_JOBID
-libra_sbatch_admitted "suspended through its deadline" -J suspdl -w n2 -n 1 \
-	--comment="runtime=5s,deadline=20s,budget=100,penalty=3600" --wrap "$burn 25"
+burning suspdl n2 "runtime=5s,deadline=20s,budget=100,penalty=3600" 25	# through its deadline
 suspdl=$SB_JOBID
 in_state() { [ "$(squeue -h -t "$1" -j "$2" -o %i | wc -l)" = "$3" ]; }
 wait_until 60 "jobs $susp and $suspdl to run" in_state R "$susp,$suspdl" 2
