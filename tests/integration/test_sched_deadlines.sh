@@ -114,17 +114,21 @@ note "hard: $(sacct -n -X -P -j "$hard" -o State,Elapsed); soft: $(sacct -n -X -
 # The deadline stays; the suspended job's share stays held in the ledger;
 # Slurm's resume pushes the end time by the time suspended and sched/libra
 # sets it back; a hard job still suspended at its deadline is ended there,
-# settled SUSPENDED (the provider's breach: as NODE_FAIL, penalty PR x RE).
+# settled SUSPENDED (the provider's breach: as NODE_FAIL, penalty PR x RE),
+# a capped soft one at its end limit.
 # A job without an SLA is suspended and resumed as under stock Slurm.
 end_epoch() { date -d "$(job_field "$1" EndTime)" +%s; }
 burning susp n1 "runtime=10s,deadline=80s,budget=100" 10	# suspended, resumed
 susp=$SB_JOBID
 burning suspdl n2 "runtime=5s,deadline=20s,budget=100,penalty=3600" 25	# through its deadline
 suspdl=$SB_JOBID
+# soft, capped: its end limit is the deadline + cap / rate, 3 s later
+burning suspsoft n2 "runtime=5s,deadline=20s,budget=100,type=soft,penalty=3600,penalty_cap=3" 25
+suspsoft=$SB_JOBID
 in_state() { [ "$(squeue -h -t "$1" -j "$2" -o %i | wc -l)" = "$3" ]; }
-wait_until 60 "jobs $susp and $suspdl to run" in_state R "$susp,$suspdl" 2
-scontrol suspend "$susp,$suspdl" || fail "scontrol suspend $susp,$suspdl failed"
-wait_until 30 "jobs $susp and $suspdl suspended" in_state S "$susp,$suspdl" 2
+wait_until 60 "jobs $susp, $suspdl and $suspsoft to run" in_state R "$susp,$suspdl,$suspsoft" 3
+scontrol suspend "$susp,$suspdl,$suspsoft" || fail "scontrol suspend $susp,$suspdl,$suspsoft failed"
+wait_until 30 "jobs $susp, $suspdl and $suspsoft suspended" in_state S "$susp,$suspdl,$suspsoft" 3
 susp_end=$(end_epoch "$susp")
 # its share (10/80) stays held while suspended: 50 s of 70 more does not fit
 libra_sbatch_refused "n1 while $susp is suspended" "libra: rejected: not enough free CPU share" \
@@ -140,6 +144,7 @@ wait_until 120 "job $suspdl ended at its deadline while suspended" job_ended "$s
 wait_until 120 "job $susp to end" job_ended "$susp"
 wait_until 120 "the resumed job's settled record" settled "$susp"
 wait_until 120 "the job suspended through its deadline's settled record" settled "$suspdl"
+wait_until 120 "the soft job suspended through its end limit's settled record" settled "$suspsoft"
 check "$susp" "
 assert f['how'] == 'COMPLETED' and f['met'], f
 assert f['penalty'] == 0 and abs(f['charge'] - a['price']) < 1e-9, f
@@ -150,6 +155,13 @@ assert not f['met'], f
 assert abs(f['end'] - s['deadline']) <= 2, (f['end'], s['deadline'])
 assert abs(f['penalty'] - 5.0) < 1e-6 and abs(f['charge'] + 5.0) < 1e-6, f
 "
+check "$suspsoft" "
+assert f['how'] == 'SUSPENDED' and not f['met'], f
+assert abs(f['end'] - (s['deadline'] + 3)) <= 2, (f['end'], s['deadline'])
+assert abs(f['penalty'] - 3.0) < 1e-6 and abs(f['charge'] + 3.0) < 1e-6, f
+"
+[ "$(ctld_log_count "JobId=$suspsoft is still suspended at its end limit")" -ge 1 ] ||
+	fail "slurmctld's log does not say that job $suspsoft was ended suspended at its end limit"
 [ "$(ctld_log_count "JobId=$suspdl reached its hard deadline after an operator's suspend")" -ge 1 ] ||
 	fail "slurmctld's log does not say that job $suspdl reached its hard deadline suspended"
 # the share is free again once the job ended
