@@ -1029,8 +1029,8 @@ static time_t adopt_since;	/* agent thread only */
 
 /*
  * End the running (and suspended) jobs of the snapshot that reached their
- * hard deadline, and take them out of it, counting them in *nrunning.  Returns the next
- * hard deadline ahead, or 0.
+ * hard deadline, and take them out of it, counting them in *nrunning.
+ * Returns the next hard deadline ahead, or 0.
  */
 static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			     int *nrunning)
