@@ -767,6 +767,44 @@ extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr)
 	return share > 1 ? share : 1;
 }
 
+extern bool libra_slurm_preemptable(part_record_t *part_ptr, char **why)
+{
+	uint16_t mode = slurm_conf.preempt_mode;
+	part_record_t *p, *top = NULL;
+	libra_list_itr_t iter;
+
+	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
+	if (mode & PREEMPT_MODE_GANG) {
+		xstrfmtcat(*why, "PreemptMode=%s: Slurm's gang scheduling suspends jobs that share CPUs in turns, as admitted jobs do",
+			   preempt_mode_string(mode));
+		return true;
+	}
+	/* preempt/none; or PreemptMode=OFF, which disables preemption */
+	if (!part_ptr || mode == PREEMPT_MODE_OFF ||
+	    !xstrcasestr(slurm_conf.preempt_type, "partition_prio"))
+		return false;
+	if (part_ptr->preempt_mode != NO_VAL16)
+		mode = part_ptr->preempt_mode;
+	if (mode == PREEMPT_MODE_OFF)
+		return false;
+	/* preempt/partition_prio's rule: a higher tier sharing nodes */
+	iter = list_iterator_create(part_list);
+	while ((p = list_next(iter))) {
+		if (p->priority_tier > part_ptr->priority_tier &&
+		    p->node_bitmap && part_ptr->node_bitmap &&
+		    bit_overlap_any(p->node_bitmap, part_ptr->node_bitmap) &&
+		    (!top || p->priority_tier > top->priority_tier))
+			top = p;
+	}
+	list_iterator_destroy(iter);
+	if (!top)
+		return false;
+	xstrfmtcat(*why, "jobs of partition %s (PriorityTier %u, PreemptMode=%s) can be preempted by jobs of partition %s (PriorityTier %u) on the same nodes",
+		   part_ptr->name, part_ptr->priority_tier,
+		   preempt_mode_string(mode), top->name, top->priority_tier);
+	return true;
+}
+
 extern bool libra_slurm_sync_nodes(void)
 {
 	static libra_ledger_t *seen_ledger;

@@ -207,6 +207,17 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr);
 /* Jobs that may share one CPU in the partition (OverSubscribe=FORCE:N). */
 extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr);
 
+/*
+ * Could Slurm stop a job of this partition that admission would promise a
+ * deadline (design.md decision 30)?  Gang scheduling (PreemptMode=GANG)
+ * suspends jobs sharing CPUs in turns; preempt/partition_prio preempts a
+ * partition whose PreemptMode is not OFF for one of a higher PriorityTier
+ * sharing its nodes.  preempt/qos is not looked at (the job's QOS is
+ * Slurm's choice after job_submit).  If so, *why says it (xstrfmtcat).
+ * Partition read lock.
+ */
+extern bool libra_slurm_preemptable(part_record_t *part_ptr, char **why);
+
 /* Node names of a record's placement, comma separated (xmalloc'd). */
 extern char *libra_slurm_place_names(const libra_record_t *rec);
 

@@ -860,6 +860,7 @@ static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 			  libra_refusal_t *ref, char **err_msg)
 {
 	part_record_t *part_ptr;
+	char *why = NULL;
 	int rc;
 
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -873,6 +874,15 @@ static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		return rc;
 	}
 	req->slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
+	if (libra_slurm_preemptable(part_ptr, &why)) {
+		/* no promise Slurm may break at will (decision 30) */
+		xstrfmtcat(*err_msg, "libra: rejected: %s: an SLA cannot be kept there (the site's configuration; libra-check(8) names the fix)",
+			   why);
+		xfree(why);
+		info("%s: %s", plugin_type, *err_msg);
+		snprintf(ref->verdict, sizeof(ref->verdict), "resources");
+		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	}
 	if (begin > 0.0) {
 		char t[32];
 
