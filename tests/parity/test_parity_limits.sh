@@ -11,6 +11,9 @@
 #      pending reason; it starts once the partition is UP again;
 #  (f) an association limit MaxJobs=1: the user's second job pends with
 #      the same reason, and runs once the first has ended;
+#  (j) (d) with an SLA (issue 39): stock holds the second job for the
+#      license; libra refuses it naming the license (never admitted to
+#      wait), and admits it again once the first has ended;
 #  (h) a long queue (PARITY_QUEUE_JOBS, default 5000) of pending jobs of
 #      higher priority that cannot start, then one that can: it starts
 #      within one libra_interval plus a slack, and none of the queue does.
@@ -138,6 +141,40 @@ scen_maxjobs() {
 }
 
 # ---------------------------------------------------------------------------
+# (j) one license, two jobs with an SLA that want it (issue 39)
+# ---------------------------------------------------------------------------
+SLA="runtime=5s,deadline=10m,budget=1000"
+scen_sla_license() {
+	local a b t0=$SECONDS
+	psub "SLA license job 1" -J slic1 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic1")"
+	a=$SB_JOBID
+	wait_until 60 "the first SLA license job to run" job_in_state "$a" RUNNING
+	libra_sbatch -J slic2 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic2")"
+	b=$SB_JOBID
+	parity_put j_rc "$SB_RC"
+	parity_put j_out "$(tr '\n' ' ' <<<"$SB_OUT")"
+	if [ -n "$b" ]; then
+		wait_until 60 "the second SLA license job to have a reason" job_has_reason "$b"
+		parity_put j_state "$(job_state "$b")"
+		parity_put j_reason "$(job_reason "$b")"
+	fi
+	gate_open "$LIBRA_WORK/slic1"
+	wait_until 60 "the first SLA license job to end" job_ended "$a"
+	if [ -z "$b" ]; then
+		psub "SLA license job 2 again" -J slic2 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic2")"
+		b=$SB_JOBID
+		parity_put j_again "$(tr '\n' ' ' <<<"$SB_OUT")"
+	fi
+	wait_until 60 "the second SLA license job to run" job_started "$b"
+	gate_open "$LIBRA_WORK/slic2"
+	wait_until 60 "the second SLA license job to end" job_ended "$b"
+	wait_until 60 "accounting of both SLA license jobs" eval \
+		"[ \"\$(sacct -n -X -P -j $a,$b -o State | grep -c COMPLETED)\" = 2 ]"
+	parity_put j_gap "$(($(epoch_field "$b" Start) - $(epoch_field "$a" End)))"
+	note "(j) done in $((SECONDS - t0)) s"
+}
+
+# ---------------------------------------------------------------------------
 # (h) a long queue that cannot start, ahead of one job that can
 # ---------------------------------------------------------------------------
 # _queue_ready N: N pending jobs of priority 20000.
@@ -219,6 +256,22 @@ reset
 if parity_want f && both scen_maxjobs; then
 	note "parity (f): MaxJobs=1: the second job $(g stock f_state) '$(g stock f_reason)' on stock, $(g libra f_state) '$(g libra f_reason)' on libra; it started $(g stock f_next_wait) s / $(g libra f_next_wait) s after the first's gate opened"
 	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
+fi
+reset
+
+if parity_want j && both scen_sla_license; then
+	note "parity (j): SLA license jobs: the second was accepted (exit $(g stock j_rc)) and held '$(g stock j_reason)' on stock; on libra exit $(g libra j_rc): $(g libra j_out); again after the first ended: $(g libra j_again); from the first's end to the second's start $(g stock j_gap) s on stock, $(g libra j_gap) s on libra"
+	expect_eq 0 "$(g stock j_rc)" "(j) stock accepts the second SLA license job"
+	expect_eq PENDING "$(g stock j_state)" "(j) state of the second SLA license job on stock"
+	expect_eq Licenses "$(g stock j_reason)" "(j) reason of the second SLA license job on stock"
+	[ "$(g libra j_rc)" != 0 ] ||
+		expect_fail "(j) libra admitted the second SLA license job to wait: $(g libra j_out)"
+	expect_contains "$(g libra j_out)" "libra: rejected: licenses: lic: 1 asked, 0 free until" "(j) libra's refusal"
+	expect_contains "$(g libra j_again)" "libra: admitted: price " "(j) libra's admission once the license is free"
+	for side in stock libra; do
+		[ "$(g $side j_gap)" -ge 0 ] ||
+			expect_fail "(j) the second SLA license job started $(g $side j_gap) s after the first ended on $side"
+	done
 fi
 reset
 

@@ -375,6 +375,23 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 	}
 #endif
 
+/*
+ * Licenses (design.md decision 29): Slurm's src/slurmctld/licenses.h, the
+ * same path in all three; get_total_license_cnt() (the configured count
+ * of one license, under Slurm's license lock) unchanged.  An SLA job
+ * refused because the licenses it asks are held: 24.11 and 26.05 have
+ * ESLURM_LICENSES_UNAVAILABLE ("Licenses currently unavailable"); 22.05
+ * has no such errno, and ESLURM_INVALID_LICENSES ("Invalid license
+ * specification"), its only one about licenses, is what sbatch prints
+ * under our message there.
+ */
+#include "src/slurmctld/licenses.h"
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_ESLURM_LICENSES_HELD ESLURM_LICENSES_UNAVAILABLE
+#else
+#define LIBRA_ESLURM_LICENSES_HELD ESLURM_INVALID_LICENSES
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1373,4 +1374,131 @@ extern void libra_slurm_copy_state(const char *from, const char *to)
 		close(out);
 	xfree(src);
 	xfree(dst);
+}
+
+/* ---- licenses (design.md decision 29) ------------------------------------ */
+
+/* Holds of one license, grown as the job table is walked. */
+typedef struct {
+	const char *name;
+	libra_license_hold_t *h;
+	int n, cap;
+} _lic_holds_t;
+
+/* Add what lic holds of holds->name until "until" (lic unreadable: nothing,
+ * Slurm read it when the job was submitted, or it is an "or" of 26.05). */
+static void _lic_hold(_lic_holds_t *holds, const char *lic, double until)
+{
+	libra_license_ask_t a[LIBRA_LICENSES_MAX];
+	int i, n = libra_license_parse(lic, a, LIBRA_LICENSES_MAX);
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(a[i].name, holds->name))
+			continue;
+		if (holds->n == holds->cap) {
+			holds->cap = holds->cap ? 2 * holds->cap : 16;
+			xrecalloc(holds->h, holds->cap, sizeof(*holds->h));
+		}
+		holds->h[holds->n].count = a[i].count;
+		holds->h[holds->n].until = until;
+		holds->n++;
+	}
+}
+
+/* When a job that has started gives its licenses back: its end (now at
+ * the earliest: a completing job holds them until its epilog is done). */
+static double _lic_until(job_record_t *job_ptr, double now)
+{
+	if (IS_JOB_RUNNING(job_ptr) && job_ptr->time_limit == INFINITE)
+		return INFINITY;
+	return MAX((double) job_ptr->end_time, now + 1.0);
+}
+
+/* The holds of holds->name: the job table's and extra's (those whose job
+ * is not in the table yet). */
+static void _lic_holds(_lic_holds_t *holds, double now,
+		       const libra_slurm_lic_hold_t *extra, int nextra)
+{
+	uint32_t *seen = NULL;
+	int i, j, nseen = 0;
+	libra_list_itr_t iter;
+	job_record_t *job_ptr;
+	libra_record_t rec;
+
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if (!job_ptr->licenses)
+			continue;
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr) ||
+		    IS_JOB_COMPLETING(job_ptr)) {
+			_lic_hold(holds, job_ptr->licenses,
+				  _lic_until(job_ptr, now));
+		} else if (IS_JOB_PENDING(job_ptr) &&
+			   libra_slurm_job_record(job_ptr, &rec)) {
+			if (!rec.best_effort)
+				_lic_hold(holds, job_ptr->licenses,
+					  rec.sla.deadline);
+			xrecalloc(seen, nseen + 1, sizeof(*seen));
+			seen[nseen++] = rec.token;
+			libra_record_free(&rec);
+		}
+	}
+	list_iterator_destroy(iter);
+	for (i = 0; i < nextra; i++) {
+		for (j = 0; j < nseen && seen[j] != extra[i].token; j++)
+			;
+		if (j == nseen)
+			_lic_hold(holds, extra[i].licenses, extra[i].until);
+	}
+	xfree(seen);
+}
+
+extern int libra_slurm_licenses(const char *lic, double from, double now,
+				const libra_slurm_lic_hold_t *extra,
+				int nextra, char **err_msg)
+{
+	libra_license_ask_t a[LIBRA_LICENSES_MAX];
+	int i, n, rc = SLURM_SUCCESS;
+	uint32_t total, free_now;
+	_lic_holds_t holds;
+	double when;
+	char span[32];
+
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if ((n = libra_license_parse(lic, a, LIBRA_LICENSES_MAX)) < 0) {
+		xstrfmtcat(*err_msg, "libra: rejected: licenses: '%s' cannot be counted by admission (an SLA job asks licenses as name[:count], separated by commas, at most %d names, no '|')",
+			   lic, LIBRA_LICENSES_MAX);
+		return ESLURM_INVALID_LICENSES;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		if (!a[i].count)
+			continue;
+		total = get_total_license_cnt(a[i].name);
+		if (a[i].count > total) {
+			xstrfmtcat(*err_msg, "libra: rejected: licenses: %s: %u asked, %u configured",
+				   a[i].name, a[i].count, total);
+			return ESLURM_INVALID_LICENSES;
+		}
+		memset(&holds, 0, sizeof(holds));
+		holds.name = a[i].name;
+		_lic_holds(&holds, now, extra, nextra);
+		free_now = libra_license_free(total, holds.h, holds.n, from);
+		if (free_now < a[i].count) {
+			when = libra_license_free_when(total, holds.h, holds.n,
+						       a[i].count, from);
+			xstrfmtcat(*err_msg, "libra: rejected: licenses: %s: %u asked, %u free",
+				   a[i].name, a[i].count, free_now);
+			if (isinf(when)) {
+				xstrfmtcat(*err_msg, ", held by jobs without a time limit");
+			} else {
+				libra_format_duration(when - now, span,
+						      sizeof(span));
+				xstrfmtcat(*err_msg, " until %s from now, when jobs holding them end",
+					   span);
+			}
+			rc = LIBRA_ESLURM_LICENSES_HELD;
+		}
+		xfree(holds.h);
+	}
+	return rc;
 }
