@@ -10,7 +10,9 @@
 #  (e) partition batch DOWN: a new job does not start, with the same
 #      pending reason; it starts once the partition is UP again;
 #  (f) an association limit MaxJobs=1: the user's second job pends with
-#      the same reason, and runs once the first has ended;
+#      the same reason, and runs once the first has ended; (k) then a
+#      job with an SLA as well: stock holds it (AssocMaxJobsLimit),
+#      libra refuses it naming that limit (issue 39);
 #  (j) (d) with an SLA (issue 39): stock holds the second job for the
 #      license; libra refuses it naming the license (never admitted to
 #      wait), and admits it again once the first has ended;
@@ -24,6 +26,7 @@ parity_add_user
 parity_start
 
 QUEUE_JOBS=${PARITY_QUEUE_JOBS:-5000}
+SLA="runtime=5s,deadline=10m,budget=1000"	# (j), (k)
 SUBMIT=$LIBRA_BUILD/tests/reliability/libra_submit
 if [ ! -x "$SUBMIT" ]; then
 	make -C "$LIBRA_BUILD/tests/reliability" libra_submit >/dev/null 2>&1 ||
@@ -128,6 +131,20 @@ scen_maxjobs() {
 	wait_until 60 "a window for the second limited job" _window "$t0" "$b"
 	parity_put f_state "$(job_state "$b")"
 	parity_put f_reason "$(job_reason "$b")"
+	# (k) the same limit for a job with an SLA (stock: cancelled once
+	# its reason is seen, so that (f) goes on as before)
+	t0=$SECONDS
+	SB_USER=$PARITY_USER libra_sbatch -J max3 --comment="$SLA" --wrap true
+	parity_put k_rc "$SB_RC"
+	parity_put k_out "$(tr '\n' ' ' <<<"$SB_OUT")"
+	if [ -n "$SB_JOBID" ]; then
+		wait_until 60 "the SLA job to have a reason" job_has_reason "$SB_JOBID"
+		wait_until 60 "a window for the SLA job" _window "$t0" "$SB_JOBID"
+		parity_put k_state "$(job_state "$SB_JOBID")"
+		parity_put k_reason "$(job_reason "$SB_JOBID")"
+		scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
+		wait_until 60 "the SLA job to end" job_ended "$SB_JOBID"
+	fi
 	gate_open "$LIBRA_WORK/max1"
 	t0=$SECONDS
 	wait_until 120 "the second limited job to run" job_started "$b"
@@ -143,7 +160,6 @@ scen_maxjobs() {
 # ---------------------------------------------------------------------------
 # (j) one license, two jobs with an SLA that want it (issue 39)
 # ---------------------------------------------------------------------------
-SLA="runtime=5s,deadline=10m,budget=1000"
 scen_sla_license() {
 	local a b t0=$SECONDS
 	psub "SLA license job 1" -J slic1 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic1")"
@@ -256,6 +272,13 @@ reset
 if parity_want f && both scen_maxjobs; then
 	note "parity (f): MaxJobs=1: the second job $(g stock f_state) '$(g stock f_reason)' on stock, $(g libra f_state) '$(g libra f_reason)' on libra; it started $(g stock f_next_wait) s / $(g libra f_next_wait) s after the first's gate opened"
 	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
+	note "parity (k): MaxJobs=1, an SLA job as well: stock exit $(g stock k_rc), $(g stock k_state) '$(g stock k_reason)'; libra exit $(g libra k_rc): $(g libra k_out)"
+	expect_eq 0 "$(g stock k_rc)" "(k) stock accepts the SLA job"
+	expect_eq PENDING "$(g stock k_state)" "(k) state of the SLA job on stock"
+	expect_eq AssocMaxJobsLimit "$(g stock k_reason)" "(k) reason of the SLA job on stock"
+	[ "$(g libra k_rc)" != 0 ] ||
+		expect_fail "(k) libra admitted the SLA job to be held: $(g libra k_out)"
+	expect_contains "$(g libra k_out)" "libra: rejected: limits: Slurm would hold the job with reason $(g stock k_reason)" "(k) libra's refusal"
 fi
 reset
 

@@ -35,6 +35,7 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
 #include "src/common/hostlist.h"
 #include "src/common/job_resources.h"
@@ -44,6 +45,7 @@
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/acct_policy.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "history.h"
@@ -1501,4 +1503,83 @@ extern int libra_slurm_licenses(const char *lic, double from, double now,
 		xfree(holds.h);
 	}
 	return rc;
+}
+
+/* ---- QOS and association limits (design.md decision 29) ------------------ */
+
+/* Slurm's verdict on a job record made for the question; false: held,
+ * with the reason in job_ptr->state_reason.  assoc_mgr locks held. */
+static bool _limits_runnable(job_record_t *job_ptr, int cpus, int nodes)
+{
+	uint64_t *tres = xcalloc(slurmctld_tres_cnt, sizeof(*tres));
+	bool ok;
+
+	tres[TRES_ARRAY_CPU] = (uint64_t) cpus;
+	tres[TRES_ARRAY_NODE] = (uint64_t) nodes;
+	ok = acct_policy_job_runnable_pre_select(job_ptr, true) &&
+	     acct_policy_job_runnable_post_select(job_ptr, tres, true);
+	xfree(tres);
+	return ok;
+}
+
+extern int libra_slurm_limits(job_desc_msg_t *job_desc,
+			      part_record_t *part_ptr, int cpus, int nodes,
+			      uint32_t time_limit, char **err_msg)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				   .tres = READ_LOCK, .user = READ_LOCK };
+	slurmdb_assoc_rec_t assoc_rec, *assoc_ptr = NULL;
+	slurmdb_qos_rec_t qos_rec, *qos_ptr = NULL;
+	struct job_details details;
+	job_record_t job;
+	bool ok = true;
+
+	if (!(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS) || !part_ptr)
+		return SLURM_SUCCESS;
+	memset(&assoc_rec, 0, sizeof(assoc_rec));
+	assoc_rec.acct = job_desc->account;
+	assoc_rec.partition = part_ptr->name;
+	assoc_rec.uid = job_desc->user_id;
+	memset(&qos_rec, 0, sizeof(qos_rec));
+	qos_rec.name = job_desc->qos;
+	memset(&job, 0, sizeof(job));
+	memset(&details, 0, sizeof(details));
+
+	assoc_mgr_lock(&locks);
+	if (assoc_mgr_fill_in_assoc(acct_db_conn, &assoc_rec,
+				    accounting_enforce, &assoc_ptr, true) ||
+	    !assoc_ptr)
+		goto unlock;
+	assoc_mgr_get_default_qos_info(assoc_ptr, &qos_rec);
+	if (assoc_mgr_fill_in_qos(acct_db_conn, &qos_rec, accounting_enforce,
+				  &qos_ptr, true))
+		goto unlock;
+	job.magic = JOB_MAGIC;
+	job.job_state = JOB_PENDING;
+	job.user_id = job_desc->user_id;
+	job.assoc_id = assoc_ptr->id;
+	job.assoc_ptr = assoc_ptr;
+	job.account = assoc_ptr->acct;
+	job.partition = part_ptr->name;
+	job.part_ptr = part_ptr;
+	job.qos_ptr = qos_ptr;
+	job.qos_id = qos_ptr ? qos_ptr->id : 0;
+	job.time_limit = time_limit;
+	details.min_cpus = (uint32_t) cpus;
+	details.min_nodes = (uint32_t) nodes;
+	job.details = &details;
+	job.limit_set.tres = xcalloc(slurmctld_tres_cnt,
+				     sizeof(*job.limit_set.tres));
+	ok = _limits_runnable(&job, cpus, nodes);
+unlock:
+	assoc_mgr_unlock(&locks);
+	if (!ok) {
+		xstrfmtcat(*err_msg, "libra: rejected: limits: Slurm would hold the job with reason %s (account %s, QOS %s), so it cannot be admitted to meet a deadline; submit it once the limit allows",
+			   libra_job_reason_string(job.state_reason),
+			   assoc_ptr->acct ? assoc_ptr->acct : "?",
+			   qos_ptr ? qos_ptr->name : "none");
+	}
+	xfree(job.state_desc);
+	xfree(job.limit_set.tres);
+	return ok ? SLURM_SUCCESS : ESLURM_ACCOUNTING_POLICY;
 }

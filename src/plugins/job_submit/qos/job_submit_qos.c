@@ -1026,6 +1026,30 @@ static int _licenses(job_desc_msg_t *job_desc, const libra_ledger_t *l,
 }
 
 /*
+ * QOS and association limits (design.md decision 29): a job Slurm would
+ * hold for a limit is refused naming it, never admitted to wait.  Asked
+ * as the job would run: its CPUs, its nodes (at least one), the time
+ * limit _set_time_limit() gives it.
+ */
+static int _limits(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+		   const libra_request_t *req, double from,
+		   libra_refusal_t *ref, char **err_msg)
+{
+	double end = libra_end_limit(sla);
+	int rc;
+
+	rc = libra_slurm_limits(job_desc, _partition(job_desc), req->cpus,
+				MAX(req->min_nodes, 1),
+				end > 0.0 ? _minutes_until(end, from) : NO_VAL,
+				err_msg);
+	if (rc) {
+		snprintf(ref->verdict, sizeof(ref->verdict), "limits");
+		info("%s: %s", plugin_type, *err_msg);
+	}
+	return rc;
+}
+
+/*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
  * ledger from then; its SLA was read with its begin as its submission.
@@ -1060,7 +1084,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(q);
 		return rc;
 	}
-	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)))
+	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
+	    (rc = _limits(job_desc, sla, &req, from, ref, err_msg)))
 		goto out;
 
 	if (!hold)
