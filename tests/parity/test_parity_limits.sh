@@ -12,7 +12,8 @@
 #  (f) an association limit MaxJobs=1: the user's second job pends with
 #      the same reason, and runs once the first has ended; (k) then a
 #      job with an SLA as well: stock holds it (AssocMaxJobsLimit),
-#      libra refuses it naming that limit (issue 39);
+#      libra refuses it naming that limit (issue 39); (l) then
+#      GrpTRES=cpu=1 instead, one CPU in use: the same for an SLA job;
 #  (j) (d) with an SLA (issue 39): stock holds the second job for the
 #      license; libra refuses it naming the license (never admitted to
 #      wait), and admits it again once the first has ended;
@@ -116,6 +117,12 @@ _assoc_maxjobs() {
 	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
 		grep -q "MaxJobs=$1("
 }
+# _assoc_limit TEXT: the user's association shows the limit TEXT (e.g.
+# GrpTRES=cpu=1) in slurmctld's assoc_mgr.
+_assoc_limit() {
+	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
+		grep -q "$1("
+}
 scen_maxjobs() {
 	local a b t0
 	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=1 >/dev/null ||
@@ -151,9 +158,30 @@ scen_maxjobs() {
 	parity_put f_next_wait $((SECONDS - t0))
 	gate_open "$LIBRA_WORK/max2"
 	wait_until 120 "the limited jobs to end" eval "job_ended $a && job_ended $b"
-	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=-1 >/dev/null ||
-		fail "sacctmgr modify user $PARITY_USER set MaxJobs=-1 failed"
-	wait_until 60 "slurmctld to drop MaxJobs for $PARITY_USER" eval '! _assoc_maxjobs 1'
+	# (l) GrpTRES=cpu=1 instead: one CPU in use, an SLA job for another
+	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=-1 GrpTRES=cpu=1 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set MaxJobs=-1 GrpTRES=cpu=1 failed"
+	wait_until 60 "slurmctld to have GrpTRES=cpu=1 and no MaxJobs for $PARITY_USER" \
+		eval '_assoc_limit GrpTRES=cpu=1 && ! _assoc_maxjobs 1'
+	SB_USER=$PARITY_USER psub "CPU-limited job" -J grp1 --time=1 --wrap "$(gate_wait "$LIBRA_WORK/grp1")"
+	a=$SB_JOBID
+	wait_until 60 "the CPU-limited job to run" job_in_state "$a" RUNNING
+	t0=$SECONDS
+	SB_USER=$PARITY_USER libra_sbatch -J grp2 --comment="$SLA" --wrap true
+	parity_put l_rc "$SB_RC"
+	parity_put l_out "$(tr '\n' ' ' <<<"$SB_OUT")"
+	if [ -n "$SB_JOBID" ]; then
+		wait_until 60 "the SLA job to have a reason" job_has_reason "$SB_JOBID"
+		wait_until 60 "a window for the SLA job" _window "$t0" "$SB_JOBID"
+		parity_put l_state "$(job_state "$SB_JOBID")"
+		parity_put l_reason "$(job_reason "$SB_JOBID")"
+		scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
+	fi
+	gate_open "$LIBRA_WORK/grp1"
+	wait_until 120 "the CPU-limited job to end" job_ended "$a"
+	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=cpu=-1 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set GrpTRES=cpu=-1 failed"
+	wait_until 60 "slurmctld to drop GrpTRES for $PARITY_USER" eval '! _assoc_limit GrpTRES=cpu=1'
 	note "(f) done"
 }
 
@@ -279,6 +307,13 @@ if parity_want f && both scen_maxjobs; then
 	[ "$(g libra k_rc)" != 0 ] ||
 		expect_fail "(k) libra admitted the SLA job to be held: $(g libra k_out)"
 	expect_contains "$(g libra k_out)" "libra: rejected: limits: Slurm would hold the job with reason $(g stock k_reason)" "(k) libra's refusal"
+	note "parity (l): GrpTRES=cpu=1 and one CPU in use, an SLA job: stock exit $(g stock l_rc), $(g stock l_state) '$(g stock l_reason)'; libra exit $(g libra l_rc): $(g libra l_out)"
+	expect_eq 0 "$(g stock l_rc)" "(l) stock accepts the SLA job"
+	expect_eq PENDING "$(g stock l_state)" "(l) state of the SLA job on stock"
+	expect_eq AssocGrpCpuLimit "$(g stock l_reason)" "(l) reason of the SLA job on stock"
+	[ "$(g libra l_rc)" != 0 ] ||
+		expect_fail "(l) libra admitted the SLA job to be held: $(g libra l_out)"
+	expect_contains "$(g libra l_out)" "libra: rejected: limits: Slurm would hold the job with reason $(g stock l_reason)" "(l) libra's refusal"
 fi
 reset
 
