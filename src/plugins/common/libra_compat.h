@@ -392,6 +392,18 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 #define LIBRA_ESLURM_LICENSES_HELD ESLURM_INVALID_LICENSES
 #endif
 
+/*
+ * acct_policy_job_runnable_pre_select() and _post_select() take the
+ * assoc_mgr's QOS lock for reading in 22.05 and for writing from 24.11
+ * (they may add a user's or account's usage record to a QOS); a caller
+ * passing assoc_mgr_locked holds what they would take.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_ACCT_POLICY_QOS_LOCK WRITE_LOCK
+#else
+#define LIBRA_ACCT_POLICY_QOS_LOCK READ_LOCK
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

@@ -1526,7 +1526,8 @@ extern int libra_slurm_limits(job_desc_msg_t *job_desc,
 			      part_record_t *part_ptr, int cpus, int nodes,
 			      uint32_t time_limit, char **err_msg)
 {
-	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK,
+				   .qos = LIBRA_ACCT_POLICY_QOS_LOCK,
 				   .tres = READ_LOCK, .user = READ_LOCK };
 	slurmdb_assoc_rec_t assoc_rec, *assoc_ptr = NULL;
 	slurmdb_qos_rec_t qos_rec, *qos_ptr = NULL;
