@@ -1429,21 +1429,24 @@ static void _lic_holds(_lic_holds_t *holds, double now,
 
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
-		if (!job_ptr->licenses)
+		bool started = IS_JOB_RUNNING(job_ptr) ||
+			       IS_JOB_SUSPENDED(job_ptr) ||
+			       IS_JOB_COMPLETING(job_ptr);
+
+		if (!job_ptr->licenses ||
+		    (!started && !IS_JOB_PENDING(job_ptr)))
 			continue;
-		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr) ||
-		    IS_JOB_COMPLETING(job_ptr)) {
+		if (started)
 			_lic_hold(holds, job_ptr->licenses,
 				  _lic_until(job_ptr, now));
-		} else if (IS_JOB_PENDING(job_ptr) &&
-			   libra_slurm_job_record(job_ptr, &rec)) {
-			if (!rec.best_effort)
-				_lic_hold(holds, job_ptr->licenses,
-					  rec.sla.deadline);
-			xrecalloc(seen, nseen + 1, sizeof(*seen));
-			seen[nseen++] = rec.token;
-			libra_record_free(&rec);
-		}
+		if (!libra_slurm_job_record(job_ptr, &rec))
+			continue;
+		if (!started && !rec.best_effort)
+			_lic_hold(holds, job_ptr->licenses, rec.sla.deadline);
+		/* its admission's token, if the sync has not re-keyed it */
+		xrecalloc(seen, nseen + 1, sizeof(*seen));
+		seen[nseen++] = rec.token;
+		libra_record_free(&rec);
 	}
 	list_iterator_destroy(iter);
 	for (i = 0; i < nextra; i++) {
