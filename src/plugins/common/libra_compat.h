@@ -404,6 +404,17 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 #define LIBRA_ACCT_POLICY_QOS_LOCK READ_LOCK
 #endif
 
+/*
+ * A job's details record: "struct job_details" in 22.05's slurmctld.h,
+ * the typedef job_details_t of src/common/job_record.h (no struct tag)
+ * from 24.11.  The same fields for what admission sets.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+typedef job_details_t libra_job_details_t;
+#else
+typedef struct job_details libra_job_details_t;
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

@@ -1534,7 +1534,7 @@ extern int libra_slurm_limits(job_desc_msg_t *job_desc,
 				   .tres = READ_LOCK, .user = READ_LOCK };
 	slurmdb_assoc_rec_t assoc_rec, *assoc_ptr = NULL;
 	slurmdb_qos_rec_t qos_rec, *qos_ptr = NULL;
-	struct job_details details;
+	libra_job_details_t details;
 	job_record_t job;
 	bool ok = true;
 
