@@ -123,6 +123,23 @@ _assoc_limit() {
 	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
 		grep -q "$1("
 }
+# _sla_limited KEY NAME: a job with an SLA of the limited user, named NAME;
+# its sbatch exit and output (KEY_rc, KEY_out) and, when it was made (stock),
+# its state and reason after a window (KEY_state, KEY_reason); then it is
+# cancelled and gone, so that the scenario goes on as before (issue 39).
+_sla_limited() {
+	local t0=$SECONDS
+	SB_USER=$PARITY_USER libra_sbatch -J "$2" --comment="$SLA" --wrap true
+	parity_put "$1_rc" "$SB_RC"
+	parity_put "$1_out" "$(tr '\n' ' ' <<<"$SB_OUT")"
+	[ -n "$SB_JOBID" ] || return 0
+	wait_until 60 "the SLA job $2 to have a reason" job_has_reason "$SB_JOBID"
+	wait_until 60 "a window for the SLA job $2" _window "$t0" "$SB_JOBID"
+	parity_put "$1_state" "$(job_state "$SB_JOBID")"
+	parity_put "$1_reason" "$(job_reason "$SB_JOBID")"
+	scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
+	wait_until 60 "the SLA job $2 to end" job_ended "$SB_JOBID"
+}
 scen_maxjobs() {
 	local a b t0
 	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=1 >/dev/null ||
@@ -140,18 +157,7 @@ scen_maxjobs() {
 	parity_put f_reason "$(job_reason "$b")"
 	# (k) the same limit for a job with an SLA (stock: cancelled once
 	# its reason is seen, so that (f) goes on as before)
-	t0=$SECONDS
-	SB_USER=$PARITY_USER libra_sbatch -J max3 --comment="$SLA" --wrap true
-	parity_put k_rc "$SB_RC"
-	parity_put k_out "$(tr '\n' ' ' <<<"$SB_OUT")"
-	if [ -n "$SB_JOBID" ]; then
-		wait_until 60 "the SLA job to have a reason" job_has_reason "$SB_JOBID"
-		wait_until 60 "a window for the SLA job" _window "$t0" "$SB_JOBID"
-		parity_put k_state "$(job_state "$SB_JOBID")"
-		parity_put k_reason "$(job_reason "$SB_JOBID")"
-		scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
-		wait_until 60 "the SLA job to end" job_ended "$SB_JOBID"
-	fi
+	_sla_limited k max3
 	gate_open "$LIBRA_WORK/max1"
 	t0=$SECONDS
 	wait_until 120 "the second limited job to run" job_started "$b"
@@ -166,17 +172,7 @@ scen_maxjobs() {
 	SB_USER=$PARITY_USER psub "CPU-limited job" -J grp1 --time=1 --wrap "$(gate_wait "$LIBRA_WORK/grp1")"
 	a=$SB_JOBID
 	wait_until 60 "the CPU-limited job to run" job_in_state "$a" RUNNING
-	t0=$SECONDS
-	SB_USER=$PARITY_USER libra_sbatch -J grp2 --comment="$SLA" --wrap true
-	parity_put l_rc "$SB_RC"
-	parity_put l_out "$(tr '\n' ' ' <<<"$SB_OUT")"
-	if [ -n "$SB_JOBID" ]; then
-		wait_until 60 "the SLA job to have a reason" job_has_reason "$SB_JOBID"
-		wait_until 60 "a window for the SLA job" _window "$t0" "$SB_JOBID"
-		parity_put l_state "$(job_state "$SB_JOBID")"
-		parity_put l_reason "$(job_reason "$SB_JOBID")"
-		scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
-	fi
+	_sla_limited l grp2
 	gate_open "$LIBRA_WORK/grp1"
 	wait_until 120 "the CPU-limited job to end" job_ended "$a"
 	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=cpu=-1 >/dev/null ||
@@ -279,6 +275,19 @@ held_alike() {
 		expect_fail "($l) $text $(g libra "$key") s on libra, $(g stock "$key") s on stock"
 }
 
+# sla_refused_alike LETTER WHAT REASON: scenario LETTER's SLA job (WHAT)
+# was held on stock with REASON, and refused by libra naming it (issue 39).
+sla_refused_alike() {
+	local l=$1
+	note "parity ($l): $2: stock exit $(g stock "${l}_rc"), $(g stock "${l}_state") '$(g stock "${l}_reason")'; libra exit $(g libra "${l}_rc"): $(g libra "${l}_out")"
+	expect_eq 0 "$(g stock "${l}_rc")" "($l) stock accepts the SLA job"
+	expect_eq PENDING "$(g stock "${l}_state")" "($l) state of the SLA job on stock"
+	expect_eq "$3" "$(g stock "${l}_reason")" "($l) reason of the SLA job on stock"
+	[ "$(g libra "${l}_rc")" != 0 ] ||
+		expect_fail "($l) libra admitted the SLA job to be held: $(g libra "${l}_out")"
+	expect_contains "$(g libra "${l}_out")" "libra: rejected: limits: Slurm would hold the job with reason $3" "($l) libra's refusal"
+}
+
 if parity_want d && both scen_license; then
 	note "parity (d): license jobs: at most $(g stock d_max) holder(s) at once on stock, $(g libra d_max) on libra; the second waited with reason '$(g stock d_reason)' on stock, '$(g libra d_reason)' on libra; from the first's end to the second's start $(g stock d_gap) s on stock, $(g libra d_gap) s on libra"
 	for side in stock libra; do
@@ -300,20 +309,8 @@ reset
 if parity_want f && both scen_maxjobs; then
 	note "parity (f): MaxJobs=1: the second job $(g stock f_state) '$(g stock f_reason)' on stock, $(g libra f_state) '$(g libra f_reason)' on libra; it started $(g stock f_next_wait) s / $(g libra f_next_wait) s after the first's gate opened"
 	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
-	note "parity (k): MaxJobs=1, an SLA job as well: stock exit $(g stock k_rc), $(g stock k_state) '$(g stock k_reason)'; libra exit $(g libra k_rc): $(g libra k_out)"
-	expect_eq 0 "$(g stock k_rc)" "(k) stock accepts the SLA job"
-	expect_eq PENDING "$(g stock k_state)" "(k) state of the SLA job on stock"
-	expect_eq AssocMaxJobsLimit "$(g stock k_reason)" "(k) reason of the SLA job on stock"
-	[ "$(g libra k_rc)" != 0 ] ||
-		expect_fail "(k) libra admitted the SLA job to be held: $(g libra k_out)"
-	expect_contains "$(g libra k_out)" "libra: rejected: limits: Slurm would hold the job with reason $(g stock k_reason)" "(k) libra's refusal"
-	note "parity (l): GrpTRES=cpu=1 and one CPU in use, an SLA job: stock exit $(g stock l_rc), $(g stock l_state) '$(g stock l_reason)'; libra exit $(g libra l_rc): $(g libra l_out)"
-	expect_eq 0 "$(g stock l_rc)" "(l) stock accepts the SLA job"
-	expect_eq PENDING "$(g stock l_state)" "(l) state of the SLA job on stock"
-	expect_eq AssocGrpCpuLimit "$(g stock l_reason)" "(l) reason of the SLA job on stock"
-	[ "$(g libra l_rc)" != 0 ] ||
-		expect_fail "(l) libra admitted the SLA job to be held: $(g libra l_out)"
-	expect_contains "$(g libra l_out)" "libra: rejected: limits: Slurm would hold the job with reason $(g stock l_reason)" "(l) libra's refusal"
+	sla_refused_alike k "MaxJobs=1, an SLA job as well" AssocMaxJobsLimit
+	sla_refused_alike l "GrpTRES=cpu=1 and one CPU in use, an SLA job" AssocGrpCpuLimit
 fi
 reset
 
