@@ -75,6 +75,16 @@ static const struct {
 	{ "tier",	   "tier",	    "tier", LIBRA_SLA_TIER },
 };
 
+/*
+ * Licenses of admissions whose job is not in slurmctld's job table yet
+ * (job_submit runs under the job read lock; the job is created after it,
+ * under the write lock, so a second submission can come in between).
+ * Kept while the admission's token is in the ledger: a token re-keyed to
+ * its job, or expired, is dropped here.  Hub lock.
+ */
+static libra_slurm_lic_hold_t *lic_recent;
+static int lic_recent_n;
+
 extern int init(void)
 {
 	if (libra_hub_init())
@@ -88,6 +98,9 @@ extern int init(void)
 
 extern int fini(void)
 {
+	while (lic_recent_n > 0)
+		xfree(lic_recent[--lic_recent_n].licenses);
+	xfree(lic_recent);
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
@@ -976,6 +989,76 @@ static void _quote_msg(const libra_params_t *p, double price, uint32_t id,
 		   libra_policy_name(p->policy), nodes, t, span, id);
 }
 
+static void _lic_recent_prune(const libra_ledger_t *l)
+{
+	int i, k = 0;
+
+	for (i = 0; i < lic_recent_n; i++) {
+		if (libra_ledger_has_job(l, lic_recent[i].token))
+			lic_recent[k++] = lic_recent[i];
+		else
+			xfree(lic_recent[i].licenses);
+	}
+	lic_recent_n = k;
+}
+
+static void _lic_recent_add(uint32_t token, const char *licenses,
+			    double until)
+{
+	xrecalloc(lic_recent, lic_recent_n + 1, sizeof(*lic_recent));
+	lic_recent[lic_recent_n].token = token;
+	lic_recent[lic_recent_n].licenses = xstrdup(licenses);
+	lic_recent[lic_recent_n].until = until;
+	lic_recent_n++;
+}
+
+/*
+ * The licenses the job asks must be free from "at" on (design.md decision
+ * 29): never admitted to wait for a license.  SLURM_SUCCESS or the errno,
+ * with the refusal in err_msg.
+ */
+static int _licenses(job_desc_msg_t *job_desc, const libra_ledger_t *l,
+		     double at, double now, libra_refusal_t *ref,
+		     char **err_msg)
+{
+	int rc;
+
+	if (!job_desc->licenses || !job_desc->licenses[0])
+		return SLURM_SUCCESS;
+	_lic_recent_prune(l);
+	rc = libra_slurm_licenses(job_desc->licenses, at, now, lic_recent,
+				  lic_recent_n, err_msg);
+	if (rc) {
+		snprintf(ref->verdict, sizeof(ref->verdict), "licenses");
+		info("%s: %s", plugin_type, *err_msg);
+	}
+	return rc;
+}
+
+/*
+ * QOS and association limits (design.md decision 29): a job Slurm would
+ * hold for a limit is refused naming it, never admitted to wait.  Asked
+ * as the job would run: its CPUs, its nodes (at least one), the time
+ * limit _set_time_limit() gives it.
+ */
+static int _limits(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+		   const libra_request_t *req, double from,
+		   libra_refusal_t *ref, char **err_msg)
+{
+	double end = libra_end_limit(sla);
+	int rc;
+
+	rc = libra_slurm_limits(job_desc, _partition(job_desc), req->cpus,
+				MAX(req->min_nodes, 1),
+				end > 0.0 ? _minutes_until(end, from) : NO_VAL,
+				err_msg);
+	if (rc) {
+		snprintf(ref->verdict, sizeof(ref->verdict), "limits");
+		info("%s: %s", plugin_type, *err_msg);
+	}
+	return rc;
+}
+
 /*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
@@ -1011,6 +1094,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(q);
 		return rc;
 	}
+	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
+	    (rc = _limits(job_desc, sla, &req, from, ref, err_msg)))
+		goto out;
 
 	if (!hold)
 		_predict(job_desc, sla, p, uid, &declared, &predicted,
@@ -1051,6 +1137,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if ((rc = _commit(job_desc, l, &rec, &req, q, uid, now,
 			  hold ? at : 0.0, err_msg)))
 		goto out;
+	if (job_desc->licenses && job_desc->licenses[0])
+		_lic_recent_add(rec.token, job_desc->licenses,
+				agreed.deadline);
 	/* Slurm counts a time limit from the job's start */
 	_set_time_limit(job_desc, sla, from);
 
