@@ -354,8 +354,8 @@ static void _mem_asked(const libra_request_t *req, const libra_quote_t *q,
  * now".  A "resources" refusal names a memory or GPU request larger than
  * any node ("..., the largest node has 48000 MB"); other refusals nothing.
  */
-static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
-			 char *buf, size_t len)
+static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
+			 const libra_quote_t *q, char *buf, size_t len)
 {
 	const libra_demand_t *d = &req->demand;
 	bool resources = q->verdict == LIBRA_REJECT_RESOURCES;
@@ -382,6 +382,20 @@ static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
 			 q->largest.gpus ? "more than any node has" :
 			 "no node of the partition has GPUs");
+	} else if (q->held_node >= 0 &&
+		   q->held_node < libra_ledger_node_count(l)) {
+		/* they are free there: its CPU share is what is short */
+		const char *node = libra_ledger_node_name(l, q->held_node);
+
+		if (q->asked.gpus) {
+			snprintf(buf, len, "gpus: %d GPU%s asked %s, free on %s, but not the CPU share there",
+				 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
+				 per, node);
+		} else {
+			_mem_asked(req, q, asked, sizeof(asked));
+			snprintf(buf, len, "memory: %s, free on %s, but not the CPU share there",
+				 asked, node);
+		}
 	} else if (resources && d->gpus && !q->largest.gpus) {
 		snprintf(buf, len, "gpus: %d GPU%s asked, no node of the partition has GPUs",
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s");
@@ -409,7 +423,7 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
-	_held_reason(req, q, held, sizeof(held));
+	_held_reason(l, req, q, held, sizeof(held));
 	if (q->verdict == LIBRA_REJECT_BUDGET) {
 		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
 			   _money(q->least_price, m1, sizeof(m1)),
