@@ -95,7 +95,10 @@ refused "$R|budget: given twice" -n 1 --comment="$ok,budget=1,budget=2"
 refused "$R|field 2 is empty" -n 1 --comment="runtime=1m,,budget=2,deadline=5m"
 refused "$R|field 3 is empty" -n 1 --comment="$ok,"
 refused "$R|'runtime' is not key=value" -n 1 --comment="runtime"
-refused "$R|field 1 has no key before '='" -n 1 --comment="=5"
+refused "$R|field 3 has no key before '='" -n 1 --comment="$ok,=5"
+# a near miss of a key: the key it misses (issue 39)
+refused "$R|dedline: unknown key, did you mean deadline?" -n 1 --comment="runtime=1m,dedline=5m"
+refused "$R|budjet: unknown key, did you mean budget?" -n 1 --comment="budjet=5"
 refused "$R|type: 'maybe'|hard or soft" -n 1 --comment="$ok,type=maybe"
 # --- missing fields
 refused "$R|deadline: no deadline" -n 1 --comment="runtime=1m"

@@ -92,6 +92,23 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * The error codes of refusals (design.md decision 29, issue 39): sbatch
+ * prints slurm_strerror() of the code as a second line under the plugin's
+ * message, so each is one whose text is true of the refusal, the same on
+ * 22.05, 24.11 and 26.05, and one sbatch does not retry (it retries
+ * ESLURM_NODES_BUSY and ESLURM_PORTS_BUSY: a refusal is final).
+ *   capacity: "Requested partition configuration not available now";
+ *   policy:   "Job violates accounting/QOS policy (...)": the budget, the
+ *	       site's rules (an SLA required, binding quotes allowed);
+ *   invalid:  "Invalid argument": SLA text, options or a quote number that
+ *	       do not hold (times: ESLURM_INVALID_TIME_VALUE, "Invalid time
+ *	       specified").
+ */
+#define LIBRA_E_CAPACITY ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+#define LIBRA_E_POLICY ESLURM_ACCOUNTING_POLICY
+#define LIBRA_E_INVALID EINVAL
+
 /* The Slurm error code for an SLA that does not parse. */
 static int _sla_errno(libra_sla_err_t err, uint32_t field)
 {
@@ -99,7 +116,7 @@ static int _sla_errno(libra_sla_err_t err, uint32_t field)
 		return ESLURM_INVALID_TIME_LIMIT;
 	if (field & LIBRA_SLA_TIMES)
 		return ESLURM_INVALID_TIME_VALUE;
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /* The SLA fields given as sbatch/salloc options (SPANK). */
@@ -132,7 +149,7 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		if (k == ARRAY_SIZE(spank_opts)) {
 			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
 				   name);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
 					   err, sizeof(err));
@@ -180,7 +197,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 			     err, sizeof(err));
 	if (rc) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if (job_desc->deadline)
 		deadline = (double) job_desc->deadline;
@@ -192,7 +209,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 		if ((rc = libra_sla_check_quote(sla, err, sizeof(err)))) {
 			xstrfmtcat(*err_msg, "libra: rejected: %s (the libra options included)",
 				   err);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		if (deadline > 0.0) {
 			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u carries its own SLA; give no --deadline with it",
@@ -282,21 +299,23 @@ static int _refusal_errno(libra_verdict_t v)
 	case LIBRA_REJECT_RESOURCES:
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	case LIBRA_REJECT_BUDGET:
-		return ESLURM_ACCOUNTING_POLICY;
+		return LIBRA_E_POLICY;
 	case LIBRA_REJECT_INVALID:
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	case LIBRA_REJECT_MEMORY:	/* "Memory required by task is not
 					 * available" */
 		return ESLURM_INVALID_TASK_MEMORY;
-	case LIBRA_REJECT_GPUS:		/* "Invalid generic resource (gres)
-					 * specification" */
-		return ESLURM_INVALID_GRES;
+	case LIBRA_REJECT_GPUS:		/* held until jobs end: not
+					 * ESLURM_INVALID_GRES, the request
+					 * is valid */
+		return LIBRA_E_CAPACITY;
 	default:
 		/*
-		 * Not ESLURM_NODES_BUSY: sbatch retries that one, and a
-		 * refusal is final (the counter-offer says what would work).
+		 * Not ESLURM_NODES_BUSY ("Requested nodes are busy"): sbatch
+		 * retries that one, and a refusal is final (the counter-offer
+		 * says what would work).
 		 */
-		return ESLURM_INVALID_TIME_LIMIT;
+		return LIBRA_E_CAPACITY;
 	}
 }
 
@@ -569,7 +588,7 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 
 	if (p->no_sla == LIBRA_NOSLA_REJECT) {
 		xstrfmtcat(*err_msg, "libra: rejected: this cluster requires an SLA, e.g. --comment=runtime=30m,deadline=2h,budget=10");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (p->no_sla == LIBRA_NOSLA_SLURM) {
 		/*
@@ -641,12 +660,12 @@ static int _quote_allowed(const libra_params_t *p, uint32_t uid, double now,
 
 	if (p->quote_max < 1.0) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: this cluster gives no binding quotes (libra_quote_max=0); submit the job without it");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (held >= (int) p->quote_max) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: you hold %d binding quote%s, the most allowed (libra_quote_max=%d); take one (--comment=quote=N) or let one expire",
 			   held, held == 1 ? "" : "s", (int) p->quote_max);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	return 0;
 }
@@ -1109,7 +1128,7 @@ static int _quote_unusable(libra_quote_status_t st, uint32_t id,
 	case LIBRA_QUOTE_OK:
 		break;
 	}
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /*
@@ -1130,13 +1149,13 @@ static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
 			   id, libra_ledger_node_name(l, h->place[i].node));
 		libra_ledger_release(l, h->token);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	if (!libra_ledger_has_job(l, h->token)) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
 			   id);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	return 0;
 }
@@ -1186,7 +1205,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: this job asks another %s than was quoted; submit it with the CPUs, nodes, memory, GPUs and partition of the quote",
 			   sla->quote, differs + 4 /* past "the " */);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if ((rc = _quote_lost(l, b, h, err_msg)))
 		return rc;
