@@ -561,18 +561,19 @@ static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 	job_desc->shared = JOB_SHARED_OK;
 }
 
+/* The record into AdminComment, the administrator's --admin-comment kept
+ * beside it (decision 29). */
 static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
 		  char **err_msg)
 {
-	char *json = libra_record_to_json(rec);
+	char *text = libra_slurm_record_text(rec, job_desc->admin_comment);
 
-	if (!json) {
+	if (!text) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot encode the job record");
 		return SLURM_ERROR;
 	}
 	xfree(job_desc->admin_comment);
-	job_desc->admin_comment = xstrdup(json);
-	free(json);
+	job_desc->admin_comment = text;
 	return SLURM_SUCCESS;
 }
 
@@ -1443,6 +1444,32 @@ static const char *_tampered_best_effort(job_desc_msg_t *d)
 	return NULL;
 }
 
+/*
+ * An administrator's AdminComment on a job with a record goes beside the
+ * record, which stays (decision 29): the record with its "admin" member
+ * set to the new text (removed by an empty one).  A text that is a record
+ * itself is an operator editing the record, taken as it is.
+ */
+static void _admin_beside_record(job_desc_msg_t *job_desc,
+				 job_record_t *job_ptr)
+{
+	char *text;
+
+	if (!job_desc->admin_comment ||
+	    libra_slurm_is_record(job_desc->admin_comment))
+		return;
+	text = libra_record_json_with_admin(job_ptr->admin_comment,
+					    job_desc->admin_comment);
+	if (!text) {
+		error("%s: %pJ: its record is unreadable; AdminComment replaced by the operator's text",
+		      plugin_type, job_ptr);
+		return;
+	}
+	xfree(job_desc->admin_comment);
+	job_desc->admin_comment = xstrdup(text);
+	free(text);
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
@@ -1459,6 +1486,7 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (validate_operator(submit_uid)) {
 		info("%s: operator uid %u changes %s of admitted %pJ",
 		     plugin_type, submit_uid, what, job_ptr);
+		_admin_beside_record(job_desc, job_ptr);
 		return SLURM_SUCCESS;
 	}
 	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",
