@@ -745,7 +745,7 @@ END_TEST
 START_TEST(test_text_is_best_effort_of_encoded_records)
 {
 	libra_record_t r;
-	char *json;
+	char *json, *with;
 
 	memset(&r, 0, sizeof(r));
 	r.best_effort = true;
@@ -762,6 +762,11 @@ START_TEST(test_text_is_best_effort_of_encoded_records)
 	ck_assert_ptr_nonnull(json);
 	ck_assert(libra_record_text_is_record(json));
 	ck_assert(!libra_record_text_is_best_effort(json));
+	/* nor does an administrator's text that says it (issue 39) */
+	with = libra_record_json_with_admin(json, ",\"best_effort\":true");
+	ck_assert_ptr_nonnull(with);
+	ck_assert(!libra_record_text_is_best_effort(with));
+	free(with);
 	free(json);
 }
 END_TEST
