@@ -381,15 +381,17 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
  * of one license, under Slurm's license lock) unchanged.  An SLA job
  * refused because the licenses it asks are held: 24.11 and 26.05 have
  * ESLURM_LICENSES_UNAVAILABLE ("Licenses currently unavailable"); 22.05
- * has no such errno, and ESLURM_INVALID_LICENSES ("Invalid license
- * specification"), its only one about licenses, is what sbatch prints
- * under our message there.
+ * has no such errno, and its only one about licenses,
+ * ESLURM_INVALID_LICENSES ("Invalid license specification"), would be
+ * false of a valid request: there the capacity errno
+ * ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ("Requested partition
+ * configuration not available now"), true of it (decision 29's errnos).
  */
 #include "src/slurmctld/licenses.h"
 #if LIBRA_SLURM_SINCE(24, 11)
 #define LIBRA_ESLURM_LICENSES_HELD ESLURM_LICENSES_UNAVAILABLE
 #else
-#define LIBRA_ESLURM_LICENSES_HELD ESLURM_INVALID_LICENSES
+#define LIBRA_ESLURM_LICENSES_HELD ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
 #endif
 
 /*

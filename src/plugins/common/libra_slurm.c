@@ -201,20 +201,37 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
 	return true;
 }
 
+extern char *libra_slurm_record_text(const libra_record_t *rec,
+				     const char *current)
+{
+	char *json = libra_record_to_json(rec);
+	char *admin = libra_record_admin_text(current);
+	char *text = NULL, *with;
+
+	if (json && admin && (with = libra_record_json_with_admin(json, admin))) {
+		free(json);
+		json = with;
+	}
+	if (json)
+		text = xstrdup(json);
+	free(json);
+	free(admin);
+	return text;
+}
+
 extern int libra_slurm_store_record(job_record_t *job_ptr,
 				    const libra_record_t *rec)
 {
-	char *json;
+	char *text;
 
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
-	json = libra_record_to_json(rec);
-	if (!json) {
+	text = libra_slurm_record_text(rec, job_ptr->admin_comment);
+	if (!text) {
 		error("%s: %pJ: cannot encode its record", plugin_type, job_ptr);
 		return SLURM_ERROR;
 	}
 	xfree(job_ptr->admin_comment);
-	job_ptr->admin_comment = xstrdup(json);
-	free(json);
+	job_ptr->admin_comment = text;
 	return SLURM_SUCCESS;
 }
 

@@ -60,7 +60,17 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
  */
 extern void libra_slurm_record_cache(bool on);
 
-/* Replace the job's AdminComment with rec.  Returns SLURM_SUCCESS. */
+/*
+ * The AdminComment text of rec, with the administrator's text of current
+ * (the AdminComment it replaces: a record's "admin", or text that is no
+ * record) kept beside it (design.md decision 29).  xmalloc'd; NULL when
+ * rec cannot be encoded.
+ */
+extern char *libra_slurm_record_text(const libra_record_t *rec,
+				     const char *current);
+
+/* Replace the job's AdminComment with rec, the administrator's text kept
+ * (libra_slurm_record_text()).  Returns SLURM_SUCCESS. */
 extern int libra_slurm_store_record(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 

@@ -105,6 +105,23 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * The error codes of refusals (design.md decision 29, issue 39): sbatch
+ * prints slurm_strerror() of the code as a second line under the plugin's
+ * message, so each is one whose text is true of the refusal, the same on
+ * 22.05, 24.11 and 26.05, and one sbatch does not retry (it retries
+ * ESLURM_NODES_BUSY and ESLURM_PORTS_BUSY: a refusal is final).
+ *   capacity: "Requested partition configuration not available now";
+ *   policy:   "Job violates accounting/QOS policy (...)": the budget, the
+ *	       site's rules (an SLA required, binding quotes allowed);
+ *   invalid:  "Invalid argument": SLA text, options or a quote number that
+ *	       do not hold (times: ESLURM_INVALID_TIME_VALUE, "Invalid time
+ *	       specified").
+ */
+#define LIBRA_E_CAPACITY ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+#define LIBRA_E_POLICY ESLURM_ACCOUNTING_POLICY
+#define LIBRA_E_INVALID EINVAL
+
 /* The Slurm error code for an SLA that does not parse. */
 static int _sla_errno(libra_sla_err_t err, uint32_t field)
 {
@@ -112,7 +129,7 @@ static int _sla_errno(libra_sla_err_t err, uint32_t field)
 		return ESLURM_INVALID_TIME_LIMIT;
 	if (field & LIBRA_SLA_TIMES)
 		return ESLURM_INVALID_TIME_VALUE;
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /* The SLA fields given as sbatch/salloc options (SPANK). */
@@ -145,7 +162,7 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		if (k == ARRAY_SIZE(spank_opts)) {
 			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
 				   name);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
 					   err, sizeof(err));
@@ -193,7 +210,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 			     err, sizeof(err));
 	if (rc) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if (job_desc->deadline)
 		deadline = (double) job_desc->deadline;
@@ -205,7 +222,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 		if ((rc = libra_sla_check_quote(sla, err, sizeof(err)))) {
 			xstrfmtcat(*err_msg, "libra: rejected: %s (the libra options included)",
 				   err);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		if (deadline > 0.0) {
 			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u carries its own SLA; give no --deadline with it",
@@ -295,21 +312,23 @@ static int _refusal_errno(libra_verdict_t v)
 	case LIBRA_REJECT_RESOURCES:
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	case LIBRA_REJECT_BUDGET:
-		return ESLURM_ACCOUNTING_POLICY;
+		return LIBRA_E_POLICY;
 	case LIBRA_REJECT_INVALID:
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	case LIBRA_REJECT_MEMORY:	/* "Memory required by task is not
 					 * available" */
 		return ESLURM_INVALID_TASK_MEMORY;
-	case LIBRA_REJECT_GPUS:		/* "Invalid generic resource (gres)
-					 * specification" */
-		return ESLURM_INVALID_GRES;
+	case LIBRA_REJECT_GPUS:		/* held until jobs end: not
+					 * ESLURM_INVALID_GRES, the request
+					 * is valid */
+		return LIBRA_E_CAPACITY;
 	default:
 		/*
-		 * Not ESLURM_NODES_BUSY: sbatch retries that one, and a
-		 * refusal is final (the counter-offer says what would work).
+		 * Not ESLURM_NODES_BUSY ("Requested nodes are busy"): sbatch
+		 * retries that one, and a refusal is final (the counter-offer
+		 * says what would work).
 		 */
-		return ESLURM_INVALID_TIME_LIMIT;
+		return LIBRA_E_CAPACITY;
 	}
 }
 
@@ -367,8 +386,8 @@ static void _mem_asked(const libra_request_t *req, const libra_quote_t *q,
  * now".  A "resources" refusal names a memory or GPU request larger than
  * any node ("..., the largest node has 48000 MB"); other refusals nothing.
  */
-static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
-			 char *buf, size_t len)
+static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
+			 const libra_quote_t *q, char *buf, size_t len)
 {
 	const libra_demand_t *d = &req->demand;
 	bool resources = q->verdict == LIBRA_REJECT_RESOURCES;
@@ -395,6 +414,20 @@ static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
 			 q->largest.gpus ? "more than any node has" :
 			 "no node of the partition has GPUs");
+	} else if (q->held_node >= 0 &&
+		   q->held_node < libra_ledger_node_count(l)) {
+		/* they are free there: its CPU share is what is short */
+		const char *node = libra_ledger_node_name(l, q->held_node);
+
+		if (q->asked.gpus) {
+			snprintf(buf, len, "gpus: %d GPU%s asked %s, free on %s, but not the CPU share there",
+				 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
+				 per, node);
+		} else {
+			_mem_asked(req, q, asked, sizeof(asked));
+			snprintf(buf, len, "memory: %s, free on %s, but not the CPU share there",
+				 asked, node);
+		}
 	} else if (resources && d->gpus && !q->largest.gpus) {
 		snprintf(buf, len, "gpus: %d GPU%s asked, no node of the partition has GPUs",
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s");
@@ -422,7 +455,7 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
-	_held_reason(req, q, held, sizeof(held));
+	_held_reason(l, req, q, held, sizeof(held));
 	if (q->verdict == LIBRA_REJECT_BUDGET) {
 		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
 			   _money(q->least_price, m1, sizeof(m1)),
@@ -541,18 +574,19 @@ static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 	job_desc->shared = JOB_SHARED_OK;
 }
 
+/* The record into AdminComment, the administrator's --admin-comment kept
+ * beside it (decision 29). */
 static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
 		  char **err_msg)
 {
-	char *json = libra_record_to_json(rec);
+	char *text = libra_slurm_record_text(rec, job_desc->admin_comment);
 
-	if (!json) {
+	if (!text) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot encode the job record");
 		return SLURM_ERROR;
 	}
 	xfree(job_desc->admin_comment);
-	job_desc->admin_comment = xstrdup(json);
-	free(json);
+	job_desc->admin_comment = text;
 	return SLURM_SUCCESS;
 }
 
@@ -568,7 +602,7 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 
 	if (p->no_sla == LIBRA_NOSLA_REJECT) {
 		xstrfmtcat(*err_msg, "libra: rejected: this cluster requires an SLA, e.g. --comment=runtime=30m,deadline=2h,budget=10");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (p->no_sla == LIBRA_NOSLA_SLURM) {
 		/*
@@ -640,12 +674,12 @@ static int _quote_allowed(const libra_params_t *p, uint32_t uid, double now,
 
 	if (p->quote_max < 1.0) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: this cluster gives no binding quotes (libra_quote_max=0); submit the job without it");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (held >= (int) p->quote_max) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: you hold %d binding quote%s, the most allowed (libra_quote_max=%d); take one (--comment=quote=N) or let one expire",
 			   held, held == 1 ? "" : "s", (int) p->quote_max);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	return 0;
 }
@@ -1194,7 +1228,7 @@ static int _quote_unusable(libra_quote_status_t st, uint32_t id,
 	case LIBRA_QUOTE_OK:
 		break;
 	}
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /*
@@ -1215,13 +1249,13 @@ static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
 			   id, libra_ledger_node_name(l, h->place[i].node));
 		libra_ledger_release(l, h->token);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	if (!libra_ledger_has_job(l, h->token)) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
 			   id);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	return 0;
 }
@@ -1271,7 +1305,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: this job asks another %s than was quoted; submit it with the CPUs, nodes, memory, GPUs and partition of the quote",
 			   sla->quote, differs + 4 /* past "the " */);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if ((rc = _quote_lost(l, b, h, err_msg)))
 		return rc;
@@ -1509,6 +1543,32 @@ static const char *_tampered_best_effort(job_desc_msg_t *d)
 	return NULL;
 }
 
+/*
+ * An administrator's AdminComment on a job with a record goes beside the
+ * record, which stays (decision 29): the record with its "admin" member
+ * set to the new text (removed by an empty one).  A text that is a record
+ * itself is an operator editing the record, taken as it is.
+ */
+static void _admin_beside_record(job_desc_msg_t *job_desc,
+				 job_record_t *job_ptr)
+{
+	char *text;
+
+	if (!job_desc->admin_comment ||
+	    libra_slurm_is_record(job_desc->admin_comment))
+		return;
+	text = libra_record_json_with_admin(job_ptr->admin_comment,
+					    job_desc->admin_comment);
+	if (!text) {
+		error("%s: %pJ: its record is unreadable; AdminComment replaced by the operator's text",
+		      plugin_type, job_ptr);
+		return;
+	}
+	xfree(job_desc->admin_comment);
+	job_desc->admin_comment = xstrdup(text);
+	free(text);
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
@@ -1525,6 +1585,7 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (validate_operator(submit_uid)) {
 		info("%s: operator uid %u changes %s of admitted %pJ",
 		     plugin_type, submit_uid, what, job_ptr);
+		_admin_beside_record(job_desc, job_ptr);
 		return SLURM_SUCCESS;
 	}
 	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",
