@@ -1181,72 +1181,23 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 	return mask;
 }
 
-/* Has the node the feature (its active features, else its configured
- * ones, comma separated)? */
-static bool _node_has_feature(node_record_t *node_ptr, const char *name,
-			      size_t len)
-{
-	const char *f = node_ptr->features_act ? node_ptr->features_act :
-						 node_ptr->features;
-
-	while (f && *f) {
-		size_t n = strcspn(f, ",");
-
-		if (n == len && !strncmp(f, name, len))
-			return true;
-		f += n;
-		if (*f)
-			f++;
-	}
-	return false;
-}
-
-/*
- * Does the node satisfy a feature expression: names joined by & (or ,)
- * and |, evaluated left to right as Slurm's job_features does without
- * parentheses.  The expression was checked by _features_ok().
- */
+/* Does the node satisfy the feature expression (its active features,
+ * else its configured ones: demand.h)? */
 static bool _node_features(node_record_t *node_ptr, const char *expr)
 {
-	bool result = true;
-	char op = '&';
-
-	while (*expr) {
-		size_t n = strcspn(expr, "&|,");
-		bool has = _node_has_feature(node_ptr, expr, n);
-
-		result = (op == '|') ? (result || has) : (result && has);
-		expr += n;
-		if (!*expr)
-			break;
-		op = (*expr == '|') ? '|' : '&';
-		expr++;
-	}
-	return result;
+	return libra_features_match(expr, node_ptr->features_act ?
+					  node_ptr->features_act :
+					  node_ptr->features);
 }
 
-/* Can admission read this feature expression (names, each followed by
- * one operator or the end)?  Else why not in err_msg. */
+/* Can admission read this feature expression?  Else why not in err_msg. */
 static int _features_ok(const char *expr, char **err_msg)
 {
-	const char *e = expr;
-	bool ok = !expr[strcspn(expr, "[]()*!:")];
-
-	while (ok) {
-		size_t n = strcspn(e, "&|,");
-
-		if (!n)
-			ok = false;	/* empty, or two operators in a row */
-		else if (!e[n])
-			break;
-		e += n + 1;
-	}
-	if (!ok) {
-		xstrfmtcat(*err_msg, "libra: rejected: --constraint=%s: an SLA job may ask node features joined by & and | only (no brackets, counts, parentheses or !)",
-			   expr);
-		return ESLURM_INVALID_FEATURE;
-	}
-	return SLURM_SUCCESS;
+	if (libra_features_valid(expr))
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: --constraint=%s: an SLA job may ask node features joined by & and | only (no brackets, counts, parentheses or !)",
+		   expr);
+	return ESLURM_INVALID_FEATURE;
 }
 
 /* A reservation's node_bitmap over the job's window; NULL when it reserves
