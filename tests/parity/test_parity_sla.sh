@@ -7,7 +7,8 @@
 # plugin cluster at once with the same submission (stock takes the
 # --comment as a plain comment; README.md):
 #  (r) a reservation on n1-n3 starting 60 s from now, inside the job's
-#      window: the job runs on n4;
+#      window: the job runs on n4; with -w n1 stock holds it and libra
+#      refuses it, naming the reservation;
 #  (c) -C feat where only n2 has the feature: the job runs on n2;
 #  (p) -p pa,pb with pa (n1) held by a job: the job runs in pb;
 #  (x) --exclusive while a job (an SLA job on libra) runs on one node: the
@@ -47,6 +48,12 @@ scen_resv() {
 		Duration=10 Nodes=n1,n2,n3 Users=root Flags=maint >/dev/null ||
 		fail "cannot create the reservation"
 	_run_sla r -n 1 --time=2
+	# only n1 allowed: stock holds the job for the reservation, libra
+	# refuses it and names the reservation
+	libra_sbatch -J rw -w n1 --comment="$SLA" --time=2 --wrap true
+	parity_put r_w_rc "$SB_RC"
+	parity_put r_w_msg "$(printf '%s' "$SB_OUT" | grep 'libra: ' | head -n 1)"
+	[ -z "$SB_JOBID" ] || parity_put r_w_reason "$(job_reason "$SB_JOBID")"
 	scontrol delete ReservationName=maint || fail "cannot delete the reservation"
 }
 
@@ -107,6 +114,11 @@ sla_alike() {
 if parity_want r && both scen_resv; then
 	note "parity (r): reservation on n1-n3 from now+60 s: the job ran on $(g stock r_node) on stock, $(g libra r_node) on libra ($(g libra r_msg)), started after $(g stock r_wait) s / $(g libra r_wait) s"
 	sla_alike r n4
+	note "parity (r): -w n1 inside the reservation: stock held it ($(g stock r_w_reason)); libra: $(g libra r_w_msg)"
+	expect_eq 0 "$(g stock r_w_rc)" "(r) sbatch -w n1 on stock"
+	[ "$(g libra r_w_rc)" != 0 ] || expect_fail "(r) sbatch -w n1 was accepted on libra"
+	[[ "$(g libra r_w_msg)" == *"reservation maint"* ]] ||
+		expect_fail "(r) the refusal of -w n1 on libra does not name reservation maint: $(g libra r_w_msg)"
 fi
 reset
 
