@@ -1065,6 +1065,33 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 }
 
 /*
+ * A pending job admitted to whole nodes (--exclusive, decision 29): its
+ * admitted nodes into *held (allocated when NULL), as a running job that
+ * does not share would be, so that no other job is admitted there before
+ * it starts.
+ */
+static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_record_t rec;
+
+	if (!job_ptr->details ||
+	    !(job_ptr->details->whole_node & WHOLE_NODE_REQUIRED) ||
+	    !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	for (int i = 0; i < rec.nplace; i++) {
+		int n = libra_ledger_find_node(l, rec.place[i].node);
+
+		if (n < 0 || n >= node_record_count)
+			continue;
+		if (!*held)
+			*held = bit_alloc(node_record_count);
+		bit_set(*held, n);
+	}
+	libra_record_free(&rec);
+}
+
+/*
  * Nodes admission leaves out, from slurmctld's jobs (not from the ledger:
  * jobs that Slurm's own scheduler starts reach the ledger only at
  * sched/libra's next pass), in one walk of the job list per admission
@@ -1083,6 +1110,8 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
  *    still completing after a message timeout waits for something that
  *    went wrong (a slurmd killed in the job's end: 54 s in rel_faults),
  *    for as long as that takes (decision 29).
+ * A pending job admitted to whole nodes (--exclusive) counts in *unshared
+ * as a running one that does not share (decision 29).
  * Each NULL when empty.
  */
 static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
@@ -1105,6 +1134,9 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
 				*stuck = bit_alloc(node_record_count);
 			bit_or(*stuck, job_ptr->node_bitmap_cg);
 		}
+		if (unshared && IS_JOB_PENDING(job_ptr) && p &&
+		    !(p->max_share & SHARED_FORCE))
+			_whole_admitted(job_ptr, unshared);
 		if (!unshared ||
 		    (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
 		    !job_ptr->node_bitmap || !p ||
