@@ -1371,7 +1371,7 @@ extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 				     char **msg)
 {
 	if (out->unshared)
-		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs, and the others cannot take it: submit it again when those end",
+		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it: submit it again when those end",
 			   out->unshared);
 	if (out->completing)
 		xstrfmtcat(*msg, "; %d of the nodes it may use have been completing a job for longer than MessageTimeout, and Slurm starts nothing there until they finish: submit it again then",
