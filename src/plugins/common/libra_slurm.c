@@ -1264,8 +1264,9 @@ static int _own_resv(bool *mask, const libra_slurm_window_t *w,
 			   w->resv_name, s, e);
 		return ESLURM_RESERVATION_NOT_USABLE;
 	}
-	for (int i = 0; i < node_record_count; i++)
-		if (!resv->node_bitmap || !bit_test(resv->node_bitmap, i))
+	/* one that reserves no nodes (licenses only) leaves the nodes be */
+	for (int i = 0; resv->node_bitmap && i < node_record_count; i++)
+		if (!bit_test(resv->node_bitmap, i))
 			mask[i] = false;
 	return SLURM_SUCCESS;
 }
