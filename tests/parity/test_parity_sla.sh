@@ -8,7 +8,9 @@
 # --comment as a plain comment; README.md):
 #  (r) a reservation on n1-n3 starting 60 s from now, inside the job's
 #      window: the job runs on n4; with -w n1 stock holds it and libra
-#      refuses it, naming the reservation;
+#      refuses it, naming the reservation; with --reservation=maint (its
+#      start after the job's) libra refuses it, giving the reservation's
+#      time;
 #  (c) -C feat where only n2 has the feature: the job runs on n2;
 #  (p) -p pa,pb with pa (n1) held by a job: the job runs in pb;
 #  (x) --exclusive while a job (an SLA job on libra) runs on one node: the
@@ -54,6 +56,16 @@ scen_resv() {
 	parity_put r_w_rc "$SB_RC"
 	parity_put r_w_msg "$(printf '%s' "$SB_OUT" | grep 'libra: ' | head -n 1)"
 	[ -z "$SB_JOBID" ] || parity_put r_w_reason "$(job_reason "$SB_JOBID")"
+	# in the reservation, which begins after the job's window does:
+	# stock holds it until then, libra refuses it saying so
+	libra_sbatch -J rr --reservation=maint --comment="$SLA" --time=2 --wrap true
+	parity_put r_in_rc "$SB_RC"
+	parity_put r_in_msg "$(printf '%s' "$SB_OUT" | grep 'libra: ' | head -n 1)"
+	if [ -n "$SB_JOBID" ]; then
+		# a reservation is deleted only once no job names it
+		scancel "$SB_JOBID"
+		wait_until 60 "the job in the reservation to end" job_ended "$SB_JOBID"
+	fi
 	scontrol delete ReservationName=maint || fail "cannot delete the reservation"
 }
 
@@ -119,6 +131,10 @@ if parity_want r && both scen_resv; then
 	[ "$(g libra r_w_rc)" != 0 ] || expect_fail "(r) sbatch -w n1 was accepted on libra"
 	[[ "$(g libra r_w_msg)" == *"reservation maint"* ]] ||
 		expect_fail "(r) the refusal of -w n1 on libra does not name reservation maint: $(g libra r_w_msg)"
+	note "parity (r): --reservation=maint, which begins after the job's start: libra: $(g libra r_in_msg)"
+	expect_eq 0 "$(g stock r_in_rc)" "(r) sbatch --reservation=maint on stock"
+	[[ "$(g libra r_in_msg)" == *"--reservation=maint runs from"* ]] ||
+		expect_fail "(r) the refusal of --reservation=maint on libra does not give the reservation's time: $(g libra r_in_msg)"
 fi
 reset
 

@@ -1260,7 +1260,7 @@ static int _own_resv(bool *mask, const libra_slurm_window_t *w,
 
 		slurm_make_time_str(&resv->start_time, s, sizeof(s));
 		slurm_make_time_str(&resv->end_time, e, sizeof(e));
-		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s runs from %s to %s, and the job's window (from its start to its deadline) is not inside it: Slurm would not start it there in time",
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s runs from %s to %s, and the job's window (from its start to its deadline) is not inside it: admission places a job in its reservation only when the whole window is",
 			   w->resv_name, s, e);
 		return ESLURM_RESERVATION_NOT_USABLE;
 	}
