@@ -63,7 +63,8 @@ enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
-	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_SCHED_MAIN, R_COUNT
+	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_SCHED_MAIN,
+	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_COUNT
 };
 
 static const rule_t rules[R_COUNT] = {
@@ -105,6 +106,12 @@ static const rule_t rules[R_COUNT] = {
 		"libra_tariff parses and SlurmUser can read its file" },
 	[R_RUNNING] = { "running", SEV_WARNING,
 		"slurmctld runs what slurm.conf says" },
+	[R_GANG] = { "gang", SEV_ERROR,
+		"PreemptMode has no GANG (gang scheduling would suspend admitted jobs in turns)" },
+	[R_PREEMPT] = { "preempt", SEV_ERROR,
+		"with PreemptType=preempt/partition_prio, no partition's jobs can be preempted (PreemptMode=OFF where a partition of a higher PriorityTier exists)" },
+	[R_PREEMPT_QOS] = { "preempt-qos", SEV_WARNING,
+		"with PreemptType=preempt/qos and PreemptMode not OFF, the QOS of SLA jobs must be in no QOS's Preempt list (not visible in slurm.conf)" },
 };
 
 static int nerrors, nwarnings;
@@ -931,6 +938,107 @@ static void _check_tariff(const conf_t *c, const char *file)
 			 p.tariff.path, user);
 }
 
+/*
+ * Does a PreemptMode value stop jobs (CANCEL, REQUEUE, SUSPEND; old
+ * releases' CHECKPOINT)?  OFF, GANG, WITHIN and PRIORITY alone do not.
+ */
+static bool _preempt_stops(const char *mode)
+{
+	static const char *const stops[] = {
+		"CANCEL", "REQUEUE", "SUSPEND", "CHECKPOINT", NULL
+	};
+
+	for (int i = 0; mode && stops[i]; i++)
+		if (_has_item(mode, stops[i]))
+			return true;
+	return false;
+}
+
+/* A partition's PriorityTier (Slurm: PriorityTier, else the older
+ * Priority, else 1). */
+static long _priority_tier(const conf_line_t *cl, const conf_line_t *dflt)
+{
+	const char *v = _line_get(cl, "PriorityTier");
+
+	if (!v)
+		v = _line_get(cl, "Priority");
+	if (!v && dflt && !(v = _line_get(dflt, "PriorityTier")))
+		v = _line_get(dflt, "Priority");
+	return v ? strtol(v, NULL, 10) : 1;
+}
+
+/*
+ * Preemption and gang scheduling (design.md decision 30): an admitted
+ * job that Slurm preempts is cancelled, requeued or suspended while its
+ * deadline runs, and sched/libra has no say in it: Slurm's preempt
+ * plugins consult partitions (partition_prio: PriorityTier and the
+ * preemptee partition's PreemptMode) or QOS (preempt/qos: Preempt lists),
+ * and no per-job flag a plugin could set.  So the site's configuration
+ * must leave SLA jobs unpreemptable.  Gang scheduling (PreemptMode=GANG,
+ * global only) time-slices jobs that share CPUs, which admitted jobs do
+ * (OverSubscribe=YES:N, --oversubscribe): it would suspend them in turns.
+ */
+static void _check_preempt(const conf_t *c, const char *file)
+{
+	const char *wt = file, *type = _get(c, "PreemptType", &wt);
+	const char *wm = file, *mode = _get(c, "PreemptMode", &wm);
+	const conf_line_t *dflt = NULL;
+	long top = 0;
+	int nparts = 0;
+
+	if (_has_item(mode, "GANG"))
+		_finding(R_GANG, wm,
+			 "PreemptMode=%s: Slurm's gang scheduler time-slices jobs that share CPUs, as admitted jobs do, suspending them in turns while their deadlines run",
+			 "remove GANG from PreemptMode (sched/libra time-shares admitted jobs by their CPU shares instead)",
+			 mode);
+	/* preemption is off unless a plugin is named and the mode stops jobs
+	 * (Slurm: PreemptMode=OFF, the default, disables it) */
+	if (!type || !strcasecmp(type, "preempt/none") ||
+	    !_preempt_stops(mode))
+		return;
+	if (!strcasecmp(type, "preempt/qos")) {
+		_finding(R_PREEMPT_QOS, wt,
+			 "PreemptType=preempt/qos with PreemptMode=%s: a job whose QOS another QOS lists in Preempt is preempted however its SLA stands, and libra-check cannot read the QOS (slurmdbd)",
+			 "make sure no QOS lists the QOS that SLA jobs run in (sacctmgr show qos format=name,preempt,preemptmode), or set PreemptType=preempt/none",
+			 mode);
+		return;
+	}
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+
+		if (strcasecmp(cl->pairs[0].key, "PartitionName"))
+			continue;
+		if (!strcasecmp(cl->pairs[0].val, "DEFAULT")) {
+			dflt = cl;
+			continue;
+		}
+		if (!nparts++ || _priority_tier(cl, dflt) > top)
+			top = _priority_tier(cl, dflt);
+	}
+	dflt = NULL;
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+		const char *pm;
+
+		if (strcasecmp(cl->pairs[0].key, "PartitionName"))
+			continue;
+		if (!strcasecmp(cl->pairs[0].val, "DEFAULT")) {
+			dflt = cl;
+			continue;
+		}
+		if (!(pm = _line_get(cl, "PreemptMode")) &&
+		    !(dflt && (pm = _line_get(dflt, "PreemptMode"))))
+			pm = mode;
+		if (!_preempt_stops(pm) || _priority_tier(cl, dflt) >= top)
+			continue;
+		_finding(R_PREEMPT, cl->where,
+			 "partition %s (PriorityTier %ld) can be preempted by a partition of PriorityTier %ld (%s, PreemptMode=%s): an admitted job there would be stopped while its deadline runs",
+			 "set PreemptMode=OFF on the partition (its jobs are then never preempted), or PreemptType=preempt/none",
+			 cl->pairs[0].val, _priority_tier(cl, dflt), top,
+			 type, pm);
+	}
+}
+
 /* --running: what slurmctld runs, against the file. */
 static void _check_running(const conf_t *c, const char *file)
 {
@@ -1090,6 +1198,7 @@ int main(int argc, char **argv)
 	_check_cgroup(&c, file, cgroup);
 	_check_power(&c, file);
 	_check_tariff(&c, file);
+	_check_preempt(&c, file);
 	if (running)
 		_check_running(&c, file);
 

@@ -1679,6 +1679,26 @@ static bool _fits(const libra_ledger_t *l, const libra_params_t *p,
 }
 
 /*
+ * Could the eligible nodes hold the request now, its share aside: CPUs
+ * within the free job slots, memory and GPUs beside what is held?  The
+ * nodes that can take the most first.  Admission at any deadline needs
+ * this.
+ */
+static bool _holds_now(const libra_ledger_t *l, const libra_request_t *req,
+		       cand_t *c, libra_quote_t *q)
+{
+	int n = 0, nodes = libra_ledger_node_count(l);
+
+	for (int j = 0; j < nodes; j++) {
+		int k = _takeable(l, req, j);
+
+		if (k > 0)
+			_cand_init(l, &c[n++], j, k, -(double) k);
+	}
+	return _fill(c, n, req, q, false) == req->cpus;
+}
+
+/*
  * A request refused for capacity (not budget): if the share would fit
  * without the job slots, memory and GPUs the nodes' jobs hold, name the
  * one that stands in the way: the one whose limit alone, lifted, admits
@@ -1726,6 +1746,24 @@ static libra_verdict_t _refusal_cause(const libra_ledger_t *l,
 	return _asks_mem(req) ? LIBRA_REJECT_MEMORY : LIBRA_REJECT_GPUS;
 }
 
+/*
+ * Is the memory or GPUs that _refusal_cause() named free now, with the job
+ * slots, on eligible nodes enough to hold the request?  Then lifting them
+ * only let the request onto other nodes, and what it lacks is CPU share on
+ * the nodes that have them (the GPU node busy with admitted jobs while a
+ * node without GPUs has share to spare): q->held_node names the first
+ * such node.  Quotes into q's places.
+ */
+static bool _held_free(const libra_ledger_t *l, const libra_request_t *req,
+		       libra_verdict_t cause, cand_t *c, libra_quote_t *q)
+{
+	if ((cause != LIBRA_REJECT_MEMORY && cause != LIBRA_REJECT_GPUS) ||
+	    !_holds_now(l, req, c, q) || !q->nplace)
+		return false;
+	q->held_node = q->place[0].node;
+	return true;
+}
+
 /* The policy's own quote, in resource cost: no mark-up, no due date. */
 static void _admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 			  const libra_sla_t *sla, const libra_request_t *req,
@@ -1745,6 +1783,7 @@ static void _admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 	memset(&q->most_free, 0, sizeof(q->most_free));
 	memset(&q->largest, 0, sizeof(q->largest));
 	q->nplace = 0;
+	q->held_node = -1;
 
 	if (req->cpus < 1 || _min_nodes(req) > req->cpus ||
 	    (req->max_nodes > 0 && req->max_nodes < _min_nodes(req)) ||
@@ -1775,7 +1814,11 @@ static void _admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 	_dispatch(l, p, sla, req, now, c, q);
 	if ((req->slots_per_cpu > 0 || _asks_held(req)) &&
 	    q->verdict != LIBRA_ACCEPT && q->verdict != LIBRA_REJECT_BUDGET) {
+		libra_verdict_t share = q->verdict;
+
 		q->verdict = _refusal_cause(l, p, sla, req, now, c, q);
+		if (_held_free(l, req, q->verdict, c, q))
+			q->verdict = share;
 		q->nplace = 0;
 	}
 	free(c);
@@ -1929,26 +1972,6 @@ static bool _admits_at(const libra_ledger_t *l, const libra_params_t *p,
 		s.due_date = 0.0;
 	libra_admit(l, p, &s, req, now, q);
 	return q->verdict == LIBRA_ACCEPT;
-}
-
-/*
- * Could the eligible nodes hold the request now, its share aside: CPUs
- * within the free job slots, memory and GPUs beside what is held?  The
- * nodes that can take the most first.  Admission at any deadline needs
- * this.
- */
-static bool _holds_now(const libra_ledger_t *l, const libra_request_t *req,
-		       cand_t *c, libra_quote_t *q)
-{
-	int n = 0, nodes = libra_ledger_node_count(l);
-
-	for (int j = 0; j < nodes; j++) {
-		int k = _takeable(l, req, j);
-
-		if (k > 0)
-			_cand_init(l, &c[n++], j, k, -(double) k);
-	}
-	return _fill(c, n, req, q, false) == req->cpus;
 }
 
 /*

@@ -173,6 +173,13 @@ typedef struct libra_quote {
 	 *		refusal: the job asks more than that).
 	 */
 	libra_amounts_t asked, most_free, largest;
+	/*
+	 * A capacity refusal of a request that asks memory or GPUs, when
+	 * they and the job slots are free now on eligible nodes enough to
+	 * hold it: the first such node (its CPU share is what is short
+	 * there); else -1.
+	 */
+	int held_node;
 	int nplace;
 	libra_place_t place[LIBRA_QUOTE_MAX_PLACES];
 } libra_quote_t;

@@ -14,6 +14,7 @@
 \*****************************************************************************/
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,4 +317,104 @@ bool libra_features_match(const char *expr, const char *node_features)
 		expr++;
 	}
 	return result;
+}
+
+/* ---- licenses (design.md decision 29) ----------------------------------- */
+
+extern uint32_t libra_license_free(uint32_t total,
+				   const libra_license_hold_t *h, int n,
+				   double t)
+{
+	uint64_t held = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (h[i].until > t)
+			held += h[i].count;
+	return held >= total ? 0 : (uint32_t) (total - held);
+}
+
+extern double libra_license_free_when(uint32_t total,
+				      const libra_license_hold_t *h, int n,
+				      uint32_t asked, double t)
+{
+	double when = t, next;
+	int i;
+
+	if (asked > total)
+		return INFINITY;
+	/* each step moves to the next end of a hold: at most n steps */
+	while (libra_license_free(total, h, n, when) < asked) {
+		next = INFINITY;
+		for (i = 0; i < n; i++)
+			if (h[i].until > when && h[i].until < next)
+				next = h[i].until;
+		if (isinf(next))
+			return INFINITY;
+		when = next;
+	}
+	return when;
+}
+
+/* Add count of name to a[0..*n), max elements: 0, or -1 when full. */
+static int _license_add(libra_license_ask_t *a, int *n, int max,
+			const char *name, uint32_t count)
+{
+	int i;
+
+	for (i = 0; i < *n; i++) {
+		if (!strcmp(a[i].name, name)) {
+			if (a[i].count > UINT32_MAX - count)
+				return -1;
+			a[i].count += count;
+			return 0;
+		}
+	}
+	if (*n >= max)
+		return -1;
+	snprintf(a[*n].name, sizeof(a[*n].name), "%s", name);
+	a[*n].count = count;
+	(*n)++;
+	return 0;
+}
+
+extern int libra_license_parse(const char *lic, libra_license_ask_t *a,
+			       int max)
+{
+	char buf[ELEMENT_MAX], *colon, *end;
+	const char *p = lic, *q;
+	unsigned long v;
+	size_t len;
+	int n = 0;
+
+	if (!lic || !*lic)
+		return 0;
+	if (strchr(lic, '|'))
+		return -1;
+	while (*p) {
+		q = p + strcspn(p, ",;");
+		len = (size_t) (q - p);
+		if (len >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		p = *q ? q + 1 : q;
+		if (!len)	/* Slurm's strtok_r() skips empty elements */
+			continue;
+		if (strpbrk(buf, " \t\n\r\f\v"))
+			return -1;
+		v = 1;
+		if ((colon = strchr(buf, ':'))) {
+			*colon = '\0';
+			errno = 0;
+			v = strtoul(colon + 1, &end, 10);
+			if (errno || end == colon + 1 || *end ||
+			    colon[1] == '-' || v > UINT32_MAX)
+				return -1;
+		}
+		if (!buf[0] || strlen(buf) >= LIBRA_LICENSE_NAME_MAX ||
+		    _license_add(a, &n, max, buf, (uint32_t) v))
+			return -1;
+	}
+	return n;
 }

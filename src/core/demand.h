@@ -115,4 +115,55 @@ extern bool libra_features_match(const char *expr, const char *node_features);
 /* Largest GPU count read; more is a mistake (the record's own bound). */
 #define LIBRA_TRES_GPUS_MAX 1000000
 
+/*
+ * Licenses (Slurm's Licenses=, a job's -L) are counted cluster-wide like
+ * GPUs are per node (design.md decision 29): a job holds its licenses
+ * from its start, or for an admitted job from its admission, to its end,
+ * and an SLA job is admitted only when what it asks is free at the start
+ * of its window.  What holds a license: a running job of any kind, until
+ * its end (INFINITY: no time limit), and an admitted SLA job not yet
+ * started, until its deadline.  Holds only end, so what is free at the
+ * start of a window is free throughout it.
+ */
+typedef struct libra_license_hold {
+	uint32_t count;		/* licenses held */
+	double until;		/* when they are given back; INFINITY: no
+				 * known end */
+} libra_license_hold_t;
+
+/* Licenses of a pool of total free at time t: those held beyond t taken
+ * off, never below 0. */
+extern uint32_t libra_license_free(uint32_t total,
+				   const libra_license_hold_t *h, int n,
+				   double t);
+
+/*
+ * The earliest time at or after t at which "asked" of the pool are free:
+ * t when they are now, the end of the hold that frees the last one
+ * needed, INFINITY when that is never known (more asked than the pool
+ * has, or holds without an end).
+ */
+extern double libra_license_free_when(uint32_t total,
+				      const libra_license_hold_t *h, int n,
+				      uint32_t asked, double t);
+
+/*
+ * The licenses a job asks, as Slurm reads -L (22.05 _build_license_list()):
+ * "name[:count]" elements separated by ',' or ';', a missing count one,
+ * repeated names summed.  Fills at most max elements of a; returns how
+ * many names, or -1 for a string Slurm refuses too (a space, a bad or
+ * negative count, an empty or too long name), more than max names, or an
+ * "or" of licenses ('|', 26.05: the job takes one of them, which
+ * admission cannot know).  NULL or "" asks none (0).
+ */
+#define LIBRA_LICENSE_NAME_MAX 64
+#define LIBRA_LICENSES_MAX 16	/* names in one request */
+typedef struct libra_license_ask {
+	char name[LIBRA_LICENSE_NAME_MAX];
+	uint32_t count;
+} libra_license_ask_t;
+
+extern int libra_license_parse(const char *lic, libra_license_ask_t *a,
+			       int max);
+
 #endif /* LIBRA_DEMAND_H */

@@ -568,7 +568,7 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"libra", "policy", "token", "best_effort", "sla", "admit",
-		"start", "requeues", "final", NULL
+		"start", "requeues", "final", LIBRA_RECORD_ADMIN_KEY, NULL
 	};
 	static const char *const admit_allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
@@ -616,6 +616,9 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 		if (_dec_sla(d, v, &r->sla))
 			return -1;
 	}
+	if ((v = _get(o, LIBRA_RECORD_ADMIN_KEY)) &&
+	    !json_object_is_type(v, json_type_string))
+		return _dfail(d, "record.admin: not a string");
 	if (!(admit = _get(o, "admit")))
 		return _dfail(d, "record.admit: missing");
 	if (!json_object_is_type(admit, json_type_object))
@@ -857,6 +860,44 @@ extern void libra_record_free(libra_record_t *r)
 extern bool libra_record_text_is_record(const char *text)
 {
 	return text && !strncmp(text, RECORD_PREFIX, strlen(RECORD_PREFIX));
+}
+
+extern char *libra_record_admin_text(const char *text)
+{
+	char err[8];
+	dec_t d = { err, sizeof(err), 0 };
+	json_object *o, *v;
+	char *admin = NULL;
+
+	if (!libra_record_text_is_record(text))
+		return (text && *text) ? strdup(text) : NULL;
+	if (!(o = _parse(&d, text)))
+		return NULL;
+	if ((v = _get(o, LIBRA_RECORD_ADMIN_KEY)) &&
+	    json_object_is_type(v, json_type_string) &&
+	    *json_object_get_string(v))
+		admin = strdup(json_object_get_string(v));
+	json_object_put(o);
+	return admin;
+}
+
+extern char *libra_record_json_with_admin(const char *json,
+					  const char *admin)
+{
+	char err[8];
+	dec_t d = { err, sizeof(err), 0 };
+	json_object *o;
+
+	if (!(o = _parse(&d, json)) ||
+	    !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_del(o, LIBRA_RECORD_ADMIN_KEY);
+	if (admin && *admin)
+		json_object_object_add(o, LIBRA_RECORD_ADMIN_KEY,
+				       json_object_new_string(admin));
+	return _to_string(o, true);
 }
 
 extern bool libra_record_text_is_best_effort(const char *text)

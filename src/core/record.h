@@ -132,6 +132,23 @@ extern bool libra_record_text_is_record(const char *text);
 extern bool libra_record_text_is_best_effort(const char *text);
 
 /*
+ * An administrator's AdminComment beside the record (design.md decision
+ * 29, issue 39): the record, which lives in AdminComment, keeps the text
+ * the administrator wrote there as its member "admin", so that it is
+ * never lost and sacct still shows it.
+ *   libra_record_admin_text(): the administrator's text of what
+ *	AdminComment holds: a record's "admin" member, or the whole text
+ *	when it is no record; NULL when none.  malloc'd.
+ *   libra_record_json_with_admin(): a record's JSON with "admin" set to
+ *	admin (removed when admin is NULL or empty); malloc'd, NULL when
+ *	json is no JSON object.
+ */
+#define LIBRA_RECORD_ADMIN_KEY "admin"
+extern char *libra_record_admin_text(const char *text);
+extern char *libra_record_json_with_admin(const char *json,
+					  const char *admin);
+
+/*
  * Set the record's placement to a quote's (ledger node indices turned into
  * names, with the memory and GPUs of each place), replacing the one it
  * had.  Returns 0, or -1 when out of memory, leaving no placement.

@@ -16,6 +16,8 @@ static const char *end_names[] = {
 	[LIBRA_END_NODE_FAIL] = "NODE_FAIL",
 	[LIBRA_END_UNSTARTED] = "UNSTARTED",
 	[LIBRA_END_WITHDRAWN] = "WITHDRAWN",
+	[LIBRA_END_SUSPENDED] = "SUSPENDED",
+	[LIBRA_END_PREEMPTED] = "PREEMPTED",
 };
 #define NEND (sizeof(end_names) / sizeof(end_names[0]))
 
@@ -122,6 +124,8 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 		break;
 	case LIBRA_END_NODE_FAIL:
 	case LIBRA_END_UNSTARTED:
+	case LIBRA_END_SUSPENDED:
+	case LIBRA_END_PREEMPTED:
 		s->penalty = _penalty(sla, price, sla->runtime, sla->runtime);
 		s->charge = -s->penalty;
 		break;
@@ -141,10 +145,20 @@ extern libra_end_t libra_end_of(libra_end_t reported, bool started,
 	case LIBRA_END_UNSTARTED:
 	case LIBRA_END_WITHDRAWN:
 	case LIBRA_END_CANCELLED:
+	case LIBRA_END_PREEMPTED:
 		return reported;
 	default:	/* never started and not the provider's doing */
 		return LIBRA_END_FAILED;
 	}
+}
+
+extern libra_end_t libra_end_suspended(libra_end_t how, bool suspended)
+{
+	/* the operator took the time the job needed (design.md, decision
+	 * 30): the provider's breach, not the job's overrun */
+	if (suspended && how == LIBRA_END_DEADLINE)
+		return LIBRA_END_SUSPENDED;
+	return how;
 }
 
 extern void libra_settle_best_effort(double rate, int cpus, double start,

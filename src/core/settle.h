@@ -35,6 +35,13 @@
  *			the provider's broken promise, not for the owner's
  *			own delay, so none; charged as CANCELLED (nothing if
  *			it never started).
+ *  SUSPENDED		an operator suspended the job (scontrol suspend) and
+ *			it was still running or suspended at its hard
+ *			deadline (or a capped soft job at its end limit):
+ *			the deadline does not move for a suspend, the time
+ *			lost is the provider's, so as NODE_FAIL.
+ *  PREEMPTED		Slurm's preemption cancelled it (a configuration
+ *			libra-check reports): the provider's, as NODE_FAIL.
  *
  *  With a due date before the deadline (ISQoS's z-curve, doc/design.md
  *  decision 18) lateness counts from the due date, not the deadline: the
@@ -62,6 +69,8 @@ typedef enum {
 	LIBRA_END_NODE_FAIL,
 	LIBRA_END_UNSTARTED,
 	LIBRA_END_WITHDRAWN,
+	LIBRA_END_SUSPENDED,
+	LIBRA_END_PREEMPTED,
 } libra_end_t;
 
 typedef struct libra_settlement {
@@ -106,11 +115,20 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
  *  - a rerun after a node failure (requeues > 0) ended at its hard
  *    deadline lost its time to the provider: NODE_FAIL;
  *  - a job that never started pays nothing unless the provider kept it
- *    from starting: NODE_FAIL, UNSTARTED, WITHDRAWN and CANCELLED stay,
+ *    from starting: NODE_FAIL, UNSTARTED, WITHDRAWN, CANCELLED and
+ *    PREEMPTED stay,
  *    anything else is FAILED.
  */
 extern libra_end_t libra_end_of(libra_end_t reported, bool started,
 				int requeues);
+
+/*
+ * How an admitted job that an operator suspended at some time of its run
+ * ("suspended") ended: one ended at its end limit (DEADLINE) lost time to
+ * the provider, SUSPENDED (design.md decision 30); anything else, or a job
+ * never suspended, as "how".
+ */
+extern libra_end_t libra_end_suspended(libra_end_t how, bool suspended);
 
 /*
  * Settle a best-effort job (admitted without an SLA): the base price per

@@ -102,17 +102,147 @@ extern uint32_t libra_sla_err_field(const char *err, const char **why)
 	return bit;
 }
 
+/*
+ * Edit distance of a and b, letters compared without case, an adjacent
+ * transposition counting as one edit (optimal string alignment).  Only
+ * short keys are compared: longer ones are far from every SLA key.
+ */
+#define SLA_KEY_CMP_MAX 16
+static int _distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	int d[SLA_KEY_CMP_MAX + 1][SLA_KEY_CMP_MAX + 1];
+
+	if (la > SLA_KEY_CMP_MAX || lb > SLA_KEY_CMP_MAX)
+		return SLA_KEY_CMP_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int) i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int) j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = tolower((unsigned char) a[i - 1]) !=
+				   tolower((unsigned char) b[j - 1]);
+			int v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    tolower((unsigned char) a[i - 1]) ==
+			    tolower((unsigned char) b[j - 2]) &&
+			    tolower((unsigned char) a[i - 2]) ==
+			    tolower((unsigned char) b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+extern const char *libra_sla_key_suggest(const char *key, size_t len)
+{
+	const char *best = NULL;
+	int best_d = 3;
+
+	if (_key_bit(key, len))
+		return NULL;
+	for (size_t i = 0; i < SLA_NKEYS; i++) {
+		size_t kl = strlen(sla_keys[i].key);
+		int d = _distance(key, len, sla_keys[i].key, kl);
+
+		/* two edits of a long key, one of a short one */
+		if (d > (kl >= LIBRA_SLA_LONG_KEY ? 2 : 1) || d >= best_d)
+			continue;
+		best = sla_keys[i].key;
+		best_d = d;
+	}
+	return best;
+}
+
+/*
+ * The key of one comma-separated field "key=value": its start and length
+ * (blanks around it trimmed), false when the field has no '=' or nothing
+ * before it.
+ */
+static bool _text_key(const char *field, size_t flen, const char **key,
+		      size_t *klen)
+{
+	const char *eq = memchr(field, '=', flen);
+	const char *end;
+
+	if (!eq)
+		return false;
+	field = _skip_space(field);
+	for (end = eq; end > field && (end[-1] == ' ' || end[-1] == '\t');
+	     end--)
+		;
+	if (end <= field)
+		return false;
+	*key = field;
+	*klen = (size_t) (end - field);
+	return true;
+}
+
+static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
+				    const char *val, double now,
+				    libra_sla_t *tmp, char *err, size_t errlen);
+
+/*
+ * Does field "key=value" (key klen bytes at its start) make a comment an
+ * SLA?  A long key does ("runtime=...", "budjet=..."); a short one
+ * ("type", "tier", "quote", "due": common words) only with a value it
+ * takes ("type=soft", not "type=analysis").
+ */
+static bool _field_is_sla(const char *key, size_t klen, const char *field,
+			  size_t flen)
+{
+	char name[SLA_KEY_CMP_MAX + 1], val[LIBRA_SLA_MAX_TEXT + 1];
+	const char *near, *v = memchr(field, '=', flen);
+	uint32_t bit = _key_bit(key, klen);
+	libra_sla_t tmp;
+	size_t vlen;
+
+	if (!bit) {
+		near = libra_sla_key_suggest(key, klen);
+		return near && strlen(near) >= LIBRA_SLA_LONG_KEY;
+	}
+	if (klen >= LIBRA_SLA_LONG_KEY)
+		return true;
+	v = _skip_space(v + 1);
+	vlen = flen - (size_t) (v - field);
+	while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+		vlen--;
+	snprintf(name, sizeof(name), "%.*s", (int) klen, key);
+	snprintf(val, sizeof(val), "%.*s", (int) vlen, v);
+	memset(&tmp, 0, sizeof(tmp));
+	return _parse_value(bit, name, val, (double) time(NULL), &tmp, NULL,
+			    0) == LIBRA_SLA_OK;
+}
+
 extern bool libra_sla_text_is_sla(const char *text)
 {
-	size_t len;
+	const char *p, *key;
+	size_t len, klen;
 
 	if (!text)
 		return false;
-	if (strchr(text, '='))
+	/* a bare SLA key first: "runtime", "runtime:5s", "budget,..."
+	 * (strchr() finds the terminating NUL too: the key alone) */
+	p = _skip_space(text);
+	len = strcspn(p, " \t,:=");
+	if (len && _key_bit(p, len) && strchr(",:", p[len]))
 		return true;
-	text = _skip_space(text);
-	len = strcspn(text, " \t,:=");
-	return len && _key_bit(text, len);
+	/* a field whose key is an SLA key or a near miss of a long one */
+	for (p = text; ; p += len + 1) {
+		len = strcspn(p, ",");
+		if (_text_key(p, len, &key, &klen) &&
+		    _field_is_sla(key, klen, p, len))
+			return true;
+		if (!p[len])
+			return false;
+	}
 }
 
 /*
@@ -617,9 +747,17 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 		}
 		bit = _key_bit(key, strlen(key));
 		if (!bit) {
-			rc = _fail(err, errlen, LIBRA_SLA_EKEY,
-				   "%.40s: unknown key (known: "
-				   SLA_KNOWN_KEYS ")", key);
+			const char *near = libra_sla_key_suggest(key,
+								 strlen(key));
+
+			if (near)
+				rc = _fail(err, errlen, LIBRA_SLA_EKEY,
+					   "%.40s: unknown key, did you mean %s?",
+					   key, near);
+			else
+				rc = _fail(err, errlen, LIBRA_SLA_EKEY,
+					   "%.40s: unknown key (known: "
+					   SLA_KNOWN_KEYS ")", key);
 			break;
 		}
 		if (tmp.set & bit) {

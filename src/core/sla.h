@@ -125,10 +125,27 @@ extern const char *libra_sla_strerror(libra_sla_err_t err);
 extern uint32_t libra_sla_err_field(const char *err, const char **why);
 
 /*
- * Does this comment look like an SLA?  True when it contains '=' or starts
- * with one of the SLA keys; other comments are free text and are left alone.
+ * Does this comment read as an SLA (doc/design.md decision 29, issue 39)?
+ * True when one of its comma-separated fields is "key=value" with an SLA
+ * key, or a near miss of a long one (libra_sla_key_suggest() of at least
+ * LIBRA_SLA_LONG_KEY letters: "dedline=2h"), or when it starts with a bare
+ * SLA key followed by ',', ':', '=' or its end ("runtime").  Any other
+ * comment ("run=42", "workflow:step3", free text) is not an SLA and is left
+ * alone, as under stock Slurm.
  */
 extern bool libra_sla_text_is_sla(const char *text);
+
+/* Keys of this many letters or more are "long": two edits are a near
+ * miss of them, and a near miss alone makes a comment an SLA. */
+#define LIBRA_SLA_LONG_KEY 6
+
+/*
+ * The SLA key that key (len bytes, not an SLA key itself) is a near miss
+ * of: within two edits of a long key, one of a shorter one, letters
+ * compared without case ("dedline", "budjet", "Budget"); the nearest,
+ * first in the grammar on a tie.  NULL when none is.
+ */
+extern const char *libra_sla_key_suggest(const char *key, size_t len);
 
 /*
  * Parse SLA text (the --comment grammar above).  "now" is the submission

@@ -69,11 +69,14 @@ note "created-to-started latencies in slurmctld (ms): $sched_lat; median $median
 # Both declare 5 s of CPU and a 15 s deadline but burn 25 s; each alone on
 # its node (-w), so each runs at a whole CPU (on a busy machine, less: the
 # soft one then ends later still, and the waits below allow for it).
-libra_sbatch_admitted "hard overrun" -J hard -w n1 -n 1 \
-	--comment="runtime=5s,deadline=15s,budget=100" --wrap "$burn 25"
+# burning NAME NODE SLA SECONDS: an admitted job named NAME on NODE that
+# burns SECONDS of CPU; sets SB_JOBID
+burning() {
+	libra_sbatch_admitted "$1" -J "$1" -w "$2" -n 1 --comment="$3" --wrap "$burn $4"
+}
+burning hard n1 "runtime=5s,deadline=15s,budget=100" 25
 hard=$SB_JOBID
-libra_sbatch_admitted "soft overrun" -J soft -w n2 -n 1 \
-	--comment="runtime=5s,deadline=15s,budget=100,type=soft,penalty=3600" --wrap "$burn 25"
+burning soft n2 "runtime=5s,deadline=15s,budget=100,type=soft,penalty=3600" 25
 soft=$SB_JOBID
 
 wait_until 300 "both overrunning jobs to end" bash -c "[ -z \"\$(squeue -h -j $hard,$soft -o %i)\" ]"
@@ -106,6 +109,77 @@ assert abs(f['penalty'] - s['penalty'] * f['delay'] / 3600.0) <= 1e-6, f
 assert abs(f['charge'] - (a['price'] - f['penalty'])) <= 1e-6, f
 "
 note "hard: $(sacct -n -X -P -j "$hard" -o State,Elapsed); soft: $(sacct -n -X -P -j "$soft" -o State,Elapsed)"
+
+# --- an operator's suspend (design.md decision 30) --------------------------
+# The deadline stays; the suspended job's share stays held in the ledger;
+# Slurm's resume pushes the end time by the time suspended and sched/libra
+# sets it back; a hard job still suspended at its deadline is ended there,
+# settled SUSPENDED (the provider's breach: as NODE_FAIL, penalty PR x RE),
+# a capped soft one at its end limit.
+# A job without an SLA is suspended and resumed as under stock Slurm.
+end_epoch() { date -d "$(job_field "$1" EndTime)" +%s; }
+burning susp n1 "runtime=10s,deadline=80s,budget=100" 10	# suspended, resumed
+susp=$SB_JOBID
+burning suspdl n2 "runtime=5s,deadline=20s,budget=100,penalty=3600" 25	# through its deadline
+suspdl=$SB_JOBID
+# soft, capped: its end limit is the deadline + cap / rate, 3 s later
+burning suspsoft n2 "runtime=5s,deadline=20s,budget=100,type=soft,penalty=3600,penalty_cap=3" 25
+suspsoft=$SB_JOBID
+in_state() { [ "$(squeue -h -t "$1" -j "$2" -o %i | wc -l)" = "$3" ]; }
+wait_until 60 "jobs $susp, $suspdl and $suspsoft to run" in_state R "$susp,$suspdl,$suspsoft" 3
+scontrol suspend "$susp,$suspdl,$suspsoft" || fail "scontrol suspend $susp,$suspdl,$suspsoft failed"
+wait_until 30 "jobs $susp, $suspdl and $suspsoft suspended" in_state S "$susp,$suspdl,$suspsoft" 3
+susp_end=$(end_epoch "$susp")
+# its share (10/80) stays held while suspended: 50 s of 70 more does not fit
+libra_sbatch_refused "n1 while $susp is suspended" "libra: rejected: not enough free CPU share" \
+	-J probe -w n1 -n 1 --comment="runtime=50s,deadline=70s,budget=1000" --wrap true
+sleep 5	# suspended long enough for Slurm's resume to push the end time
+scontrol resume "$susp" || fail "scontrol resume $susp failed"
+wait_until 30 "job $susp to run again" job_in_state "$susp" RUNNING
+ends_at() { [ "$(end_epoch "$1")" = "$2" ]; }
+wait_until 30 "job $susp's end time back at its deadline's ($susp_end)" ends_at "$susp" "$susp_end"
+[ "$(ctld_log_count "JobId=$susp was suspended for")" -ge 1 ] ||
+	fail "slurmctld's log does not say that job $susp's end time was set back"
+wait_until 120 "job $suspdl ended at its deadline while suspended" job_ended "$suspdl"
+wait_until 120 "job $susp to end" job_ended "$susp"
+wait_until 120 "the resumed job's settled record" settled "$susp"
+wait_until 120 "the job suspended through its deadline's settled record" settled "$suspdl"
+wait_until 120 "the soft job suspended through its end limit's settled record" settled "$suspsoft"
+check "$susp" "
+assert f['how'] == 'COMPLETED' and f['met'], f
+assert f['penalty'] == 0 and abs(f['charge'] - a['price']) < 1e-9, f
+"
+check "$suspdl" "
+assert f['how'] == 'SUSPENDED', f
+assert not f['met'], f
+assert abs(f['end'] - s['deadline']) <= 2, (f['end'], s['deadline'])
+assert abs(f['penalty'] - 5.0) < 1e-6 and abs(f['charge'] + 5.0) < 1e-6, f
+"
+check "$suspsoft" "
+assert f['how'] == 'SUSPENDED' and not f['met'], f
+assert abs(f['end'] - (s['deadline'] + 3)) <= 2, (f['end'], s['deadline'])
+assert abs(f['penalty'] - 3.0) < 1e-6 and abs(f['charge'] + 3.0) < 1e-6, f
+"
+[ "$(ctld_log_count "JobId=$suspsoft is still suspended at its end limit")" -ge 1 ] ||
+	fail "slurmctld's log does not say that job $suspsoft was ended suspended at its end limit"
+[ "$(ctld_log_count "JobId=$suspdl reached its hard deadline after an operator's suspend")" -ge 1 ] ||
+	fail "slurmctld's log does not say that job $suspdl reached its hard deadline suspended"
+# the share is free again once the job ended
+libra_sbatch_admitted "n1 after $susp ended" -J probe -w n1 -n 1 \
+	--comment="runtime=50s,deadline=70s,budget=1000" --wrap true
+wait_until 60 "the probe job $SB_JOBID to end" job_ended "$SB_JOBID"
+# without an SLA: Slurm's suspend and resume, and the job completes
+libra_sbatch -J nosla -w n1 -n 1 --wrap "$burn 6"
+nosla=$SB_JOBID
+[ -n "$nosla" ] || fail "a job without an SLA was not accepted: $SB_OUT"
+wait_until 60 "job $nosla to run" job_in_state "$nosla" RUNNING
+scontrol suspend "$nosla" || fail "scontrol suspend $nosla failed"
+wait_until 30 "job $nosla suspended" job_in_state "$nosla" SUSPENDED
+sleep 2
+scontrol resume "$nosla" || fail "scontrol resume $nosla failed"
+wait_until 120 "job $nosla to end" job_ended "$nosla"
+wait_until 60 "job $nosla COMPLETED in sacct" sacct_in_state "$nosla" COMPLETED
+note "suspend: $susp $(sacct -n -X -P -j "$susp" -o State,Elapsed,Suspended); $suspdl $(sacct -n -X -P -j "$suspdl" -o State,Elapsed,Suspended); $nosla $(sacct -n -X -P -j "$nosla" -o State,Elapsed,Suspended)"
 
 cluster_stop
 assert_nothing_left

@@ -25,7 +25,12 @@
 #  - the same for an interactive job (srun): its step goes on, and srun
 #    ends as the job does;
 #  - the same for a job that ran and ended before the kill: taken as
-#    running, then ended as the journal of ended jobs says, not run again.
+#    running, then ended as the journal of ended jobs says, not run again;
+#  - a node left completing a job (its epilog held back, as by a slurmd
+#    killed in a job's end): a job submitted as the node begins completing
+#    is admitted there and starts once it is done; once the node has been
+#    completing longer than MessageTimeout (10 s), admission leaves it out
+#    and the refusal says why (design.md decision 29).
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -36,9 +41,22 @@ export LIBRA_NODES=1
 libra_cluster_env 'libra_policy=libra+$'
 # held back long enough to kill slurmctld in between, on a busy machine too
 export LIBRA_TEST_LAUNCH_DELAY=30
+# an epilog that the seventh case holds back (written once the cluster is
+# up: its start makes the work directory anew)
+export LIBRA_EXTRA_CONF="Epilog=$LIBRA_WORK/epilog"
 # the job state as written before each start, and each launch logged
 export LIBRA_TEST_STALE_STATE=1
 cluster_start
+# the epilog: held back while epilog-hold is there, until epilog-go is
+# (at most 5 minutes)
+epilog_hold=$LIBRA_WORK/epilog-hold epilog_go=$LIBRA_WORK/epilog-go
+cat >"$LIBRA_WORK/epilog" <<EOF
+#!/bin/sh
+n=0
+while [ -e $epilog_hold ] && [ ! -e $epilog_go ] && [ \$n -lt 300 ]; do sleep 1; n=\$((n + 1)); done
+exit 0
+EOF
+chmod 755 "$LIBRA_WORK/epilog"
 burn=$LIBRA_BUILD/contrib/tools/libra-burn
 [ -x "$burn" ] || fail "build contrib/tools first (make)"
 runs=$LIBRA_WORK/runs
@@ -204,6 +222,32 @@ wait_until 60 "sched/libra to end job $j6 as it ended" grep -qF \
 	"libra: JobId=$j6 ended (COMPLETED) before slurmctld was restarted and came back running" "$log"
 check_ended "$j6"
 assert_eq "$hist6" "$(history_lines)" "lines in libra_history once job $j6 was ended again"
+
+# --- a node left completing a job ------------------------------------------------
+touch "$epilog_hold"
+libra_sbatch_admitted "job whose epilog is held back" -J completing -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap true
+j7=$SB_JOBID
+wait_until 120 "job $j7 to be completing (its epilog held back)" job_in_state "$j7" COMPLETING
+t7=$SECONDS
+libra_sbatch_admitted "job submitted as n1 begins completing" -J after-end -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script /dev/null)"
+j8=$SB_JOBID
+# shellcheck disable=SC2317 # called by wait_until
+completing_long() { [ $((SECONDS - t7)) -gt 12 ]; }
+wait_until 60 "n1 to be completing job $j7 for over MessageTimeout" completing_long
+assert_eq COMPLETING "$(job_state "$j7")" "state of job $j7"
+libra_sbatch_refused "job submitted while n1 is stuck completing" \
+	"1 of the nodes it may use have been completing a job for longer than MessageTimeout" \
+	-J stuck -n 1 --comment="runtime=10s,deadline=600s,budget=1000" --wrap true
+assert_eq PENDING "$(job_state "$j8")" "state of job $j8 while n1 completes job $j7"
+gate_open "$epilog_go"
+rm -f "$epilog_hold"
+check_ended "$j8"
+assert_eq COMPLETED "$(job_state "$j7")" "state of job $j7"
+libra_sbatch_admitted "job submitted once n1 is done" -J after-done -n 1 \
+	--comment="runtime=10s,deadline=600s,budget=1000" --wrap "$(job_script /dev/null)"
+check_ended "$SB_JOBID"
 
 # none was started twice: no node drained
 if grep -F "Duplicate jobid" "$LIBRA_CLUSTER_DIR"/log/slurm*.log; then

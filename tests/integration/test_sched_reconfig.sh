@@ -4,7 +4,8 @@
 # without a restart, "scontrol show config" shows them, a bad value is
 # refused with a log line naming the key and the running values stay, and
 # sched/libra refuses to load without sched_interval=-1,defer when it starts
-# jobs without an SLA itself (libra_no_sla=best_effort).
+# jobs without an SLA itself (libra_no_sla=best_effort); an SLA job is refused
+# where Slurm could preempt or gang-suspend it (design.md decision 30).
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -34,6 +35,29 @@ export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_eff
 wait_until 60 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
 libra_sbatch_admitted "job after a bad reconfigure" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
 assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfigure"
+
+# Slurm's preemption and gang scheduling (design.md decision 30): an SLA is
+# refused where Slurm could stop the job; admitted again once it cannot
+export LIBRA_EXTRA_CONF='PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+PartitionName=high Nodes=n[1-2] PriorityTier=10 OverSubscribe=YES:4 PreemptMode=OFF'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (partition_prio) failed"
+libra_sbatch_refused "an SLA where a higher tier may preempt it" \
+	"libra: rejected: jobs of partition batch (PriorityTier 1, PreemptMode=REQUEUE) can be preempted by jobs of partition high (PriorityTier 10)" \
+	-n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+libra_sbatch_admitted "an SLA in the top tier (PreemptMode=OFF)" -p high -n 1 \
+	--comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+libra_sbatch -n 1 --wrap 'sleep 1'
+[ -n "$SB_JOBID" ] || fail "a job without an SLA was refused under partition_prio: $SB_OUT"
+export LIBRA_EXTRA_CONF='PreemptMode=GANG'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (GANG) failed"
+libra_sbatch_refused "an SLA under gang scheduling" \
+	"libra: rejected: PreemptMode=GANG: Slurm's gang scheduling suspends jobs that share CPUs in turns" \
+	-n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+export LIBRA_EXTRA_CONF=
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (no preemption) failed"
+libra_sbatch_admitted "an SLA without preemption again" -n 1 \
+	--comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
 assert_slurmctld_up "$ctld"
 cluster_stop
 

@@ -36,7 +36,7 @@ assert_contains "$(scontrol show node n1)" "RealMemory=2000" "n1's memory"
 # that only memory and GPUs can keep a job out.
 SLA='runtime=1m,deadline=30m,budget=1000'
 SLURM_MEM_ERR='Memory required by task is not available'
-SLURM_GRES_ERR='Invalid generic resource (gres) specification'
+SLURM_GRES_ERR='Requested partition configuration not available now'
 
 # --- 1. memory ---------------------------------------------------------------
 libra_sbatch_refused "3000 MB on 2000 MB nodes" \

@@ -21,13 +21,13 @@
 # (their work is nominal): what is tested is who is admitted, when the
 # booking starts, and that each admitted job meets its deadline.
 #
-# LIBRA_BOOK_LEAD (seconds, default 120, at least 90) sets how far ahead R
+# LIBRA_BOOK_LEAD (seconds, default 90, the least) sets how far ahead R
 # is booked: issue 20 names 10 minutes (LIBRA_BOOK_LEAD=600).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init
 export LIBRA_NODES=1
-LEAD=${LIBRA_BOOK_LEAD:-120}
+LEAD=${LIBRA_BOOK_LEAD:-90}
 [[ $LEAD =~ ^[0-9]+$ ]] && [ "$LEAD" -ge 90 ] ||
 	fail "LIBRA_BOOK_LEAD must be a number of seconds, at least 90, not '$LEAD'"
 libra_cluster_env libra_capacity=1

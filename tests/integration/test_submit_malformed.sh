@@ -57,7 +57,8 @@ R='libra: rejected: '
 ok='runtime=1m,deadline=5m' # a valid base that the bad field is added to
 
 # --- numbers that are not numbers
-refused "$R|budget: '12x'|not a decimal number" -n 1 --comment="budget=12x,$ok"
+# sbatch's second line is the errno's text (design.md decision 29): true
+refused "$R|budget: '12x'|not a decimal number|submission failed: Invalid argument" -n 1 --comment="budget=12x,$ok"
 refused "$R|budget: '1.2.3'|not a decimal number" -n 1 --comment="$ok,budget=1.2.3"
 refused "$R|budget: |empty" -n 1 --comment="$ok,budget="
 refused "$R|budget: '+5'|not a decimal number" -n 1 --comment="$ok,budget=+5"
@@ -65,7 +66,7 @@ refused "$R|budget: '1e'|not a decimal number" -n 1 --comment="$ok,budget=1e"
 refused "$R|penalty_cap: 'abc'|not a decimal number" -n 1 --comment="$ok,penalty=1,penalty_cap=abc"
 refused "$R|type: |empty" -n 1 --comment="$ok,type="
 # --- bad units and durations
-refused "$R|runtime: '90x'|unknown unit 'x'" -n 1 --comment="runtime=90x,deadline=5m"
+refused "$R|runtime: '90x'|unknown unit 'x'|submission failed: Invalid time specified" -n 1 --comment="runtime=90x,deadline=5m"
 refused "$R|runtime: '5 hours'|not a duration" -n 1 --comment="runtime=5 hours,deadline=5m"
 refused "$R|runtime: '1.5.h'|not a duration" -n 1 --comment="runtime=1.5.h,deadline=5h"
 refused "$R|runtime: '1:60'|not a duration" -n 1 --comment="runtime=1:60,deadline=5m"
@@ -95,7 +96,10 @@ refused "$R|budget: given twice" -n 1 --comment="$ok,budget=1,budget=2"
 refused "$R|field 2 is empty" -n 1 --comment="runtime=1m,,budget=2,deadline=5m"
 refused "$R|field 3 is empty" -n 1 --comment="$ok,"
 refused "$R|'runtime' is not key=value" -n 1 --comment="runtime"
-refused "$R|field 1 has no key before '='" -n 1 --comment="=5"
+refused "$R|field 3 has no key before '='" -n 1 --comment="$ok,=5"
+# a near miss of a key: the key it misses (issue 39)
+refused "$R|dedline: unknown key, did you mean deadline?" -n 1 --comment="runtime=1m,dedline=5m"
+refused "$R|budjet: unknown key, did you mean budget?" -n 1 --comment="budjet=5"
 refused "$R|type: 'maybe'|hard or soft" -n 1 --comment="$ok,type=maybe"
 # --- missing fields
 refused "$R|deadline: no deadline" -n 1 --comment="runtime=1m"
@@ -121,7 +125,7 @@ refused "$R|deadline: in the past from submission|(booked by --begin: times coun
 refused "$R|deadline: --deadline and deadline= give different times" -n 1 --deadline=now+2hours --comment="$ok"
 refused "$R|deadline: |in the past" -n 1 --deadline=2001-01-01 --comment="runtime=1m"
 # --- sizes, partitions, nodes, arrays
-refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|100000 CPUs" -n 100000 --comment="$ok"
+refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|100000 CPUs|submission failed: Requested node configuration is not available" -n 100000 --comment="$ok"
 refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|5 CPUs" -n 5 -N 1 --comment="$ok"
 refused "$R|job arrays and heterogeneous jobs cannot carry an SLA" --array=1-2 --comment="$ok"
 refused "$R|no such partition 'nosuch'" -n 1 -p nosuch --comment="$ok"
@@ -183,6 +187,42 @@ price=$(json_get "$(job_record "$jobid")" admit.price)
 wait_until 180 "job $jobid to end" job_ended "$jobid"
 assert_eq COMPLETED "$(job_state "$jobid")" "state of the good job $jobid"
 wait_until 120 "job $jobid COMPLETED in sacct" sacct_in_state "$jobid" COMPLETED
+
+# --- a budget refusal and a capacity refusal: their errno's text (issue
+# 39: a capacity refusal said "Requested time limit is invalid")
+refused "$R|price |exceeds budget|submission failed: Job violates accounting/QOS policy" \
+	-n 1 --comment="runtime=1m,deadline=5m,budget=0.0001"
+gate=$LIBRA_WORK/fill.gate
+libra_sbatch_admitted "the cluster's CPU share taken" -n 4 \
+	--comment="runtime=4m,deadline=5m" --wrap "$(gate_wait "$gate")"
+fill=$SB_JOBID
+refused "$R|not enough free CPU share to meet the deadline|submission failed: Requested partition configuration not available now" \
+	-n 1 --comment="runtime=4m,deadline=5m"
+gate_open "$gate"
+scancel "$fill" 2>/dev/null || :
+wait_until 120 "job $fill to end" job_ended "$fill"
+
+# --- comments that are not SLAs pass unchanged and the jobs run as under
+# stock Slurm (issue 39: any comment with '=' was parsed and refused)
+plain=()
+for c in 'run=42' 'see a=b, step=3' 'type=analysis' 'workflow:step3'; do
+	libra_sbatch -n 1 --comment="$c" --wrap 'true'
+	if [ "$SB_RC" != 0 ] || [ -z "$SB_JOBID" ]; then
+		expect_fail "comment '$c' (not an SLA): refused: $SB_OUT"
+		continue
+	fi
+	[[ $SB_OUT != *"libra: rejected"* ]] || expect_fail "comment '$c': $SB_OUT"
+	plain+=("$SB_JOBID=$c")
+done
+for jc in "${plain[@]}"; do
+	id=${jc%%=*} c=${jc#*=}
+	wait_until 180 "job $id ('$c') to end" job_ended "$id"
+	expect_eq COMPLETED "$(job_state "$id")" "job $id with comment '$c'"
+	expect_eq "$c" "$(squeue -h -t all -j "$id" -o %k)" "job $id's comment in squeue"
+	wait_until 120 "job $id COMPLETED in sacct" sacct_in_state "$id" COMPLETED
+	expect_eq "$c" "$(sacct_field "$id" Comment)" "job $id's comment in sacct"
+done
+note "${#plain[@]} jobs with comments that are not SLAs ran"
 assert_slurmctld_up "$ctld"
 expect_done
 

@@ -191,6 +191,35 @@ if [ "$(job_state "$R")" = RUNNING ]; then
 	scontrol update jobid="$R" timelimit=+10 || fail "root could not extend the time limit of running job $R"
 fi
 
+# An administrator's AdminComment is kept beside the record, never over it
+# (issue 39, design.md decision 29): the record's "admin" member; the
+# record reads as before, and the job is scheduled and settled as before.
+# (sbatch has no --admin-comment on 22.05: scontrol update, pending.)
+recH=$(job_record "$H")
+scontrol update jobid="$H" admincomment="ticket 7: disk quota" ||
+	fail "root could not set the AdminComment of job $H"
+after=$(job_record "$H")
+assert_eq "ticket 7: disk quota" "$(json_get "$after" admin)" "job $H: the administrator's text in the record"
+assert_eq "$(json_get "$recH" admit)" "$(json_get "$after" admit)" "job $H: the record's admission after the administrator's AdminComment"
+scontrol update jobid="$H" admincomment="ticket 8" || fail "root could not change the AdminComment of job $H"
+assert_eq "ticket 8" "$(json_get "$(job_record "$H")" admin)" "job $H: the administrator's second text"
+SB_USER=$user
+libra_sbatch_admitted "job A (AdminComment)" --hold -n 1 --comment="runtime=5s,deadline=10m,budget=10" --wrap 'sleep 2'
+A=$SB_JOBID
+SB_USER=
+scontrol update jobid="$A" admincomment="ticket 9" || fail "root could not set the AdminComment of job $A"
+scontrol release "$A"
+wait_until 120 "job $A to end" job_ended "$A"
+assert_eq COMPLETED "$(job_state "$A")" "state of job $A, AdminComment set by root"
+wait_until 120 "job $A's settled record in sacct" sacct_record_final "$A"
+final=$(sacct_record "$A")
+assert_eq "ticket 9" "$(json_get "$final" admin)" "job $A: the administrator's text in sacct's AdminComment"
+assert_eq true "$(json_get "$final" final.met)" "job $A: deadline met"
+# the owner still cannot touch it
+rc=0
+out=$(runuser -u "$user" -- scontrol update jobid="$H" admincomment=mine 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || expect_fail "$user changed the AdminComment of job $H: $out"
+
 # A best-effort job (no SLA) is its owner's to update, as under stock
 # Slurm (found by tests/slurm-python's review: its owner could not change
 # its time limit, dependencies or comment); only an SLA comment is refused.
@@ -206,6 +235,11 @@ rc=0
 out=$(runuser -u "$user" -- scontrol update jobid="$B" comment="runtime=1m,deadline=1h,budget=20" 2>&1) || rc=$?
 [ "$rc" -ne 0 ] || fail "$user turned best-effort job $B into an SLA job by an update: $out"
 assert_eq hello "$(job_field "$B" Comment)" "comment of best-effort job $B after a refused SLA comment"
+# an administrator's text beside a best-effort record too
+scontrol update jobid="$B" admincomment="ticket 10" || fail "root could not set the AdminComment of job $B"
+recB=$(job_record "$B")
+assert_eq "ticket 10" "$(json_get "$recB" admin)" "best-effort job $B: the administrator's text"
+assert_eq true "$(json_get "$recB" best_effort)" "best-effort job $B: still a best-effort record"
 scancel "$B"
 
 expect_done

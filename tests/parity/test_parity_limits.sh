@@ -10,7 +10,13 @@
 #  (e) partition batch DOWN: a new job does not start, with the same
 #      pending reason; it starts once the partition is UP again;
 #  (f) an association limit MaxJobs=1: the user's second job pends with
-#      the same reason, and runs once the first has ended;
+#      the same reason, and runs once the first has ended; (k) then a
+#      job with an SLA as well: stock holds it (AssocMaxJobsLimit),
+#      libra refuses it naming that limit (issue 39); (l) then
+#      GrpTRES=cpu=1 instead, one CPU in use: the same for an SLA job;
+#  (j) (d) with an SLA (issue 39): stock holds the second job for the
+#      license; libra refuses it naming the license (never admitted to
+#      wait), and admits it again once the first has ended;
 #  (h) a long queue (PARITY_QUEUE_JOBS, default 5000) of pending jobs of
 #      higher priority that cannot start, then one that can: it starts
 #      within one libra_interval plus a slack, and none of the queue does.
@@ -21,6 +27,7 @@ parity_add_user
 parity_start
 
 QUEUE_JOBS=${PARITY_QUEUE_JOBS:-5000}
+SLA="runtime=5s,deadline=10m,budget=1000"	# (j), (k)
 SUBMIT=$LIBRA_BUILD/tests/reliability/libra_submit
 if [ ! -x "$SUBMIT" ]; then
 	make -C "$LIBRA_BUILD/tests/reliability" libra_submit >/dev/null 2>&1 ||
@@ -110,6 +117,29 @@ _assoc_maxjobs() {
 	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
 		grep -q "MaxJobs=$1("
 }
+# _assoc_limit TEXT: the user's association shows the limit TEXT (e.g.
+# GrpTRES=cpu=1) in slurmctld's assoc_mgr.
+_assoc_limit() {
+	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
+		grep -q "$1("
+}
+# _sla_limited KEY NAME: a job with an SLA of the limited user, named NAME;
+# its sbatch exit and output (KEY_rc, KEY_out) and, when it was made (stock),
+# its state and reason after a window (KEY_state, KEY_reason); then it is
+# cancelled and gone, so that the scenario goes on as before (issue 39).
+_sla_limited() {
+	local t0=$SECONDS
+	SB_USER=$PARITY_USER libra_sbatch -J "$2" --comment="$SLA" --wrap true
+	parity_put "$1_rc" "$SB_RC"
+	parity_put "$1_out" "$(tr '\n' ' ' <<<"$SB_OUT")"
+	[ -n "$SB_JOBID" ] || return 0
+	wait_until 60 "the SLA job $2 to have a reason" job_has_reason "$SB_JOBID"
+	wait_until 60 "a window for the SLA job $2" _window "$t0" "$SB_JOBID"
+	parity_put "$1_state" "$(job_state "$SB_JOBID")"
+	parity_put "$1_reason" "$(job_reason "$SB_JOBID")"
+	scancel "$SB_JOBID" || fail "cannot cancel job $SB_JOBID"
+	wait_until 60 "the SLA job $2 to end" job_ended "$SB_JOBID"
+}
 scen_maxjobs() {
 	local a b t0
 	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=1 >/dev/null ||
@@ -125,16 +155,63 @@ scen_maxjobs() {
 	wait_until 60 "a window for the second limited job" _window "$t0" "$b"
 	parity_put f_state "$(job_state "$b")"
 	parity_put f_reason "$(job_reason "$b")"
+	# (k) the same limit for a job with an SLA (stock: cancelled once
+	# its reason is seen, so that (f) goes on as before)
+	_sla_limited k max3
 	gate_open "$LIBRA_WORK/max1"
 	t0=$SECONDS
 	wait_until 120 "the second limited job to run" job_started "$b"
 	parity_put f_next_wait $((SECONDS - t0))
 	gate_open "$LIBRA_WORK/max2"
 	wait_until 120 "the limited jobs to end" eval "job_ended $a && job_ended $b"
-	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=-1 >/dev/null ||
-		fail "sacctmgr modify user $PARITY_USER set MaxJobs=-1 failed"
-	wait_until 60 "slurmctld to drop MaxJobs for $PARITY_USER" eval '! _assoc_maxjobs 1'
+	# (l) GrpTRES=cpu=1 instead: one CPU in use, an SLA job for another
+	sacctmgr -i modify user "$PARITY_USER" set MaxJobs=-1 GrpTRES=cpu=1 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set MaxJobs=-1 GrpTRES=cpu=1 failed"
+	wait_until 60 "slurmctld to have GrpTRES=cpu=1 and no MaxJobs for $PARITY_USER" \
+		eval '_assoc_limit GrpTRES=cpu=1 && ! _assoc_maxjobs 1'
+	SB_USER=$PARITY_USER psub "CPU-limited job" -J grp1 --time=1 --wrap "$(gate_wait "$LIBRA_WORK/grp1")"
+	a=$SB_JOBID
+	wait_until 60 "the CPU-limited job to run" job_in_state "$a" RUNNING
+	_sla_limited l grp2
+	gate_open "$LIBRA_WORK/grp1"
+	wait_until 120 "the CPU-limited job to end" job_ended "$a"
+	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=cpu=-1 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set GrpTRES=cpu=-1 failed"
+	wait_until 60 "slurmctld to drop GrpTRES for $PARITY_USER" eval '! _assoc_limit GrpTRES=cpu=1'
 	note "(f) done"
+}
+
+# ---------------------------------------------------------------------------
+# (j) one license, two jobs with an SLA that want it (issue 39)
+# ---------------------------------------------------------------------------
+scen_sla_license() {
+	local a b t0=$SECONDS
+	psub "SLA license job 1" -J slic1 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic1")"
+	a=$SB_JOBID
+	wait_until 60 "the first SLA license job to run" job_in_state "$a" RUNNING
+	libra_sbatch -J slic2 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic2")"
+	b=$SB_JOBID
+	parity_put j_rc "$SB_RC"
+	parity_put j_out "$(tr '\n' ' ' <<<"$SB_OUT")"
+	if [ -n "$b" ]; then
+		wait_until 60 "the second SLA license job to have a reason" job_has_reason "$b"
+		parity_put j_state "$(job_state "$b")"
+		parity_put j_reason "$(job_reason "$b")"
+	fi
+	gate_open "$LIBRA_WORK/slic1"
+	wait_until 60 "the first SLA license job to end" job_ended "$a"
+	if [ -z "$b" ]; then
+		psub "SLA license job 2 again" -J slic2 -L lic:1 --comment="$SLA" --wrap "$(gate_wait "$LIBRA_WORK/slic2")"
+		b=$SB_JOBID
+		parity_put j_again "$(tr '\n' ' ' <<<"$SB_OUT")"
+	fi
+	wait_until 60 "the second SLA license job to run" job_started "$b"
+	gate_open "$LIBRA_WORK/slic2"
+	wait_until 60 "the second SLA license job to end" job_ended "$b"
+	wait_until 60 "accounting of both SLA license jobs" eval \
+		"[ \"\$(sacct -n -X -P -j $a,$b -o State | grep -c COMPLETED)\" = 2 ]"
+	parity_put j_gap "$(($(epoch_field "$b" Start) - $(epoch_field "$a" End)))"
+	note "(j) done in $((SECONDS - t0)) s"
 }
 
 # ---------------------------------------------------------------------------
@@ -198,6 +275,19 @@ held_alike() {
 		expect_fail "($l) $text $(g libra "$key") s on libra, $(g stock "$key") s on stock"
 }
 
+# sla_refused_alike LETTER WHAT REASON: scenario LETTER's SLA job (WHAT)
+# was held on stock with REASON, and refused by libra naming it (issue 39).
+sla_refused_alike() {
+	local l=$1
+	note "parity ($l): $2: stock exit $(g stock "${l}_rc"), $(g stock "${l}_state") '$(g stock "${l}_reason")'; libra exit $(g libra "${l}_rc"): $(g libra "${l}_out")"
+	expect_eq 0 "$(g stock "${l}_rc")" "($l) stock accepts the SLA job"
+	expect_eq PENDING "$(g stock "${l}_state")" "($l) state of the SLA job on stock"
+	expect_eq "$3" "$(g stock "${l}_reason")" "($l) reason of the SLA job on stock"
+	[ "$(g libra "${l}_rc")" != 0 ] ||
+		expect_fail "($l) libra admitted the SLA job to be held: $(g libra "${l}_out")"
+	expect_contains "$(g libra "${l}_out")" "libra: rejected: limits: Slurm would hold the job with reason $3" "($l) libra's refusal"
+}
+
 if parity_want d && both scen_license; then
 	note "parity (d): license jobs: at most $(g stock d_max) holder(s) at once on stock, $(g libra d_max) on libra; the second waited with reason '$(g stock d_reason)' on stock, '$(g libra d_reason)' on libra; from the first's end to the second's start $(g stock d_gap) s on stock, $(g libra d_gap) s on libra"
 	for side in stock libra; do
@@ -219,6 +309,24 @@ reset
 if parity_want f && both scen_maxjobs; then
 	note "parity (f): MaxJobs=1: the second job $(g stock f_state) '$(g stock f_reason)' on stock, $(g libra f_state) '$(g libra f_reason)' on libra; it started $(g stock f_next_wait) s / $(g libra f_next_wait) s after the first's gate opened"
 	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
+	sla_refused_alike k "MaxJobs=1, an SLA job as well" AssocMaxJobsLimit
+	sla_refused_alike l "GrpTRES=cpu=1 and one CPU in use, an SLA job" AssocGrpCpuLimit
+fi
+reset
+
+if parity_want j && both scen_sla_license; then
+	note "parity (j): SLA license jobs: the second was accepted (exit $(g stock j_rc)) and held '$(g stock j_reason)' on stock; on libra exit $(g libra j_rc): $(g libra j_out); again after the first ended: $(g libra j_again); from the first's end to the second's start $(g stock j_gap) s on stock, $(g libra j_gap) s on libra"
+	expect_eq 0 "$(g stock j_rc)" "(j) stock accepts the second SLA license job"
+	expect_eq PENDING "$(g stock j_state)" "(j) state of the second SLA license job on stock"
+	expect_eq Licenses "$(g stock j_reason)" "(j) reason of the second SLA license job on stock"
+	[ "$(g libra j_rc)" != 0 ] ||
+		expect_fail "(j) libra admitted the second SLA license job to wait: $(g libra j_out)"
+	expect_contains "$(g libra j_out)" "libra: rejected: licenses: lic: 1 asked, 0 free until" "(j) libra's refusal"
+	expect_contains "$(g libra j_again)" "libra: admitted: price " "(j) libra's admission once the license is free"
+	for side in stock libra; do
+		[ "$(g $side j_gap)" -ge 0 ] ||
+			expect_fail "(j) the second SLA license job started $(g $side j_gap) s after the first ended on $side"
+	done
 fi
 reset
 

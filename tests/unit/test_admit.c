@@ -1859,6 +1859,39 @@ START_TEST(test_gpu_refusal_gives_the_figures)
 }
 END_TEST
 
+START_TEST(test_gpu_free_where_the_share_is_short_names_the_share)
+{
+	/* issue 39 (run-demo step 5): node 0 has no GPU and CPU share to
+	 * spare; node 1 has its GPU free, but admitted jobs take its CPU
+	 * share.  Without the GPU the job would fit on node 0, yet the GPU
+	 * is not what is short: the verdict is the share's, naming node 1 */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+	libra_request_t req = { .cpus = 1, .demand.gpus_per_node = 1 };
+	libra_offer_t o;
+
+	ck_assert_int_eq(libra_ledger_set_node_resources(l, 1, 0, 1), 0);
+	_commit(l, 1, 390, 400, 1, 1, 0);
+	_admit_req(l, &p, &sla, &req);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	ck_assert_int_eq(q.held_node, 1);
+	ck_assert_int_eq(q.asked.gpus, 1);
+	ck_assert_int_eq(q.most_free.gpus, 1);
+	/* a later deadline does help: the GPU is not held */
+	libra_counter_offer(l, &p, &sla, &req, 0, 86400, &o);
+	ck_assert_int_eq(o.blocked_by, LIBRA_ACCEPT);
+	ck_assert(o.has_deadline);
+	/* the GPU held by a best-effort job instead: the GPU is the cause */
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	_hold(l, 2, 1, 0, 1, true);
+	_admit_req(l, &p, &sla, &req);
+	ck_assert_verdict(LIBRA_REJECT_GPUS);
+	ck_assert_int_eq(q.held_node, -1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_more_than_any_node_has_is_resources)
 {
 	/* never fits, however empty the cluster: "resources", as for CPUs */
@@ -2175,9 +2208,10 @@ START_TEST(test_counter_offer_later_deadline_where_memory_is_free)
 {
 	/* 2 x 1 CPU x 8000 MB.  Node 0 has its memory but 0.9 of its CPU
 	 * committed until 1000; node 1 has its CPU but its memory is held.
-	 * RE 50, TD 100 (share 0.5): refused for memory (node 1 would take
-	 * the share).  But node 0 holds the memory, and with a deadline of
-	 * 500 or later its share fits there: that deadline is offered. */
+	 * RE 50, TD 100 (share 0.5): refused for CPU share on node 0, where
+	 * the memory is free (issue 39: not "memory", which node 0 has; node
+	 * 1 would take the share only without it).  With a deadline of 500
+	 * or later its share fits there: that deadline is offered. */
 	libra_ledger_t *l = _held_nodes(2, 1, 8000, 0);
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);
@@ -2187,7 +2221,8 @@ START_TEST(test_counter_offer_later_deadline_where_memory_is_free)
 	_commit(l, 1, 900, 1000, 0, 1, 0);
 	_hold(l, 2, 1, 8000, 0, true);
 	_admit_req(l, &p, &sla, &req);
-	ck_assert_verdict(LIBRA_REJECT_MEMORY);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	ck_assert_int_eq(q.held_node, 0);
 	libra_counter_offer(l, &p, &sla, &req, 0, 1000, &o);
 	ck_assert_int_eq(o.blocked_by, LIBRA_ACCEPT);
 	ck_assert(o.has_deadline);
@@ -2795,6 +2830,7 @@ static Suite *_suite(void)
 	T(tc, test_held_fits_counts_admitted_jobs_not_started);
 	T(tc, test_memory_refusal_gives_the_figures);
 	T(tc, test_gpu_refusal_gives_the_figures);
+	T(tc, test_gpu_free_where_the_share_is_short_names_the_share);
 	T(tc, test_more_than_any_node_has_is_resources);
 	T(tc, test_every_policy_tests_memory_and_gpus);
 	T(tc, test_job_asking_no_memory_ignores_memory_held);

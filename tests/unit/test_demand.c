@@ -8,6 +8,7 @@
  *  default, the cluster's, else all of each node.
 \*****************************************************************************/
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -441,6 +442,67 @@ START_TEST(test_features_unread_forms_are_not_valid)
 }
 END_TEST
 
+/* ---- licenses ---------------------------------------------------------- */
+
+START_TEST(test_license_parse_counts_and_sums_names)
+{
+	libra_license_ask_t a[4];
+
+	ck_assert_int_eq(libra_license_parse("lic:2,other;lic", a, 4), 2);
+	ck_assert_str_eq(a[0].name, "lic");
+	ck_assert_uint_eq(a[0].count, 3);
+	ck_assert_str_eq(a[1].name, "other");
+	ck_assert_uint_eq(a[1].count, 1);
+	ck_assert_int_eq(libra_license_parse(NULL, a, 4), 0);
+	ck_assert_int_eq(libra_license_parse("", a, 4), 0);
+	ck_assert_int_eq(libra_license_parse("a,,b", a, 4), 2);
+}
+END_TEST
+
+START_TEST(test_license_parse_refuses_what_slurm_or_admission_cannot_read)
+{
+	libra_license_ask_t a[2];
+
+	ck_assert_int_eq(libra_license_parse("lic:x", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse("lic:-1", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse("lic: 1", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse(":1", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse("a|b", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse("a,b,c", a, 2), -1);
+	ck_assert_int_eq(libra_license_parse("lic:99999999999", a, 2), -1);
+}
+END_TEST
+
+START_TEST(test_license_free_counts_holds_beyond_t)
+{
+	libra_license_hold_t h[] = { { 1, 100.0 }, { 2, 200.0 },
+				     { 1, INFINITY } };
+
+	ck_assert_uint_eq(libra_license_free(5, h, 3, 50.0), 1);
+	ck_assert_uint_eq(libra_license_free(5, h, 3, 100.0), 2);
+	ck_assert_uint_eq(libra_license_free(5, h, 3, 250.0), 4);
+	/* more held than configured (a smaller Licenses= after a
+	 * reconfiguration) is none free, not a wrap-around */
+	ck_assert_uint_eq(libra_license_free(2, h, 3, 0.0), 0);
+	ck_assert_uint_eq(libra_license_free(3, NULL, 0, 0.0), 3);
+}
+END_TEST
+
+START_TEST(test_license_free_when_is_the_end_of_the_hold_that_frees_enough)
+{
+	libra_license_hold_t h[] = { { 1, 300.0 }, { 1, 100.0 },
+				     { 1, INFINITY } };
+
+	ck_assert(libra_license_free_when(4, h, 3, 1, 10.0) == 10.0);
+	ck_assert(libra_license_free_when(3, h, 3, 1, 10.0) == 100.0);
+	ck_assert(libra_license_free_when(3, h, 3, 2, 10.0) == 300.0);
+	/* the third hold has no end: three never free at once */
+	ck_assert(isinf(libra_license_free_when(3, h, 3, 3, 10.0)));
+	/* more asked than configured: never */
+	ck_assert(isinf(libra_license_free_when(3, NULL, 0, 4, 10.0)));
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("demand");
@@ -483,6 +545,13 @@ static Suite *_suite(void)
 	T(tc, test_features_or_needs_one_name);
 	T(tc, test_features_read_left_to_right_as_slurm);
 	T(tc, test_features_unread_forms_are_not_valid);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("licenses");
+	T(tc, test_license_parse_counts_and_sums_names);
+	T(tc, test_license_parse_refuses_what_slurm_or_admission_cannot_read);
+	T(tc, test_license_free_counts_holds_beyond_t);
+	T(tc, test_license_free_when_is_the_end_of_the_hold_that_frees_enough);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -329,7 +329,7 @@ START_TEST(test_every_end_kind_round_trips)
 	libra_record_place_t place[2];
 	libra_record_t r = _awkward(place);
 
-	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_NODE_FAIL; h++) {
+	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_PREEMPTED; h++) {
 		r.final.how = (libra_end_t) h;
 		_round_trip(&r);
 	}
@@ -410,6 +410,50 @@ START_TEST(test_best_effort_record_has_no_sla)
 	_assert_same(&r, &back);
 	free(text);
 	libra_record_free(&back);
+}
+END_TEST
+
+START_TEST(test_admin_text_beside_the_record)
+{
+	/* issue 39: an administrator's AdminComment is kept in the record's
+	 * "admin" member; decoding takes the record as before */
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place), back;
+	char *json = libra_record_to_json(&r), *with, *admin, *without;
+
+	ck_assert_ptr_nonnull(json);
+	ck_assert_ptr_null(libra_record_admin_text(json));
+	with = libra_record_json_with_admin(json, "disk \"quota\" ticket 7");
+	ck_assert_ptr_nonnull(with);
+	ck_assert(libra_record_text_is_record(with));
+	ck_assert_int_eq(libra_record_from_json(with, &back, err, sizeof(err)),
+			 0);
+	_assert_same(&r, &back);
+	libra_record_free(&back);
+	admin = libra_record_admin_text(with);
+	ck_assert_str_eq(admin, "disk \"quota\" ticket 7");
+	free(admin);
+	/* text that is no record is the administrator's as a whole */
+	admin = libra_record_admin_text("ticket 7");
+	ck_assert_str_eq(admin, "ticket 7");
+	free(admin);
+	ck_assert_ptr_null(libra_record_admin_text(""));
+	ck_assert_ptr_null(libra_record_admin_text(NULL));
+	/* replaced, and removed by an empty text */
+	without = libra_record_json_with_admin(with, "");
+	ck_assert_str_eq(without, json);
+	free(without);
+	without = libra_record_json_with_admin(with, "other");
+	admin = libra_record_admin_text(without);
+	ck_assert_str_eq(admin, "other");
+	free(admin);
+	free(without);
+	ck_assert_ptr_null(libra_record_json_with_admin("no json", "x"));
+	ck_assert_ptr_null(libra_record_json_with_admin("[1]", "x"));
+	free(with);
+	free(json);
+	/* an "admin" that is no string is refused */
+	_refused_edit("\"start\":", "\"admin\":7,\"start\":", "admin");
 }
 END_TEST
 
@@ -701,7 +745,7 @@ END_TEST
 START_TEST(test_text_is_best_effort_of_encoded_records)
 {
 	libra_record_t r;
-	char *json;
+	char *json, *with;
 
 	memset(&r, 0, sizeof(r));
 	r.best_effort = true;
@@ -718,6 +762,11 @@ START_TEST(test_text_is_best_effort_of_encoded_records)
 	ck_assert_ptr_nonnull(json);
 	ck_assert(libra_record_text_is_record(json));
 	ck_assert(!libra_record_text_is_best_effort(json));
+	/* nor does an administrator's text that says it (issue 39) */
+	with = libra_record_json_with_admin(json, ",\"best_effort\":true");
+	ck_assert_ptr_nonnull(with);
+	ck_assert(!libra_record_text_is_best_effort(with));
+	free(with);
 	free(json);
 }
 END_TEST
@@ -1048,6 +1097,7 @@ static Suite *_suite(void)
 	T(tc, test_unsettled_unstarted_record_round_trips);
 	T(tc, test_minimal_sla_round_trips_without_optional_fields);
 	T(tc, test_best_effort_record_has_no_sla);
+	T(tc, test_admin_text_beside_the_record);
 	T(tc, test_node_names_are_escaped);
 	T(tc, test_record_without_places_round_trips);
 	T(tc, test_many_places_round_trip);

@@ -285,13 +285,51 @@ START_TEST(test_node_fail_penalty_is_capped)
 }
 END_TEST
 
+START_TEST(test_suspended_and_preempted_cost_provider_as_node_fail)
+{
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settlement_t n = _settle(&sla, 10, 500, LIBRA_END_NODE_FAIL);
+
+	for (int how = LIBRA_END_SUSPENDED; how <= LIBRA_END_PREEMPTED;
+	     how++) {
+		libra_settlement_t s = _settle(&sla, 10, 500,
+					       (libra_end_t) how);
+
+		ck_assert_int_eq(s.how, how);
+		ck_assert(!s.deadline_met);
+		ck_assert_double_eq_tol(s.penalty, n.penalty, TOL);
+		ck_assert_double_eq_tol(s.charge, -s.penalty, TOL);
+		ck_assert(s.penalty > 0.0);
+		/* the provider's also when it never started */
+		ck_assert_int_eq(libra_end_of((libra_end_t) how, true, 0),
+				 how);
+	}
+	ck_assert_int_eq(libra_end_of(LIBRA_END_PREEMPTED, false, 0),
+			 LIBRA_END_PREEMPTED);
+}
+END_TEST
+
+START_TEST(test_end_suspended_turns_only_deadline_ends)
+{
+	for (int how = LIBRA_END_COMPLETED; how <= LIBRA_END_PREEMPTED;
+	     how++) {
+		libra_end_t h = (libra_end_t) how;
+
+		ck_assert_int_eq(libra_end_suspended(h, false), h);
+		ck_assert_int_eq(libra_end_suspended(h, true),
+				 h == LIBRA_END_DEADLINE ?
+				 LIBRA_END_SUSPENDED : h);
+	}
+}
+END_TEST
+
 START_TEST(test_end_names_round_trip)
 {
 	static const char *names[] = { "COMPLETED", "FAILED", "DEADLINE",
 				       "CANCELLED", "NODE_FAIL", "UNSTARTED",
-				       "WITHDRAWN" };
+				       "WITHDRAWN", "SUSPENDED", "PREEMPTED" };
 
-	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_WITHDRAWN; h++) {
+	for (int h = LIBRA_END_COMPLETED; h <= LIBRA_END_PREEMPTED; h++) {
 		libra_end_t back = LIBRA_END_FAILED;
 
 		ck_assert_str_eq(libra_end_name((libra_end_t) h), names[h]);
@@ -552,6 +590,8 @@ static Suite *_suite(void)
 	T(tc, test_cancelled_soft_job_after_deadline_pays_at_most_price);
 	T(tc, test_node_fail_costs_provider_rerun_penalty);
 	T(tc, test_node_fail_penalty_is_capped);
+	T(tc, test_suspended_and_preempted_cost_provider_as_node_fail);
+	T(tc, test_end_suspended_turns_only_deadline_ends);
 	T(tc, test_end_names_round_trip);
 	suite_add_tcase(s, tc);
 

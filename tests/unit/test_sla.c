@@ -1134,25 +1134,91 @@ END_TEST
 /* libra_sla_text_is_sla                                              */
 /* ---------------------------------------------------------------- */
 
-START_TEST(test_text_with_equals_is_sla)
+/* Each of texts (NULL-terminated) is an SLA, or none is. */
+static void _assert_is_sla(const char *const *texts, bool want)
 {
-	ck_assert(libra_sla_text_is_sla("runtime=1h"));
-	ck_assert(libra_sla_text_is_sla("colour=red"));
+	for (int i = 0; texts[i]; i++)
+		ck_assert_msg(libra_sla_text_is_sla(texts[i]) == want,
+			      "\"%s\": is_sla %d, want %d", texts[i], !want,
+			      want);
+}
+
+START_TEST(test_text_with_an_sla_key_is_sla)
+{
+	static const char *const texts[] = {
+		"runtime=1h", " deadline = 2h ", "run=42,budget=5",
+		"quote=hold", "quote=12", "type=soft", "due=30m",
+		/* bad values of a long key still read as an SLA (refused) */
+		"budget=12x", "runtime=1m deadline=5m",
+		/* a key alone first */
+		"budget", "runtime:5s", "runtime,deadline",
+		/* a near miss of a long key */
+		"dedline=2h", "budjet=5", "Runtime=5m", "job=x, runtiem=5m",
+		NULL
+	};
+
+	_assert_is_sla(texts, true);
 }
 END_TEST
 
-START_TEST(test_text_starting_with_key_is_sla)
+START_TEST(test_other_comments_are_not_sla)
 {
-	ck_assert(libra_sla_text_is_sla("budget"));
-	ck_assert(libra_sla_text_is_sla("deadline soon"));
+	/* issue 39: users' and workflow tools' comments pass unchanged */
+	static const char *const texts[] = {
+		"my test job", "", "rerun of 1234", "deadline soon",
+		"run=42", "colour=red", "workflow:step3",
+		"step=3,user=bob,run=7", "see https://x/y?a=1&b=2", "a=b=c",
+		"=5", "x=runtime=5s",
+		/* short keys are common words: only with a value they take */
+		"type=analysis", "tier=gold", "quote=see wiki", "due=friday",
+		/* a near miss of a short key alone is not an SLA either */
+		"tpye=hard", "quota=5",
+		NULL
+	};
+
+	ck_assert(!libra_sla_text_is_sla(NULL));
+	_assert_is_sla(texts, false);
 }
 END_TEST
 
-START_TEST(test_free_text_is_not_sla)
+START_TEST(test_key_suggestion)
 {
-	ck_assert(!libra_sla_text_is_sla("my test job"));
-	ck_assert(!libra_sla_text_is_sla(""));
-	ck_assert(!libra_sla_text_is_sla("rerun of 1234"));
+	const char *k;
+
+	ck_assert_str_eq(libra_sla_key_suggest("dedline", 7), "deadline");
+	ck_assert_str_eq(libra_sla_key_suggest("budjet", 6), "budget");
+	ck_assert_str_eq(libra_sla_key_suggest("budgett", 7), "budget");
+	ck_assert_str_eq(libra_sla_key_suggest("Budget", 6), "budget");
+	ck_assert_str_eq(libra_sla_key_suggest("runtiem", 7), "runtime");
+	ck_assert_str_eq(libra_sla_key_suggest("runtimes", 8), "runtime");
+	ck_assert_str_eq(libra_sla_key_suggest("penaltycap", 10),
+			 "penalty_cap");
+	ck_assert_str_eq(libra_sla_key_suggest("tpye", 4), "type");
+	ck_assert_str_eq(libra_sla_key_suggest("quota", 5), "quote");
+	/* the length given, not the NUL, ends the key */
+	ck_assert_str_eq(libra_sla_key_suggest("dedline=2h", 7), "deadline");
+	/* a key, or too far from every key: none */
+	ck_assert_ptr_null(libra_sla_key_suggest("deadline", 8));
+	ck_assert_ptr_null(libra_sla_key_suggest("run", 3));
+	ck_assert_ptr_null(libra_sla_key_suggest("colour", 6));
+	ck_assert_ptr_null(libra_sla_key_suggest("dline", 5));
+	ck_assert_ptr_null(libra_sla_key_suggest("", 0));
+	k = libra_sla_key_suggest("abcdefghijklmnopqrstuvwxyz", 26);
+	ck_assert_ptr_null(k);
+}
+END_TEST
+
+START_TEST(test_near_miss_is_refused_with_the_suggestion)
+{
+	_expect_parse_error("runtime=5m,dedline=2h", LIBRA_SLA_EKEY,
+			    "dedline");
+	ck_assert_str_eq(err, "dedline: unknown key, did you mean deadline?");
+	_expect_parse_error("budjet=5", LIBRA_SLA_EKEY, "budjet");
+	ck_assert_str_eq(err, "budjet: unknown key, did you mean budget?");
+	/* not a near miss: the list of keys, as before */
+	_expect_parse_error("runtime=5m,colour=red", LIBRA_SLA_EKEY, "colour");
+	ck_assert(strstr(err, "(known: runtime, deadline"));
+	ck_assert_uint_eq(libra_sla_err_field(err, NULL), 0);
 }
 END_TEST
 
@@ -1386,9 +1452,10 @@ static Suite *_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("is_sla");
-	T(tc, test_text_with_equals_is_sla);
-	T(tc, test_text_starting_with_key_is_sla);
-	T(tc, test_free_text_is_not_sla);
+	T(tc, test_text_with_an_sla_key_is_sla);
+	T(tc, test_other_comments_are_not_sla);
+	T(tc, test_key_suggestion);
+	T(tc, test_near_miss_is_refused_with_the_suggestion);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");

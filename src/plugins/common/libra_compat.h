@@ -375,6 +375,48 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 	}
 #endif
 
+/*
+ * Licenses (design.md decision 29): Slurm's src/slurmctld/licenses.h, the
+ * same path in all three; get_total_license_cnt() (the configured count
+ * of one license, under Slurm's license lock) unchanged.  An SLA job
+ * refused because the licenses it asks are held: 24.11 and 26.05 have
+ * ESLURM_LICENSES_UNAVAILABLE ("Licenses currently unavailable"); 22.05
+ * has no such errno, and its only one about licenses,
+ * ESLURM_INVALID_LICENSES ("Invalid license specification"), would be
+ * false of a valid request: there the capacity errno
+ * ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ("Requested partition
+ * configuration not available now"), true of it (decision 29's errnos).
+ */
+#include "src/slurmctld/licenses.h"
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_ESLURM_LICENSES_HELD ESLURM_LICENSES_UNAVAILABLE
+#else
+#define LIBRA_ESLURM_LICENSES_HELD ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+#endif
+
+/*
+ * acct_policy_job_runnable_pre_select() and _post_select() take the
+ * assoc_mgr's QOS lock for reading in 22.05 and for writing from 24.11
+ * (they may add a user's or account's usage record to a QOS); a caller
+ * passing assoc_mgr_locked holds what they would take.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_ACCT_POLICY_QOS_LOCK WRITE_LOCK
+#else
+#define LIBRA_ACCT_POLICY_QOS_LOCK READ_LOCK
+#endif
+
+/*
+ * A job's details record: "struct job_details" in 22.05's slurmctld.h,
+ * the typedef job_details_t of src/common/job_record.h (no struct tag)
+ * from 24.11.  The same fields for what admission sets.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+typedef job_details_t libra_job_details_t;
+#else
+typedef struct job_details libra_job_details_t;
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

@@ -60,7 +60,17 @@ extern bool libra_slurm_job_record(job_record_t *job_ptr,
  */
 extern void libra_slurm_record_cache(bool on);
 
-/* Replace the job's AdminComment with rec.  Returns SLURM_SUCCESS. */
+/*
+ * The AdminComment text of rec, with the administrator's text of current
+ * (the AdminComment it replaces: a record's "admin", or text that is no
+ * record) kept beside it (design.md decision 29).  xmalloc'd; NULL when
+ * rec cannot be encoded.
+ */
+extern char *libra_slurm_record_text(const libra_record_t *rec,
+				     const char *current);
+
+/* Replace the job's AdminComment with rec, the administrator's text kept
+ * (libra_slurm_record_text()).  Returns SLURM_SUCCESS. */
 extern int libra_slurm_store_record(job_record_t *job_ptr,
 				    const libra_record_t *rec);
 
@@ -240,8 +250,60 @@ extern bitstr_t *libra_slurm_held_excluded(job_record_t *job_ptr,
  */
 extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr);
 
+/*
+ * An admission whose job does not exist yet (its token still in the
+ * ledger): the licenses it holds, until its deadline.
+ */
+typedef struct {
+	uint32_t token;
+	char *licenses;		/* -L as given */
+	double until;
+} libra_slurm_lic_hold_t;
+
+/*
+ * Licenses (design.md decision 29): are the licenses lic asks (-L) free
+ * from "from" on?  Held are those of running, suspended and completing
+ * jobs (until their end; Slurm gives them back when the job's epilog is
+ * done), of pending jobs admitted with an SLA (until their deadline) and
+ * of the admissions in extra whose job is not in the job table yet.
+ * Returns SLURM_SUCCESS, or an errno with "libra: rejected: licenses:
+ * ..." in err_msg naming the license, what is asked and free, and when
+ * enough would be.  Job read lock (libra_slurm_job_record()'s).
+ */
+extern int libra_slurm_licenses(const char *lic, double from, double now,
+				const libra_slurm_lic_hold_t *extra,
+				int nextra, char **err_msg);
+
+/*
+ * QOS and association limits (design.md decision 29): would Slurm hold a
+ * job of job_desc's user, account, QOS and partition, asking cpus CPUs on
+ * nodes nodes for time_limit minutes (NO_VAL: the partition's), with a
+ * limit reason now?  Slurm's own acct_policy_job_runnable_pre_select()
+ * and _post_select() decide, on a job record made for the question (no
+ * job is created).  Returns SLURM_SUCCESS (also when accounting limits
+ * are not enforced, or the association or QOS is not found: Slurm refuses
+ * that job itself), or ESLURM_ACCOUNTING_POLICY with "libra: rejected:
+ * limits: ..." in err_msg naming the limit as squeue's reason does
+ * (AssocMaxJobsLimit, QOSMaxCpuPerUserLimit, ...).  slurmctld's job and
+ * partition read locks; takes the assoc_mgr's.
+ */
+extern int libra_slurm_limits(job_desc_msg_t *job_desc,
+			      part_record_t *part_ptr, int cpus, int nodes,
+			      uint32_t time_limit, char **err_msg);
+
 /* Jobs that may share one CPU in the partition (OverSubscribe=FORCE:N). */
 extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr);
+
+/*
+ * Could Slurm stop a job of this partition that admission would promise a
+ * deadline (design.md decision 30)?  Gang scheduling (PreemptMode=GANG)
+ * suspends jobs sharing CPUs in turns; preempt/partition_prio preempts a
+ * partition whose PreemptMode is not OFF for one of a higher PriorityTier
+ * sharing its nodes.  preempt/qos is not looked at (the job's QOS is
+ * Slurm's choice after job_submit).  If so, *why says it (xstrfmtcat).
+ * Partition read lock.
+ */
+extern bool libra_slurm_preemptable(part_record_t *part_ptr, char **why);
 
 /* Node names of a record's placement, comma separated (xmalloc'd). */
 extern char *libra_slurm_place_names(const libra_record_t *rec);

@@ -75,6 +75,16 @@ static const struct {
 	{ "tier",	   "tier",	    "tier", LIBRA_SLA_TIER },
 };
 
+/*
+ * Licenses of admissions whose job is not in slurmctld's job table yet
+ * (job_submit runs under the job read lock; the job is created after it,
+ * under the write lock, so a second submission can come in between).
+ * Kept while the admission's token is in the ledger: a token re-keyed to
+ * its job, or expired, is dropped here.  Hub lock.
+ */
+static libra_slurm_lic_hold_t *lic_recent;
+static int lic_recent_n;
+
 extern int init(void)
 {
 	if (libra_hub_init())
@@ -88,9 +98,29 @@ extern int init(void)
 
 extern int fini(void)
 {
+	while (lic_recent_n > 0)
+		xfree(lic_recent[--lic_recent_n].licenses);
+	xfree(lic_recent);
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
+
+/*
+ * The error codes of refusals (design.md decision 29, issue 39): sbatch
+ * prints slurm_strerror() of the code as a second line under the plugin's
+ * message, so each is one whose text is true of the refusal, the same on
+ * 22.05, 24.11 and 26.05, and one sbatch does not retry (it retries
+ * ESLURM_NODES_BUSY and ESLURM_PORTS_BUSY: a refusal is final).
+ *   capacity: "Requested partition configuration not available now";
+ *   policy:   "Job violates accounting/QOS policy (...)": the budget, the
+ *	       site's rules (an SLA required, binding quotes allowed);
+ *   invalid:  "Invalid argument": SLA text, options or a quote number that
+ *	       do not hold (times: ESLURM_INVALID_TIME_VALUE, "Invalid time
+ *	       specified").
+ */
+#define LIBRA_E_CAPACITY ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+#define LIBRA_E_POLICY ESLURM_ACCOUNTING_POLICY
+#define LIBRA_E_INVALID EINVAL
 
 /* The Slurm error code for an SLA that does not parse. */
 static int _sla_errno(libra_sla_err_t err, uint32_t field)
@@ -99,7 +129,7 @@ static int _sla_errno(libra_sla_err_t err, uint32_t field)
 		return ESLURM_INVALID_TIME_LIMIT;
 	if (field & LIBRA_SLA_TIMES)
 		return ESLURM_INVALID_TIME_VALUE;
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /* The SLA fields given as sbatch/salloc options (SPANK). */
@@ -132,7 +162,7 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 		if (k == ARRAY_SIZE(spank_opts)) {
 			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
 				   name);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
 					   err, sizeof(err));
@@ -180,7 +210,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 			     err, sizeof(err));
 	if (rc) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if (job_desc->deadline)
 		deadline = (double) job_desc->deadline;
@@ -192,7 +222,7 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 		if ((rc = libra_sla_check_quote(sla, err, sizeof(err)))) {
 			xstrfmtcat(*err_msg, "libra: rejected: %s (the libra options included)",
 				   err);
-			return ESLURM_INVALID_QOS;
+			return LIBRA_E_INVALID;
 		}
 		if (deadline > 0.0) {
 			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u carries its own SLA; give no --deadline with it",
@@ -335,21 +365,23 @@ static int _refusal_errno(libra_verdict_t v)
 	case LIBRA_REJECT_RESOURCES:
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	case LIBRA_REJECT_BUDGET:
-		return ESLURM_ACCOUNTING_POLICY;
+		return LIBRA_E_POLICY;
 	case LIBRA_REJECT_INVALID:
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	case LIBRA_REJECT_MEMORY:	/* "Memory required by task is not
 					 * available" */
 		return ESLURM_INVALID_TASK_MEMORY;
-	case LIBRA_REJECT_GPUS:		/* "Invalid generic resource (gres)
-					 * specification" */
-		return ESLURM_INVALID_GRES;
+	case LIBRA_REJECT_GPUS:		/* held until jobs end: not
+					 * ESLURM_INVALID_GRES, the request
+					 * is valid */
+		return LIBRA_E_CAPACITY;
 	default:
 		/*
-		 * Not ESLURM_NODES_BUSY: sbatch retries that one, and a
-		 * refusal is final (the counter-offer says what would work).
+		 * Not ESLURM_NODES_BUSY ("Requested nodes are busy"): sbatch
+		 * retries that one, and a refusal is final (the counter-offer
+		 * says what would work).
 		 */
-		return ESLURM_INVALID_TIME_LIMIT;
+		return LIBRA_E_CAPACITY;
 	}
 }
 
@@ -407,8 +439,8 @@ static void _mem_asked(const libra_request_t *req, const libra_quote_t *q,
  * now".  A "resources" refusal names a memory or GPU request larger than
  * any node ("..., the largest node has 48000 MB"); other refusals nothing.
  */
-static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
-			 char *buf, size_t len)
+static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
+			 const libra_quote_t *q, char *buf, size_t len)
 {
 	const libra_demand_t *d = &req->demand;
 	bool resources = q->verdict == LIBRA_REJECT_RESOURCES;
@@ -435,6 +467,20 @@ static void _held_reason(const libra_request_t *req, const libra_quote_t *q,
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
 			 q->largest.gpus ? "more than any node has" :
 			 "no node of the partition has GPUs");
+	} else if (q->held_node >= 0 &&
+		   q->held_node < libra_ledger_node_count(l)) {
+		/* they are free there: its CPU share is what is short */
+		const char *node = libra_ledger_node_name(l, q->held_node);
+
+		if (q->asked.gpus) {
+			snprintf(buf, len, "gpus: %d GPU%s asked %s, free on %s, but not the CPU share there",
+				 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
+				 per, node);
+		} else {
+			_mem_asked(req, q, asked, sizeof(asked));
+			snprintf(buf, len, "memory: %s, free on %s, but not the CPU share there",
+				 asked, node);
+		}
 	} else if (resources && d->gpus && !q->largest.gpus) {
 		snprintf(buf, len, "gpus: %d GPU%s asked, no node of the partition has GPUs",
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s");
@@ -462,7 +508,7 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
-	_held_reason(req, q, held, sizeof(held));
+	_held_reason(l, req, q, held, sizeof(held));
 	if (q->verdict == LIBRA_REJECT_BUDGET) {
 		xstrfmtcat(*err_msg, "libra: rejected: price %s exceeds budget %s (%s)",
 			   _money(q->least_price, m1, sizeof(m1)),
@@ -582,18 +628,19 @@ static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 		job_desc->shared = JOB_SHARED_OK;
 }
 
+/* The record into AdminComment, the administrator's --admin-comment kept
+ * beside it (decision 29). */
 static int _store(job_desc_msg_t *job_desc, const libra_record_t *rec,
 		  char **err_msg)
 {
-	char *json = libra_record_to_json(rec);
+	char *text = libra_slurm_record_text(rec, job_desc->admin_comment);
 
-	if (!json) {
+	if (!text) {
 		xstrfmtcat(*err_msg, "libra: internal error: cannot encode the job record");
 		return SLURM_ERROR;
 	}
 	xfree(job_desc->admin_comment);
-	job_desc->admin_comment = xstrdup(json);
-	free(json);
+	job_desc->admin_comment = text;
 	return SLURM_SUCCESS;
 }
 
@@ -609,7 +656,7 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
 
 	if (p->no_sla == LIBRA_NOSLA_REJECT) {
 		xstrfmtcat(*err_msg, "libra: rejected: this cluster requires an SLA, e.g. --comment=runtime=30m,deadline=2h,budget=10");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (p->no_sla == LIBRA_NOSLA_SLURM) {
 		/*
@@ -687,12 +734,12 @@ static int _quote_allowed(const libra_params_t *p, uint32_t uid, double now,
 
 	if (p->quote_max < 1.0) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: this cluster gives no binding quotes (libra_quote_max=0); submit the job without it");
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	if (held >= (int) p->quote_max) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote=hold: you hold %d binding quote%s, the most allowed (libra_quote_max=%d); take one (--comment=quote=N) or let one expire",
 			   held, held == 1 ? "" : "s", (int) p->quote_max);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_POLICY;
 	}
 	return 0;
 }
@@ -965,6 +1012,7 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 			  libra_refusal_t *ref, char **err_msg)
 {
 	libra_slurm_window_t w = { 0 };
+	char *why = NULL;
 	int rc;
 
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
@@ -979,6 +1027,15 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 		return rc;
 	}
 	req->slots_per_cpu = libra_slurm_slots_per_cpu(*part_ptr);
+	if (libra_slurm_preemptable(*part_ptr, &why)) {
+		/* no promise Slurm may break at will (decision 30) */
+		xstrfmtcat(*err_msg, "libra: rejected: %s: an SLA cannot be kept there (the site's configuration; libra-check(8) names the fix)",
+			   why);
+		xfree(why);
+		info("%s: %s", plugin_type, *err_msg);
+		snprintf(ref->verdict, sizeof(ref->verdict), "resources");
+		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	}
 	if (begin > 0.0) {
 		char t[32];
 
@@ -1086,6 +1143,76 @@ static void _quote_msg(const libra_params_t *p, double price, uint32_t id,
 		   libra_policy_name(p->policy), nodes, t, span, id);
 }
 
+static void _lic_recent_prune(const libra_ledger_t *l)
+{
+	int i, k = 0;
+
+	for (i = 0; i < lic_recent_n; i++) {
+		if (libra_ledger_has_job(l, lic_recent[i].token))
+			lic_recent[k++] = lic_recent[i];
+		else
+			xfree(lic_recent[i].licenses);
+	}
+	lic_recent_n = k;
+}
+
+static void _lic_recent_add(uint32_t token, const char *licenses,
+			    double until)
+{
+	xrecalloc(lic_recent, lic_recent_n + 1, sizeof(*lic_recent));
+	lic_recent[lic_recent_n].token = token;
+	lic_recent[lic_recent_n].licenses = xstrdup(licenses);
+	lic_recent[lic_recent_n].until = until;
+	lic_recent_n++;
+}
+
+/*
+ * The licenses the job asks must be free from "at" on (design.md decision
+ * 29): never admitted to wait for a license.  SLURM_SUCCESS or the errno,
+ * with the refusal in err_msg.
+ */
+static int _licenses(job_desc_msg_t *job_desc, const libra_ledger_t *l,
+		     double at, double now, libra_refusal_t *ref,
+		     char **err_msg)
+{
+	int rc;
+
+	if (!job_desc->licenses || !job_desc->licenses[0])
+		return SLURM_SUCCESS;
+	_lic_recent_prune(l);
+	rc = libra_slurm_licenses(job_desc->licenses, at, now, lic_recent,
+				  lic_recent_n, err_msg);
+	if (rc) {
+		snprintf(ref->verdict, sizeof(ref->verdict), "licenses");
+		info("%s: %s", plugin_type, *err_msg);
+	}
+	return rc;
+}
+
+/*
+ * QOS and association limits (design.md decision 29): a job Slurm would
+ * hold for a limit is refused naming it, never admitted to wait.  Asked
+ * as the job would run: its CPUs, its nodes (at least one), the time
+ * limit _set_time_limit() gives it.
+ */
+static int _limits(job_desc_msg_t *job_desc, part_record_t *part_ptr,
+		   const libra_sla_t *sla, const libra_request_t *req,
+		   double from, libra_refusal_t *ref, char **err_msg)
+{
+	double end = libra_end_limit(sla);
+	int rc;
+
+	rc = libra_slurm_limits(job_desc, part_ptr, req->cpus,
+				MAX(req->min_nodes, 1),
+				end > 0.0 ? _minutes_until(end, from) : NO_VAL,
+				err_msg);
+	if (rc) {
+		snprintf(ref->verdict, sizeof(ref->verdict), "limits");
+		info("%s: %s", plugin_type, *err_msg);
+	}
+	return rc;
+}
+
 /*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
@@ -1154,6 +1281,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(req.eligible);
 		return rc;
 	}
+	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
+	    (rc = _limits(job_desc, part_ptr, sla, &req, from, ref, err_msg)))
+		goto out;
 	if (q->verdict == LIBRA_ACCEPT && job_desc->partition &&
 	    strchr(job_desc->partition, ',')) {
 		/* the partition it was admitted in, where its nodes are */
@@ -1194,6 +1324,9 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if ((rc = _commit(job_desc, l, &rec, &req, q, uid, now,
 			  hold ? at : 0.0, err_msg)))
 		goto out;
+	if (job_desc->licenses && job_desc->licenses[0])
+		_lic_recent_add(rec.token, job_desc->licenses,
+				agreed.deadline);
 	/* Slurm counts a time limit from the job's start; a limit past the
 	 * partition's MaxTime would hold it (PartitionTimeLimit) */
 	_set_time_limit(job_desc, sla, from);
@@ -1253,7 +1386,7 @@ static int _quote_unusable(libra_quote_status_t st, uint32_t id,
 	case LIBRA_QUOTE_OK:
 		break;
 	}
-	return ESLURM_INVALID_QOS;
+	return LIBRA_E_INVALID;
 }
 
 /*
@@ -1274,13 +1407,13 @@ static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
 			   id, libra_ledger_node_name(l, h->place[i].node));
 		libra_ledger_release(l, h->token);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	if (!libra_ledger_has_job(l, h->token)) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: the capacity it held was released (the node configuration changed); ask for a new quote",
 			   id);
 		libra_quotes_remove(b, id);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_CAPACITY;
 	}
 	return 0;
 }
@@ -1331,7 +1464,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {
 		xstrfmtcat(*err_msg, "libra: rejected: quote %u: this job asks another %s than was quoted; submit it with the CPUs, nodes, memory, GPUs and partition of the quote",
 			   sla->quote, differs + 4 /* past "the " */);
-		return ESLURM_INVALID_QOS;
+		return LIBRA_E_INVALID;
 	}
 	if ((rc = _quote_lost(l, b, h, err_msg)))
 		return rc;
@@ -1569,6 +1702,32 @@ static const char *_tampered_best_effort(job_desc_msg_t *d)
 	return NULL;
 }
 
+/*
+ * An administrator's AdminComment on a job with a record goes beside the
+ * record, which stays (decision 29): the record with its "admin" member
+ * set to the new text (removed by an empty one).  A text that is a record
+ * itself is an operator editing the record, taken as it is.
+ */
+static void _admin_beside_record(job_desc_msg_t *job_desc,
+				 job_record_t *job_ptr)
+{
+	char *text;
+
+	if (!job_desc->admin_comment ||
+	    libra_slurm_is_record(job_desc->admin_comment))
+		return;
+	text = libra_record_json_with_admin(job_ptr->admin_comment,
+					    job_desc->admin_comment);
+	if (!text) {
+		error("%s: %pJ: its record is unreadable; AdminComment replaced by the operator's text",
+		      plugin_type, job_ptr);
+		return;
+	}
+	xfree(job_desc->admin_comment);
+	job_desc->admin_comment = xstrdup(text);
+	free(text);
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
@@ -1585,6 +1744,7 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (validate_operator(submit_uid)) {
 		info("%s: operator uid %u changes %s of admitted %pJ",
 		     plugin_type, submit_uid, what, job_ptr);
+		_admin_beside_record(job_desc, job_ptr);
 		return SLURM_SUCCESS;
 	}
 	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",

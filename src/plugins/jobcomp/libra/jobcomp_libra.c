@@ -58,7 +58,9 @@ static libra_end_t _how(job_record_t *job_ptr)
 	case JOB_TIMEOUT:
 	case JOB_DEADLINE:
 		return LIBRA_END_DEADLINE;
-	default:	/* FAILED, OOM, BOOT_FAIL, PREEMPTED */
+	case JOB_PREEMPTED:	/* design.md decision 30 */
+		return LIBRA_END_PREEMPTED;
+	default:	/* FAILED, OOM, BOOT_FAIL */
 		return LIBRA_END_FAILED;
 	}
 }
@@ -144,8 +146,10 @@ static int _job_end(job_record_t *job_ptr)
 						 start, end, how, &rec.final);
 		else
 			libra_settle(&rec.sla, rec.price, start, end,
-				     libra_end_of(how, start > 0.0,
-						  rec.requeues),
+				     libra_end_suspended(
+					     libra_end_of(how, start > 0.0,
+							  rec.requeues),
+					     job_ptr->tot_sus_time > 0),
 				     &rec.final);
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);

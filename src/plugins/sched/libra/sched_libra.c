@@ -815,14 +815,58 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 }
 
 /*
+ * An admitted job an operator suspended (design.md decision 30): its
+ * deadline stays.  Slurm's resume pushes its end time by the time it was
+ * suspended (job_suspend(): the time limit counts running time only); set
+ * back to what the deadline allows.  Slurm ends no suspended job at its
+ * time limit, so a capped soft job still suspended at its end limit is
+ * ended here, as a hard one is at its deadline by _check_deadline().
+ * Returns 0 once the job is ended, else the next time to look at it.
+ */
+static time_t _suspended_end(job_record_t *job_ptr, libra_record_t *rec,
+			     time_t now)
+{
+	double limit = libra_end_limit(&rec->sla);
+
+	if (IS_JOB_RUNNING(job_ptr)) {
+		time_t was = job_ptr->end_time;
+
+		_set_end_time(job_ptr, rec);
+		if (job_ptr->end_time != was) {
+			info("sched/libra: %pJ was suspended for %ld s; its end time is %ld s earlier than the resume gave it, at what its deadline allows",
+			     job_ptr, (long) job_ptr->tot_sus_time,
+			     (long) difftime(was, job_ptr->end_time));
+			last_job_update = now;
+		}
+	}
+	if (limit <= 0.0)
+		return 0;	/* no end of ours: nothing to look at */
+	if (rec->sla.type == LIBRA_DEADLINE_HARD || limit > (double) now ||
+	    IS_JOB_RUNNING(job_ptr))
+		return (time_t) ceil(limit);
+	libra_settle(&rec->sla, rec->price, rec->started, (double) now,
+		     LIBRA_END_SUSPENDED, &rec->final);
+	rec->settled = true;
+	libra_slurm_store_record(job_ptr, rec);
+	info("sched/libra: %pJ is still suspended at its end limit; ending it (the provider's breach)",
+	     job_ptr);
+	job_signal(job_ptr, SIGKILL, 0, 0, false);
+	last_job_update = now;
+	return 0;
+}
+
+/*
  * End a running job at its hard deadline, with its record settled here so
- * that the reason survives (Slurm itself would only see a cancellation).
- * Returns the next hard deadline still ahead, or 0.
+ * that the reason survives (Slurm itself would only see a cancellation);
+ * also a suspended one, and one an operator suspended and resumed
+ * (_suspended_end(), design.md decision 30).  Returns the next hard
+ * deadline still ahead (a suspended job's end limit), or 0.
  */
 static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 {
 	libra_record_t rec;
 	time_t next = 0;
+	bool suspended = IS_JOB_SUSPENDED(job_ptr) || job_ptr->tot_sus_time;
 
 	/*
 	 * A running admitted job's end time is its hard deadline plus the
@@ -830,29 +874,38 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	 * nothing to check, and no record to parse, which keeps the passes
 	 * short when many jobs run.
 	 */
-	if (job_ptr->end_time - LIBRA_END_GRACE > now)
+	if (!suspended && job_ptr->end_time - LIBRA_END_GRACE > now)
 		return job_ptr->end_time - LIBRA_END_GRACE;
 	if (!libra_slurm_job_record(job_ptr, &rec))
 		return 0;
-	if (rec.best_effort || rec.settled ||
-	    rec.sla.type != LIBRA_DEADLINE_HARD)
+	if (rec.best_effort || rec.settled)
+		goto out;
+	if (suspended && !(next = _suspended_end(job_ptr, &rec, now)))
+		goto out;
+	if (rec.sla.type != LIBRA_DEADLINE_HARD)
 		goto out;
 	if (rec.sla.deadline > (double) now) {
 		next = (time_t) ceil(rec.sla.deadline);
 		goto out;
 	}
-	/* an overrun, unless a node failure cost the job its time */
+	next = 0;
+	/* an overrun, unless a node failure or an operator's suspend cost
+	 * the job its time */
 	libra_settle(&rec.sla, rec.price, rec.started ? rec.started :
 		     (double) job_ptr->start_time, (double) now,
-		     libra_end_of(LIBRA_END_DEADLINE, true, rec.requeues),
+		     libra_end_suspended(libra_end_of(LIBRA_END_DEADLINE, true,
+						      rec.requeues),
+					 suspended),
 		     &rec.final);
 	rec.settled = true;
 	libra_slurm_store_record(job_ptr, &rec);
-	info("sched/libra: %pJ reached its hard deadline; ending it",
-	     job_ptr);
+	info("sched/libra: %pJ reached its hard deadline%s; ending it",
+	     job_ptr, suspended ? " after an operator's suspend" : "");
 	job_signal(job_ptr, SIGKILL, 0, 0, false);
 	xfree(job_ptr->state_desc);
-	job_ptr->state_desc = xstrdup("libra: hard deadline reached (the job overran its runtime estimate)");
+	job_ptr->state_desc = xstrdup(suspended ?
+		"libra: hard deadline reached after an operator's suspend (the provider's breach)" :
+		"libra: hard deadline reached (the job overran its runtime estimate)");
 	last_job_update = now;
 out:
 	libra_record_free(&rec);
@@ -860,8 +913,8 @@ out:
 }
 
 /*
- * The pending and running jobs, in job_list's order: starting or ending a
- * job must not disturb the iteration.  xfree() the array.
+ * The pending, running and suspended jobs, in job_list's order: starting
+ * or ending a job must not disturb the iteration.  xfree() the array.
  */
 static job_record_t **_snapshot(int *njobs)
 {
@@ -872,7 +925,8 @@ static job_record_t **_snapshot(int *njobs)
 	jobs = xcalloc(list_count(job_list) + 1, sizeof(*jobs));
 	iter = list_iterator_create(job_list);
 	while ((job_ptr = list_next(iter))) {
-		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr))
+		if (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr) ||
+		    IS_JOB_SUSPENDED(job_ptr))
 			jobs[n++] = job_ptr;
 	}
 	list_iterator_destroy(iter);
@@ -1006,9 +1060,9 @@ static bool _check_orphans(void)
 static time_t adopt_since;	/* agent thread only */
 
 /*
- * End the running jobs of the snapshot that reached their hard deadline,
- * and take them out of it, counting them in *nrunning.  Returns the next
- * hard deadline ahead, or 0.
+ * End the running (and suspended) jobs of the snapshot that reached their
+ * hard deadline, and take them out of it, counting them in *nrunning.
+ * Returns the next hard deadline ahead, or 0.
  */
 static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			     int *nrunning)
@@ -1018,10 +1072,11 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 	for (int i = 0; i < njobs; i++) {
 		time_t t;
 
-		if (!IS_JOB_RUNNING(jobs[i]))
+		if (!IS_JOB_RUNNING(jobs[i]) && !IS_JOB_SUSPENDED(jobs[i]))
 			continue;
 		(*nrunning)++;
-		_adopt(jobs[i], adopt_since);
+		if (IS_JOB_RUNNING(jobs[i]))
+			_adopt(jobs[i], adopt_since);
 		t = _check_deadline(jobs[i], now);
 		if (t && (!next || t < next))
 			next = t;
