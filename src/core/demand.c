@@ -266,6 +266,59 @@ extern libra_demand_err_t libra_demand_from_job(const libra_job_ask_t *a,
 	return LIBRA_DEMAND_OK;
 }
 
+/* Is name[0..len) one of the comma-separated features? */
+static bool _has_feature(const char *features, const char *name, size_t len)
+{
+	const char *f = features;
+
+	while (f && *f) {
+		size_t n = strcspn(f, ",");
+
+		if (n == len && !strncmp(f, name, len))
+			return true;
+		f += n;
+		if (*f)
+			f++;
+	}
+	return false;
+}
+
+bool libra_features_valid(const char *expr)
+{
+	const char *e = expr;
+
+	if (!expr || expr[strcspn(expr, "[]()*!:")])
+		return false;
+	for (;;) {
+		size_t n = strcspn(e, "&|,");
+
+		if (!n)
+			return false;	/* empty, or two operators in a row */
+		if (!e[n])
+			return true;
+		e += n + 1;
+	}
+}
+
+bool libra_features_match(const char *expr, const char *node_features)
+{
+	bool result = true;
+	char op = '&';
+
+	while (*expr) {
+		size_t n = strcspn(expr, "&|,");
+		bool has = _has_feature(node_features, expr, n);
+
+		result = (op == '|') ? (result || has) : (result && has);
+		expr += n;
+		if (!*expr)
+			break;
+		op = (*expr == '|') ? '|' : '&';
+		expr++;
+	}
+	return result;
+}
+
 /* ---- licenses (design.md decision 29) ----------------------------------- */
 
 extern uint32_t libra_license_free(uint32_t total,

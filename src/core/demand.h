@@ -96,6 +96,22 @@ extern int libra_tres_count(const char *tres, const char *name,
 			    const char *option, uint64_t *value,
 			    char *err, size_t errlen);
 
+/*
+ * Node features (-C/--constraint, design.md decision 29).  An expression
+ * admission reads is feature names joined by '&' (or ',') for AND and '|'
+ * for OR, evaluated left to right as Slurm's job_features does without
+ * parentheses: "a|b&c" is (a or b) and c.
+ *
+ * libra_features_valid(): can admission read expr?  Brackets, counts
+ * ('*'), parentheses, '!' and ':' are not read (false), nor an empty name.
+ *
+ * libra_features_match(): does a node whose features are node_features
+ * (comma separated, as slurm.conf's Features=; NULL: none) satisfy a
+ * valid expr?
+ */
+extern bool libra_features_valid(const char *expr);
+extern bool libra_features_match(const char *expr, const char *node_features);
+
 /* Largest GPU count read; more is a mistake (the record's own bound). */
 #define LIBRA_TRES_GPUS_MAX 1000000
 

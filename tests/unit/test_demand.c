@@ -389,6 +389,59 @@ START_TEST(test_nothing_asked_is_a_zero_demand)
 }
 END_TEST
 
+/* ---- node features (-C) ------------------------------------------------ */
+
+START_TEST(test_features_one_name_matches_whole_names_only)
+{
+	ck_assert(libra_features_match("feat", "a,feat,b"));
+	ck_assert(!libra_features_match("feat", "feature,fea"));
+	ck_assert(!libra_features_match("feat", NULL));
+	ck_assert(!libra_features_match("feat", ""));
+}
+END_TEST
+
+START_TEST(test_features_and_needs_every_name)
+{
+	ck_assert(libra_features_match("a&b", "b,a"));
+	ck_assert(!libra_features_match("a&b", "a"));
+	ck_assert(libra_features_match("a,b", "a,b"));	/* ',' is AND */
+	ck_assert(!libra_features_match("a,b", "b"));
+}
+END_TEST
+
+START_TEST(test_features_or_needs_one_name)
+{
+	ck_assert(libra_features_match("a|b", "b"));
+	ck_assert(libra_features_match("a|b", "a,c"));
+	ck_assert(!libra_features_match("a|b", "c"));
+}
+END_TEST
+
+START_TEST(test_features_read_left_to_right_as_slurm)
+{
+	/* (a or b) and c, not a or (b and c) */
+	ck_assert(!libra_features_match("a|b&c", "a"));
+	ck_assert(libra_features_match("a|b&c", "a,c"));
+	/* (a and b) or c */
+	ck_assert(libra_features_match("a&b|c", "c"));
+	ck_assert(!libra_features_match("a&b|c", "a"));
+}
+END_TEST
+
+START_TEST(test_features_unread_forms_are_not_valid)
+{
+	const char *bad[] = { "", "a&", "|a", "a||b", "a&,b", "[a|b]",
+			      "a*2", "(a|b)&c", "!a", "a:2" };
+
+	ck_assert(libra_features_valid("a"));
+	ck_assert(libra_features_valid("a&b|c,d"));
+	ck_assert(!libra_features_valid(NULL));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(!libra_features_valid(bad[i]), "'%s' valid",
+			      bad[i]);
+}
+END_TEST
+
 /* ---- licenses ---------------------------------------------------------- */
 
 START_TEST(test_license_parse_counts_and_sums_names)
@@ -484,6 +537,14 @@ static Suite *_suite(void)
 	T(tc, test_mem_per_gpu_times_gpus_per_node);
 	T(tc, test_mem_per_gpu_without_gpus_per_node_is_refused);
 	T(tc, test_nothing_asked_is_a_zero_demand);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("features");
+	T(tc, test_features_one_name_matches_whole_names_only);
+	T(tc, test_features_and_needs_every_name);
+	T(tc, test_features_or_needs_one_name);
+	T(tc, test_features_read_left_to_right_as_slurm);
+	T(tc, test_features_unread_forms_are_not_valid);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("licenses");

@@ -43,9 +43,11 @@
 #include "src/common/log.h"
 #include "src/common/macros.h"
 #include "src/common/node_conf.h"
+#include "src/common/parse_time.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "history.h"
@@ -1121,6 +1123,33 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 }
 
 /*
+ * A pending job admitted to whole nodes (--exclusive, decision 29): its
+ * admitted nodes into *held (allocated when NULL), as a running job that
+ * does not share would be, so that no other job is admitted there before
+ * it starts.
+ */
+static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_record_t rec;
+
+	if (!job_ptr->details ||
+	    !(job_ptr->details->whole_node & WHOLE_NODE_REQUIRED) ||
+	    !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	for (int i = 0; i < rec.nplace; i++) {
+		int n = libra_ledger_find_node(l, rec.place[i].node);
+
+		if (n < 0 || n >= node_record_count)
+			continue;
+		if (!*held)
+			*held = bit_alloc(node_record_count);
+		bit_set(*held, n);
+	}
+	libra_record_free(&rec);
+}
+
+/*
  * Nodes admission leaves out, from slurmctld's jobs (not from the ledger:
  * jobs that Slurm's own scheduler starts reach the ledger only at
  * sched/libra's next pass), in one walk of the job list per admission
@@ -1139,6 +1168,8 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
  *    still completing after a message timeout waits for something that
  *    went wrong (a slurmd killed in the job's end: 54 s in rel_faults),
  *    for as long as that takes (decision 29).
+ * A pending job admitted to whole nodes (--exclusive) counts in *unshared
+ * as a running one that does not share (decision 29).
  * Each NULL when empty.
  */
 static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
@@ -1161,6 +1192,9 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
 				*stuck = bit_alloc(node_record_count);
 			bit_or(*stuck, job_ptr->node_bitmap_cg);
 		}
+		if (unshared && IS_JOB_PENDING(job_ptr) && p &&
+		    !(p->max_share & SHARED_FORCE))
+			_whole_admitted(job_ptr, unshared);
 		if (!unshared ||
 		    (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
 		    !job_ptr->node_bitmap || !p ||
@@ -1237,15 +1271,183 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 	return mask;
 }
 
+/* Does the node satisfy the feature expression (its active features,
+ * else its configured ones: demand.h)? */
+static bool _node_features(node_record_t *node_ptr, const char *expr)
+{
+	return libra_features_match(expr, node_ptr->features_act ?
+					  node_ptr->features_act :
+					  node_ptr->features);
+}
+
+/* Can admission read this feature expression?  Else why not in err_msg. */
+static int _features_ok(const char *expr, char **err_msg)
+{
+	if (libra_features_valid(expr))
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: --constraint=%s: an SLA job may ask node features joined by & and | only (no brackets, counts, parentheses or !)",
+		   expr);
+	return ESLURM_INVALID_FEATURE;
+}
+
+/* A reservation's node_bitmap over the job's window; NULL when it reserves
+ * no nodes or does not overlap [start, end]. */
+static bitstr_t *_resv_nodes(slurmctld_resv_t *resv, time_t start,
+			     time_t end)
+{
+	if (!resv->node_bitmap || resv->start_time >= end ||
+	    (resv->end_time && resv->end_time <= start))
+		return NULL;
+	return resv->node_bitmap;
+}
+
+/* Its own reservation: its nodes only, the window inside its time. */
+static int _own_resv(bool *mask, const libra_slurm_window_t *w,
+		     char **err_msg)
+{
+	slurmctld_resv_t *resv = find_resv_name((char *) w->resv_name);
+
+	if (!resv) {
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s: no such reservation",
+			   w->resv_name);
+		return ESLURM_RESERVATION_INVALID;
+	}
+	if (resv->start_time > w->start ||
+	    (resv->end_time && resv->end_time < w->end)) {
+		char s[32], e[32];
+
+		slurm_make_time_str(&resv->start_time, s, sizeof(s));
+		slurm_make_time_str(&resv->end_time, e, sizeof(e));
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s runs from %s to %s, and the job's window (from its start to its deadline) is not inside it: admission places a job in its reservation only when the whole window is",
+			   w->resv_name, s, e);
+		return ESLURM_RESERVATION_NOT_USABLE;
+	}
+	/* one that reserves no nodes (licenses only) leaves the nodes be */
+	for (int i = 0; resv->node_bitmap && i < node_record_count; i++)
+		if (!bit_test(resv->node_bitmap, i))
+			mask[i] = false;
+	return SLURM_SUCCESS;
+}
+
+/* The nodes of the reservations, other than its own, in its window. */
+static bitstr_t *_reserved(const libra_slurm_window_t *w,
+			   libra_slurm_left_out_t *out)
+{
+	bitstr_t *reserved = NULL, *b;
+	libra_list_itr_t iter;
+	slurmctld_resv_t *resv;
+
+	if (!resv_list)
+		return NULL;
+	iter = list_iterator_create(resv_list);
+	while ((resv = list_next(iter))) {
+		if (w->resv_name && !xstrcmp(resv->name, w->resv_name))
+			continue;
+		if (!(b = _resv_nodes(resv, w->start, w->end)))
+			continue;
+		if (!reserved)
+			reserved = bit_alloc(node_record_count);
+		bit_or(reserved, b);
+		if (!out->resv[0]) {
+			snprintf(out->resv, sizeof(out->resv), "%s",
+				 resv->name);
+			out->resv_start = resv->start_time;
+		}
+	}
+	list_iterator_destroy(iter);
+	return reserved;
+}
+
+/* Whole nodes: those where no job runs (slurmctld's), none is admitted
+ * (the ledger's). */
+static bool _node_idle(int i, bitstr_t *running)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+
+	if (running && bit_test(running, i))
+		return false;
+	return i >= libra_ledger_node_count(l) ||
+	       (!libra_ledger_node_job_cpus(l, i) &&
+		libra_ledger_node_share(l, i) <= 0.0);
+}
+
+static bitstr_t *_running_nodes(void)
+{
+	bitstr_t *running = NULL;
+	libra_list_itr_t iter;
+	job_record_t *job_ptr;
+
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if ((!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
+		    !job_ptr->node_bitmap)
+			continue;
+		if (!running)
+			running = bit_alloc(node_record_count);
+		bit_or(running, job_ptr->node_bitmap);
+	}
+	list_iterator_destroy(iter);
+	return running;
+}
+
+extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
+				libra_slurm_left_out_t *out, char **err_msg)
+{
+	bitstr_t *reserved, *running = NULL;
+	int rc;
+
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (w->features && (rc = _features_ok(w->features, err_msg)))
+		return rc;
+	if (w->resv_name && (rc = _own_resv(mask, w, err_msg)))
+		return rc;
+	reserved = _reserved(w, out);
+	if (w->whole)
+		running = _running_nodes();
+	for (int i = 0; i < node_record_count; i++) {
+		if (!mask[i])
+			continue;
+		if (reserved && bit_test(reserved, i)) {
+			out->reserved++;
+			mask[i] = false;
+		} else if (w->features &&
+			   !_node_features(node_record_table_ptr[i],
+					   w->features)) {
+			out->features++;
+			mask[i] = false;
+		} else if (w->whole && !_node_idle(i, running)) {
+			out->busy++;
+			mask[i] = false;
+		}
+	}
+	FREE_NULL_BITMAP(reserved);
+	FREE_NULL_BITMAP(running);
+	return SLURM_SUCCESS;
+}
+
 extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 				     char **msg)
 {
 	if (out->unshared)
-		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs, and the others cannot take it: submit it again when those end",
+		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it: submit it again when those end",
 			   out->unshared);
 	if (out->completing)
 		xstrfmtcat(*msg, "; %d of the nodes it may use have been completing a job for longer than MessageTimeout, and Slurm starts nothing there until they finish: submit it again then",
 			   out->completing);
+	if (out->reserved) {
+		char t[32];
+
+		slurm_make_time_str((time_t *) &out->resv_start, t, sizeof(t));
+		xstrfmtcat(*msg, "; %d of the nodes it may use are in reservation %s (from %s) or another, inside the job's window, which the job is not in",
+			   out->reserved, out->resv, t);
+	}
+	if (out->features)
+		xstrfmtcat(*msg, "; %d of the nodes it may use lack the features it asks (--constraint)",
+			   out->features);
+	if (out->busy)
+		xstrfmtcat(*msg, "; %d of the nodes it may use run or are admitted jobs, and --exclusive takes whole idle nodes",
+			   out->busy);
 }
 
 extern char *libra_slurm_place_names(const libra_record_t *rec)

@@ -135,7 +135,43 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 typedef struct {
 	int unshared;	/* a job that does not share its CPUs runs there */
 	int completing;	/* completing a job for over MessageTimeout */
+	int reserved;	/* in a reservation the job is not in, during its
+			 * window */
+	int features;	/* lacks the features the job asks (-C) */
+	int busy;	/* a whole-node request: a job runs there, or is
+			 * admitted */
+	char resv[64];	/* the first such reservation's name */
+	time_t resv_start; /* and its start */
 } libra_slurm_left_out_t;
+
+/*
+ * What else select_nodes() checks of a job's nodes over its window
+ * [start, end] (design.md decision 29): its reservation (--reservation),
+ * the reservations it is not in, its features (-C) and a whole-node
+ * request (--exclusive).
+ */
+typedef struct {
+	const char *features;	/* -C/--constraint, or NULL */
+	const char *resv_name;	/* --reservation, or NULL */
+	time_t start;		/* when it may start */
+	time_t end;		/* its deadline */
+	bool whole;		/* --exclusive: whole idle nodes */
+} libra_slurm_window_t;
+
+/*
+ * Clear in mask (libra_slurm_eligible()'s) the nodes select_nodes() would
+ * not give the job over w's window, counting each rule's in *out: a node
+ * of a reservation (maintenance or advance) overlapping [start, end] that
+ * the job is not in; every node outside the job's own reservation; nodes
+ * without the features (names joined by & or , for AND and | for OR,
+ * evaluated left to right as Slurm does); for a whole-node request, nodes
+ * where a job runs or is admitted.  Returns SLURM_SUCCESS, or an errno
+ * with "libra: rejected: ..." in err_msg: no such reservation, a window
+ * outside it, a feature expression admission cannot read.  Node read
+ * lock, job read lock, and the hub lock for a whole-node request.
+ */
+extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
+				libra_slurm_left_out_t *out, char **err_msg);
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to

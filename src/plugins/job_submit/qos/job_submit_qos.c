@@ -270,20 +270,73 @@ static void _request(job_desc_msg_t *job_desc, libra_request_t *req)
 				     (req->cpus_per_task ? req->cpus_per_task : 1);
 }
 
-static part_record_t *_partition(job_desc_msg_t *job_desc)
+/*
+ * The k-th partition the job names (-p a,b: admission tries each in turn,
+ * design.md decision 29), the default one for k = 0 when it names none;
+ * NULL past the last.  *name: its name as the job gave it (xfree() it).
+ */
+static part_record_t *_partition(job_desc_msg_t *job_desc, int k,
+				 char **name)
 {
-	char *name, *comma;
-	part_record_t *part_ptr;
+	char *list, *tok, *save = NULL;
+	part_record_t *part_ptr = NULL;
 
-	if (!job_desc->partition)
+	*name = NULL;
+	if (!job_desc->partition) {
+		if (k)
+			return NULL;
+		*name = xstrdup("(default)");
 		return default_part_loc;
-	/* several partitions: admission is for the first one */
-	name = xstrdup(job_desc->partition);
-	if ((comma = strchr(name, ',')))
-		*comma = '\0';
-	part_ptr = find_part_record(name);
-	xfree(name);
+	}
+	list = xstrdup(job_desc->partition);
+	for (tok = strtok_r(list, ",", &save); tok && k;
+	     tok = strtok_r(NULL, ",", &save))
+		k--;
+	if (tok) {
+		*name = xstrdup(tok);
+		if (!(part_ptr = find_part_record(tok)))
+			part_ptr = (part_record_t *) -1;	/* no such */
+	}
+	xfree(list);
 	return part_ptr;
+}
+
+/*
+ * What keeps a partition from starting the job at all (decision 29): its
+ * state, and its node count limits, named as stock Slurm's pending
+ * reasons name them.  0, or an errno with the reason in err_msg; the
+ * request's node count kept to MaxNodes.
+ */
+static int _partition_ok(part_record_t *part_ptr, libra_request_t *req,
+			 char **err_msg)
+{
+	const char *state = NULL;
+
+	if (!(part_ptr->state_up & PARTITION_SUBMIT))
+		state = (part_ptr->state_up & PARTITION_SCHED) ?
+			"DRAIN" : "INACTIVE";
+	else if (!(part_ptr->state_up & PARTITION_SCHED))
+		state = "DOWN";
+	if (state) {
+		xstrfmtcat(*err_msg, "libra: rejected: partition %s is %s (PartitionDown/PartitionInactive: Slurm would start no job there)",
+			   part_ptr->name, state);
+		return (part_ptr->state_up & PARTITION_SUBMIT) ?
+		       ESLURM_PARTITION_DOWN : ESLURM_PARTITION_NOT_AVAIL;
+	}
+	if ((part_ptr->max_nodes != INFINITE &&
+	     req->min_nodes > (int) part_ptr->max_nodes) ||
+	    (req->max_nodes && part_ptr->min_nodes > 1 &&
+	     req->max_nodes < (int) part_ptr->min_nodes)) {
+		xstrfmtcat(*err_msg, "libra: rejected: partition %s takes jobs of %u to %s nodes (PartitionNodeLimit)",
+			   part_ptr->name, part_ptr->min_nodes,
+			   part_ptr->max_nodes == INFINITE ? "any number of" :
+			   "MaxNodes");
+		return ESLURM_INVALID_NODE_COUNT;
+	}
+	if (part_ptr->max_nodes != INFINITE &&
+	    (!req->max_nodes || req->max_nodes > (int) part_ptr->max_nodes))
+		req->max_nodes = (int) part_ptr->max_nodes;
+	return 0;
 }
 
 /* "4 CPUs x 1h, deadline 2h" */
@@ -571,7 +624,8 @@ static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 		return;
 	xfree(job_desc->req_nodes);
 	job_desc->req_nodes = xstrdup(nodes);
-	job_desc->shared = JOB_SHARED_OK;
+	if (job_desc->shared != JOB_SHARED_NONE)	/* --exclusive stays */
+		job_desc->shared = JOB_SHARED_OK;
 }
 
 /* The record into AdminComment, the administrator's --admin-comment kept
@@ -626,21 +680,27 @@ static int _no_sla(job_desc_msg_t *job_desc, const libra_params_t *p,
  * The job's request (CPUs, nodes, memory, GPUs) and its partition, also
  * into the refusal record; 0, or an errno with the reason in err_msg.
  */
-static int _read_request(job_desc_msg_t *job_desc, libra_request_t *req,
-			 part_record_t **part_ptr, libra_refusal_t *ref,
-			 char **err_msg)
+static int _read_request(job_desc_msg_t *job_desc, int k,
+			 libra_request_t *req, part_record_t **part_ptr,
+			 libra_refusal_t *ref, char **err_msg)
 {
+	char *name;
 	int rc;
 
 	_request(job_desc, req);
 	ref->cpus = req->cpus;
 	ref->min_nodes = req->min_nodes;
 	ref->max_nodes = req->max_nodes;
-	if (!(*part_ptr = _partition(job_desc))) {
+	*part_ptr = _partition(job_desc, k, &name);
+	if (!*part_ptr || *part_ptr == (part_record_t *) -1) {
 		xstrfmtcat(*err_msg, "libra: rejected: no such partition '%s'",
-			   job_desc->partition ? job_desc->partition : "(default)");
+			   name ? name : "(default)");
+		xfree(name);
 		return ESLURM_INVALID_PARTITION_NAME;
 	}
+	xfree(name);
+	if ((rc = _partition_ok(*part_ptr, req, err_msg)))
+		return rc;
 	if ((rc = libra_slurm_demand(job_desc, *part_ptr, &req->demand,
 				     err_msg)))
 		return rc;
@@ -894,19 +954,64 @@ static void _record_init(libra_record_t *rec, libra_policy_t policy,
 }
 
 /*
+ * The partition's MaxTime against the SLA's runtime: a job that cannot
+ * finish within it is refused (PartitionTimeLimit, decision 29).
+ */
+static int _time_fits(part_record_t *part_ptr, const libra_sla_t *sla,
+		      char **err_msg)
+{
+	if (part_ptr->max_time == INFINITE ||
+	    sla->runtime <= part_ptr->max_time * 60.0)
+		return 0;
+	xstrfmtcat(*err_msg, "libra: rejected: runtime %.0f s is longer than partition %s's MaxTime of %u min (PartitionTimeLimit)",
+		   sla->runtime, part_ptr->name, part_ptr->max_time);
+	return ESLURM_INVALID_TIME_LIMIT;
+}
+
+/*
+ * --exclusive (decision 29): whole nodes, priced as whole nodes.  The
+ * request takes every CPU of each node it uses: as many of the largest
+ * eligible nodes as its CPUs need (at least its minimum node count);
+ * smaller nodes are left out, since the core places a fixed count per
+ * node.
+ */
+static void _whole_nodes(libra_request_t *req)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	bool *e = (bool *) req->eligible;
+	int cpn = 0, nodes;
+
+	for (int i = 0; i < libra_ledger_node_count(l); i++)
+		if (e[i])
+			cpn = MAX(cpn, libra_ledger_node_cpus(l, i));
+	if (!cpn)
+		return;
+	for (int i = 0; i < libra_ledger_node_count(l); i++)
+		if (e[i] && libra_ledger_node_cpus(l, i) != cpn)
+			e[i] = false;
+	nodes = MAX((req->cpus + cpn - 1) / cpn, MAX(req->min_nodes, 1));
+	req->cpus = nodes * cpn;
+	req->cpus_per_node = cpn;
+	req->cpus_per_task = 0;
+	req->min_nodes = nodes;
+	req->max_nodes = nodes;
+}
+
+/*
  * What admission needs of a job with an SLA: its request (refused, with
  * the reason, when unreadable), whether the user may hold another quote,
  * and the nodes it may run on (*out: why the others were left out).  A booking (begin > 0) is marked booked,
  * and begin_txt says when it begins.
  */
-static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
+static int _admit_request(job_desc_msg_t *job_desc, int k,
+			  const libra_sla_t *sla,
 			  const libra_params_t *p, uint32_t uid, double now,
 			  double begin, bool hold, libra_request_t *req,
 			  libra_slurm_left_out_t *out, char *begin_txt,
-			  size_t len,
+			  size_t len, part_record_t **part_ptr,
 			  libra_refusal_t *ref, char **err_msg)
 {
-	part_record_t *part_ptr;
+	libra_slurm_window_t w = { 0 };
 	char *why = NULL;
 	int rc;
 
@@ -916,12 +1021,13 @@ static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 	}
 	ref->has_sla = true;
 	ref->sla = *sla;
-	if ((rc = _read_request(job_desc, req, &part_ptr, ref, err_msg))) {
+	if ((rc = _read_request(job_desc, k, req, part_ptr, ref, err_msg)) ||
+	    (rc = _time_fits(*part_ptr, sla, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
-	req->slots_per_cpu = libra_slurm_slots_per_cpu(part_ptr);
-	if (libra_slurm_preemptable(part_ptr, &why)) {
+	req->slots_per_cpu = libra_slurm_slots_per_cpu(*part_ptr);
+	if (libra_slurm_preemptable(*part_ptr, &why)) {
 		/* no promise Slurm may break at will (decision 30) */
 		xstrfmtcat(*err_msg, "libra: rejected: %s: an SLA cannot be kept there (the site's configuration; libra-check(8) names the fix)",
 			   why);
@@ -938,10 +1044,24 @@ static int _admit_request(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		snprintf(begin_txt, len, " (booked to begin at %s; times from then)",
 			 t);
 	}
-	req->eligible = libra_slurm_eligible(part_ptr, job_desc->req_nodes,
+	req->eligible = libra_slurm_eligible(*part_ptr, job_desc->req_nodes,
 					     job_desc->exc_nodes, out,
 					     err_msg);
-	return req->eligible ? SLURM_SUCCESS : ESLURM_INVALID_NODE_NAME;
+	if (!req->eligible)
+		return ESLURM_INVALID_NODE_NAME;
+	w.features = job_desc->features;
+	w.resv_name = job_desc->reservation;
+	w.start = (time_t) (begin > 0.0 ? begin : now);
+	w.end = (time_t) ceil(sla->deadline);
+	w.whole = (job_desc->shared == JOB_SHARED_NONE);
+	if ((rc = libra_slurm_restrict((bool *) req->eligible, &w, out,
+				       err_msg))) {
+		info("%s: %s", plugin_type, *err_msg);
+		return rc;
+	}
+	if (w.whole)
+		_whole_nodes(req);
+	return SLURM_SUCCESS;
 }
 
 /*
@@ -1075,14 +1195,14 @@ static int _licenses(job_desc_msg_t *job_desc, const libra_ledger_t *l,
  * as the job would run: its CPUs, its nodes (at least one), the time
  * limit _set_time_limit() gives it.
  */
-static int _limits(job_desc_msg_t *job_desc, const libra_sla_t *sla,
-		   const libra_request_t *req, double from,
-		   libra_refusal_t *ref, char **err_msg)
+static int _limits(job_desc_msg_t *job_desc, part_record_t *part_ptr,
+		   const libra_sla_t *sla, const libra_request_t *req,
+		   double from, libra_refusal_t *ref, char **err_msg)
 {
 	double end = libra_end_limit(sla);
 	int rc;
 
-	rc = libra_slurm_limits(job_desc, _partition(job_desc), req->cpus,
+	rc = libra_slurm_limits(job_desc, part_ptr, req->cpus,
 				MAX(req->min_nodes, 1),
 				end > 0.0 ? _minutes_until(end, from) : NO_VAL,
 				err_msg);
@@ -1117,26 +1237,59 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	/* what the user's times count from: the begin of a booking */
 	double from = begin > 0.0 ? begin : now;
 	char begin_txt[96] = "", predict_txt[128] = "";
-	double declared = 0.0, predicted = 0.0, start;
-	bool deferred, boot_wait;
+	double declared = 0.0, predicted = 0.0, start = at;
+	bool deferred = false, boot_wait = false;
 	libra_slurm_left_out_t left_out = { 0 };
+	part_record_t *part_ptr = NULL;
+	size_t keep = *err_msg ? strlen(*err_msg) : 0;
+	char *name;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
-	if ((rc = _admit_request(job_desc, sla, p, uid, now, begin, hold,
-				 &req, &left_out, begin_txt, sizeof(begin_txt),
-				 ref, err_msg))) {
-		xfree(q);
-		return rc;
-	}
-	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
-	    (rc = _limits(job_desc, sla, &req, from, ref, err_msg)))
-		goto out;
-
 	if (!hold)
 		_predict(job_desc, sla, p, uid, &declared, &predicted,
 			 predict_txt, sizeof(predict_txt));
-	start = _admit_power(l, p, sla, &req, at, now, hold || begin > 0.0,
-			     q, &deferred, &boot_wait);
+	/*
+	 * Every partition the job names, in turn (-p a,b: decision 29): it
+	 * is admitted in the first that can take it; refused, the refusal
+	 * is the last one's.
+	 */
+	memset(&req, 0, sizeof(req));
+	for (int k = 0; ; k++) {
+		bool more;
+
+		if (*err_msg)
+			(*err_msg)[keep] = '\0';
+		xfree(req.eligible);
+		memset(&left_out, 0, sizeof(left_out));
+		rc = _admit_request(job_desc, k, sla, p, uid, now, begin, hold,
+				    &req, &left_out, begin_txt,
+				    sizeof(begin_txt), &part_ptr, ref,
+				    err_msg);
+		if (!rc)
+			start = _admit_power(l, p, sla, &req, at, now,
+					     hold || begin > 0.0, q,
+					     &deferred, &boot_wait);
+		if (!rc && q->verdict == LIBRA_ACCEPT)
+			break;
+		more = (_partition(job_desc, k + 1, &name) != NULL);
+		xfree(name);
+		if (!more)
+			break;
+	}
+	if (rc) {
+		xfree(q);
+		xfree(req.eligible);
+		return rc;
+	}
+	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
+	    (rc = _limits(job_desc, part_ptr, sla, &req, from, ref, err_msg)))
+		goto out;
+	if (q->verdict == LIBRA_ACCEPT && job_desc->partition &&
+	    strchr(job_desc->partition, ',')) {
+		/* the partition it was admitted in, where its nodes are */
+		xfree(job_desc->partition);
+		job_desc->partition = xstrdup(part_ptr->name);
+	}
 	libra_auto_feedback(l, p, q, now);
 	libra_price_feedback(l, p, now);
 	if (q->verdict != LIBRA_ACCEPT) {
@@ -1174,8 +1327,13 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if (job_desc->licenses && job_desc->licenses[0])
 		_lic_recent_add(rec.token, job_desc->licenses,
 				agreed.deadline);
-	/* Slurm counts a time limit from the job's start */
+	/* Slurm counts a time limit from the job's start; a limit past the
+	 * partition's MaxTime would hold it (PartitionTimeLimit) */
 	_set_time_limit(job_desc, sla, from);
+	if (part_ptr->max_time != INFINITE &&
+	    (job_desc->time_limit == NO_VAL ||
+	     job_desc->time_limit > part_ptr->max_time))
+		job_desc->time_limit = part_ptr->max_time;
 
 	_describe(sla, req.cpus, from, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
@@ -1299,7 +1457,8 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 
 	ref->has_sla = true;
 	ref->sla = h->sla;
-	if ((rc = _read_request(job_desc, &req, &part_ptr, ref, err_msg)))
+	if ((rc = _read_request(job_desc, 0, &req, &part_ptr, ref,
+				  err_msg)))
 		return rc;
 	_shape(job_desc, &req, &shape);
 	if ((differs = libra_quote_shape_differs(&h->shape, &shape))) {

@@ -378,6 +378,36 @@ static void _pin(job_record_t *job_ptr, const char *names)
 }
 
 /*
+ * What else select_nodes() would check of the new nodes (design.md
+ * decision 29): the job's reservation and the others over [now, its
+ * deadline], its features, a whole-node request.  False: it cannot be
+ * placed again (logged).
+ */
+static bool _window_restrict(job_record_t *job_ptr, libra_record_t *rec,
+			     time_t now, bool *eligible)
+{
+	libra_slurm_window_t w = { 0 };
+	libra_slurm_left_out_t out = { 0 };
+	char *err = NULL;
+
+	if (!eligible)
+		return false;
+	w.features = job_ptr->details ? job_ptr->details->features : NULL;
+	w.resv_name = job_ptr->resv_name;
+	w.start = now;
+	w.end = (time_t) ceil(rec->sla.deadline);
+	w.whole = job_ptr->details &&
+		  (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
+	if (libra_slurm_restrict(eligible, &w, &out, &err)) {
+		info("sched/libra: %pJ: cannot be placed again: %s", job_ptr,
+		     err);
+		xfree(err);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The admitted nodes of a pending job went down: admit it again elsewhere
  * at the price it was quoted.  Returns true when it has a new placement.
  */
@@ -396,6 +426,8 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 	req.slots_per_cpu = libra_slurm_slots_per_cpu(job_ptr->part_ptr);
 	req.eligible = libra_slurm_eligible(job_ptr->part_ptr, NULL, NULL,
 					    NULL, NULL);
+	if (!_window_restrict(job_ptr, rec, now, (bool *) req.eligible))
+		goto out;
 	libra_ledger_release(l, job_ptr->job_id);
 	libra_admit(l, p, &rec->sla, &req, (double) now, q);
 	libra_sla_accept(&rec->sla, q);		/* the new target, if any */
