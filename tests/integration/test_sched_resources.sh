@@ -16,7 +16,10 @@
 #  4. admitted jobs that have not started (held by their owner) keep their
 #     memory and GPU: a best-effort job asking them is not started there
 #     (it waits, saying why), and the admitted jobs start at once when
-#     released; the best-effort jobs run once the memory is free again.
+#     released; the best-effort jobs run once the memory is free again;
+#  5. a GPU job refused because the GPU node's CPU share is taken, its GPU
+#     free, is told so, not that the GPU is short (issue 39; run-demo's
+#     step 5).
 # Nodes: n1 and n2 with 2 CPUs and 2000 MB, n3 with 2 CPUs, 2000 MB and a
 # (fake) GPU (contrib/cluster/README.md, LIBRA_NODE_SPEC).
 # shellcheck source=lib.sh
@@ -210,6 +213,17 @@ done
 for j in "${held[@]}" "$be_mem" "$be_gpu"; do
 	wait_until 120 "accounting to have job $j completed" sacct_in_state "$j" COMPLETED
 done
+
+# --- 5. the GPU free, the CPU share of its node taken -------------------------
+gate=$LIBRA_WORK/go-cpu
+libra_sbatch_admitted "n3's CPU share" -J cpu-n3 -w n3 -n 2 --mem=100 \
+	--comment="runtime=1m,deadline=70s,budget=1000" --wrap "$(gate_wait "$gate")"
+cpu_n3=$SB_JOBID
+libra_sbatch_refused "a GPU job beside it" "gpus: 1 GPU asked per node, free on n3, but not the CPU share there" \
+	-n 1 --mem=100 --gres=gpu:1 --comment="runtime=1m,deadline=2m,budget=1000" --wrap 'true'
+note "GPU free, CPU share taken: $(grep -o 'libra: rejected: .*' <<<"$SB_OUT" | head -n 1)"
+scancel "$cpu_n3"
+wait_until 120 "job $cpu_n3 to end" job_ended "$cpu_n3"
 
 expect_done
 cluster_stop
