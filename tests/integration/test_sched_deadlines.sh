@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_deadlines: what sched/libra does at deadlines, and how fast it
 # starts admitted jobs (issue "sched/libra", done-when 2 and 3).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Cost-aware power provisioning (doc/design.md decision 24; issue 21):
 # sched/libra powers idle nodes down through Slurm's power saving (their

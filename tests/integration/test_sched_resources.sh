@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Memory and GPUs are space-shared (doc/design.md decision 17, issue 18):
 # on a cluster that tracks memory (CR_CPU_Memory) with one GPU node,

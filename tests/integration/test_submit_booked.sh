@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Advance reservations (job_submit_qos(8), "Advance reservations";
 # doc/design.md decision 21; issue 20): a job submitted with

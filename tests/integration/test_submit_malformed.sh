@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Malformed SLAs are refused at submission, each with one line that names
 # the key (or option) at fault, and no job is created (job_submit_qos(8): nothing

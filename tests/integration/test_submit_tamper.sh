@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # A user cannot change an admitted job's SLA, price or record (job_submit_qos(8),
 # job_modify): every "scontrol update" that would (comment, AdminComment, deadline,
