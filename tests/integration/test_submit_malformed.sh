@@ -154,6 +154,8 @@ refused "libra: --runtime: |not printable ASCII" -n 1 --comment="$ok" --runtime=
 # --- requests that Slurm cannot run: the plugin must not admit them
 refused "$R|CPU" -c 2 --comment="$ok"
 refused "$R|CPU" -n 2 --ntasks-per-node=2 --comment="$ok"
+# --contiguous over two nodes: placement follows CPU share, not node order
+refused "$R|--contiguous over 2 nodes|Requested node configuration is not available" -N 2 --contiguous --comment="$ok"
 
 # --- a request that Slurm itself rejects after the plugin (more memory
 # than a node has; the plugin does not know memory): Slurm keeps it as a

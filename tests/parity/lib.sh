@@ -237,6 +237,7 @@ parity_stop() {
 	local side pids=() recs=() cgs=()
 	[ "${LIBRA_KEEP_CLUSTER:-0}" != 1 ] || return 0
 	for side in "${PARITY_SIDES[@]}"; do
+		tally_unstarted "${PARITY_DIR[$side]}"
 		recs+=("$(cat "${PARITY_DIR[$side]}"/pids/* 2>/dev/null | cut -d' ' -f1-2 | tr '\n' ';')")
 		cgs+=("$(cat "${PARITY_DIR[$side]}/run/cgroup" 2>/dev/null || :)")
 		LIBRA_CLUSTER_DIR=${PARITY_DIR[$side]} "$LIBRA_CLUSTER" stop >"$PARITY_TMP/$side.stop" 2>&1 &

@@ -12,7 +12,8 @@
 #      start after the job's) libra refuses it, giving the reservation's
 #      time;
 #  (c) -C feat where only n2 has the feature: the job runs on n2;
-#  (p) -p pa,pb with pa (n1) held by a job: the job runs in pb;
+#  (p) -p pa,pb with pa (n1) held by a job: the job runs in pb; -N 4
+#      there, which neither takes, is refused with both reasons;
 #  (x) --exclusive while a job (an SLA job on libra) runs on one node: the
 #      job runs elsewhere, at once.
 # Each SLA job ends COMPLETED (never UNSTARTED) and starts within
@@ -87,6 +88,11 @@ scen_parts() {
 	h=$SB_JOBID
 	wait_until 60 "pa's holder to run" job_in_state "$h" RUNNING
 	_run_sla p -n 1 --time=2 -p pa,pb
+	# four nodes: neither partition has them; libra's refusal gives
+	# both partitions' reasons
+	libra_sbatch -J p4 -N 4 -p pa,pb --comment="$SLA" --time=2 --wrap true
+	parity_put p4_rc "$SB_RC"
+	parity_put p4_msg "$(printf '%s' "$SB_OUT" | grep 'libra: ' | head -n 1)"
 	gate_open "$LIBRA_WORK/pa"
 	wait_until 60 "pa's holder to end" job_ended "$h"
 	scontrol delete PartitionName=pa || fail "cannot delete partition pa"
@@ -148,6 +154,10 @@ if parity_want p && both scen_parts; then
 	note "parity (p): -p pa,pb with pa held: ran in $(g stock p_part) on $(g stock p_node) on stock, in $(g libra p_part) on $(g libra p_node) on libra"
 	sla_alike p
 	parity_same p_part "(p) partition of the SLA job"
+	note "parity (p): -N 4 -p pa,pb: stock sbatch exit $(g stock p4_rc); libra: $(g libra p4_msg)"
+	[ "$(g libra p4_rc)" != 0 ] || expect_fail "(p) sbatch -N 4 -p pa,pb was accepted on libra"
+	[[ "$(g libra p4_msg)" == *"other partitions refused it too: pa: "* ]] ||
+		expect_fail "(p) libra's refusal of -N 4 -p pa,pb does not give pa's reason: $(g libra p4_msg)"
 	expect_eq pb "$(g libra p_part)" "(p) partition of the SLA job on libra"
 fi
 reset

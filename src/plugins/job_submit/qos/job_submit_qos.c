@@ -339,6 +339,26 @@ static int _partition_ok(part_record_t *part_ptr, libra_request_t *req,
 	return 0;
 }
 
+/*
+ * --contiguous (decision 29): a single node is contiguous, so the job is
+ * placed on one; one that needs more nodes is refused, as admission places
+ * by CPU share and not in the nodes' order, and select_nodes() would not
+ * start it on the nodes chosen.
+ */
+static int _contiguous(job_desc_msg_t *job_desc, libra_request_t *req,
+		       char **err_msg)
+{
+	if (job_desc->contiguous != 1)
+		return 0;
+	if (req->min_nodes > 1) {
+		xstrfmtcat(*err_msg, "libra: rejected: --contiguous over %d nodes: admission places a job by CPU share, not in the nodes' order, so Slurm could not start it where it was admitted; ask for one node, or submit it without --contiguous",
+			   req->min_nodes);
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	req->max_nodes = 1;
+	return 0;
+}
+
 /* "4 CPUs x 1h, deadline 2h" */
 static void _describe(const libra_sla_t *sla, int cpus, double now,
 		      char *buf, size_t len)
@@ -498,13 +518,11 @@ static void _clock(double t, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", t);
 }
 
-/* One line: why, and what would be admitted instead. */
-static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
-			const libra_sla_t *sla, const libra_request_t *req,
-			const libra_quote_t *q, double now, char **err_msg)
+/* The refusal's first sentence: the verdict and what was asked. */
+static void _refuse_reason(const libra_ledger_t *l, const libra_sla_t *sla,
+			   const libra_request_t *req, const libra_quote_t *q,
+			   double now, char **err_msg)
 {
-	libra_offer_t offer;
-	libra_slot_t slot;
 	char what[128], d[32], m1[32], m2[32], held[256];
 
 	_describe(sla, req->cpus, now, what, sizeof(what));
@@ -528,6 +546,18 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 			   libra_verdict_reason(q->verdict), what,
 			   held[0] ? "; " : "", held);
 	}
+}
+
+/* One line: why, and what would be admitted instead. */
+static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			const libra_quote_t *q, double now, char **err_msg)
+{
+	libra_offer_t offer;
+	libra_slot_t slot;
+	char d[32], m1[32], m2[32];
+
+	_refuse_reason(l, sla, req, q, now, err_msg);
 	if (q->verdict == LIBRA_REJECT_RESOURCES ||
 	    q->verdict == LIBRA_REJECT_INVALID)
 		return;
@@ -1022,7 +1052,8 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 	ref->has_sla = true;
 	ref->sla = *sla;
 	if ((rc = _read_request(job_desc, k, req, part_ptr, ref, err_msg)) ||
-	    (rc = _time_fits(*part_ptr, sla, err_msg))) {
+	    (rc = _time_fits(*part_ptr, sla, err_msg)) ||
+	    (rc = _contiguous(job_desc, req, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
@@ -1214,6 +1245,45 @@ static int _limits(job_desc_msg_t *job_desc, part_record_t *part_ptr,
 }
 
 /*
+ * -p a,b: why partition k refused the job (its request's error, or the
+ * verdict's first sentence), added to *tried as "a: <reason>".
+ */
+static void _partition_refused(job_desc_msg_t *job_desc, int k,
+			       const libra_ledger_t *l, const libra_sla_t *sla,
+			       const libra_request_t *req,
+			       const libra_quote_t *q, double now, int rc,
+			       const char *rc_msg, char **tried)
+{
+	static const char prefix[] = "libra: rejected: ";
+	char *why = NULL, *name = NULL;
+	const char *w;
+
+	if (rc)
+		why = xstrdup(rc_msg && rc_msg[0] ? rc_msg :
+			      slurm_strerror(rc));
+	else
+		_refuse_reason(l, sla, req, q, now, &why);
+	w = why;
+	if (!strncmp(w, prefix, sizeof(prefix) - 1))
+		w += sizeof(prefix) - 1;
+	(void) _partition(job_desc, k, &name);
+	xstrfmtcat(*tried, "%s%s: %s", *tried ? "; " : "",
+		   name ? name : "?", w);
+	xfree(name);
+	xfree(why);
+}
+
+/* The other partitions' reasons after the last one's refusal. */
+static void _partition_tried(char **tried, char **err_msg)
+{
+	if (!*tried)
+		return;
+	xstrfmtcat(*err_msg, " [the job's other partitions refused it too: %s]",
+		   *tried);
+	xfree(*tried);
+}
+
+/*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
  * ledger from then; its SLA was read with its begin as its submission.
@@ -1242,7 +1312,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	libra_slurm_left_out_t left_out = { 0 };
 	part_record_t *part_ptr = NULL;
 	size_t keep = *err_msg ? strlen(*err_msg) : 0;
-	char *name;
+	char *name, *tried = NULL;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (!hold)
@@ -1251,7 +1321,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	/*
 	 * Every partition the job names, in turn (-p a,b: decision 29): it
 	 * is admitted in the first that can take it; refused, the refusal
-	 * is the last one's.
+	 * is the last one's, with each other partition's reason after it.
 	 */
 	memset(&req, 0, sizeof(req));
 	for (int k = 0; ; k++) {
@@ -1275,8 +1345,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		xfree(name);
 		if (!more)
 			break;
+		_partition_refused(job_desc, k, l, sla, &req, q, from, rc,
+				   *err_msg ? *err_msg + keep : NULL, &tried);
 	}
 	if (rc) {
+		_partition_tried(&tried, err_msg);
 		xfree(q);
 		xfree(req.eligible);
 		return rc;
@@ -1298,6 +1371,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 			libra_slurm_left_out_msg(&left_out, err_msg);
 		_refusal_notes(p, boot_wait, hold, begin_txt, predict_txt,
 			       err_msg);
+		_partition_tried(&tried, err_msg);
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
 			 libra_verdict_name(q->verdict));
 		info("%s: %s", plugin_type, *err_msg);
@@ -1351,6 +1425,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	info("%s: %s", plugin_type, *err_msg);
 	xfree(nodes);
 out:
+	xfree(tried);	/* admitted in a later partition, or limits */
 	xfree(req.eligible);
 	xfree(q);
 	return rc;
