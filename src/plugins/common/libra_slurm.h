@@ -355,6 +355,18 @@ extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
  */
 extern void libra_state_load(void);
 extern void libra_state_save_quotes(void);
+
+/*
+ * SchedulerParameters as last read without error, in StateSaveLocation, so
+ * that a slurmctld that re-executes itself to reconfigure (23.11 and
+ * later) can keep the settings before a reconfigure that brought a bad
+ * value, as 22.05's in-place reconfigure does (design.md decision 28).
+ * libra_state_save_params() writes them when they changed;
+ * libra_state_load_params() returns them (xfree()) or NULL, *where the
+ * file's path (xfree()).
+ */
+extern void libra_state_save_params(const char *sched_params);
+extern char *libra_state_load_params(char **where);
 extern void libra_state_save(void);
 extern void libra_state_carry(libra_ledger_t *from, libra_ledger_t *to);
 

@@ -36,6 +36,9 @@
 
 #define QUOTES "libra_quotes"
 #define BETAS "libra_beta"
+#define PARAMS "libra_params"
+#define PARAMS_MAGIC "libra_params"
+#define PARAMS_VERSION 1
 
 extern const char plugin_type[];
 
@@ -245,4 +248,47 @@ extern void libra_state_load(void)
 	free(text);
 	xfree(path);
 	libra_hub_unlock();
+}
+
+/* ---- the last SchedulerParameters that read (decision 28) --------------- */
+
+static int _params_line(void *arg, char *line, char *why, size_t len)
+{
+	char **text = arg;
+
+	if (*text) {
+		snprintf(why, len, "a second line of parameters");
+		return -1;
+	}
+	*text = xstrdup(line);
+	return 0;
+}
+
+extern void libra_state_save_params(const char *sched_params)
+{
+	static char *saved;
+	char *text = NULL;
+
+	if (saved && !xstrcmp(saved, sched_params))
+		return;
+	xstrfmtcat(text, "%s %d\n%s\n", PARAMS_MAGIC, PARAMS_VERSION,
+		   sched_params ? sched_params : "");
+	if (!libra_slurm_write_state(PARAMS, text)) {
+		xfree(saved);
+		saved = xstrdup(sched_params);
+	}
+	xfree(text);
+}
+
+extern char *libra_state_load_params(char **where)
+{
+	char *text, *params = NULL;
+
+	text = _read(PARAMS, where);
+	if (text && libra_statefile_read(text, *where, PARAMS_MAGIC,
+					 PARAMS_VERSION, _params_line, &params,
+					 _report, NULL) != 1)
+		xfree(params);
+	free(text);
+	return params;
 }
