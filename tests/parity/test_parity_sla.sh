@@ -156,7 +156,7 @@ if parity_want p && both scen_parts; then
 	parity_same p_part "(p) partition of the SLA job"
 	note "parity (p): -N 4 -p pa,pb: stock sbatch exit $(g stock p4_rc); libra: $(g libra p4_msg)"
 	[ "$(g libra p4_rc)" != 0 ] || expect_fail "(p) sbatch -N 4 -p pa,pb was accepted on libra"
-	[[ "$(g libra p4_msg)" == *"other partitions refused it too: pa: "* ]] ||
+	[[ "$(g libra p4_msg)" == *"[in partition pb; the job's other partitions refused it too: pa: "* ]] ||
 		expect_fail "(p) libra's refusal of -N 4 -p pa,pb does not give pa's reason: $(g libra p4_msg)"
 	expect_eq pb "$(g libra p_part)" "(p) partition of the SLA job on libra"
 fi

@@ -1273,13 +1273,18 @@ static void _partition_refused(job_desc_msg_t *job_desc, int k,
 	xfree(why);
 }
 
-/* The other partitions' reasons after the last one's refusal. */
-static void _partition_tried(char **tried, char **err_msg)
+/* The other partitions' reasons after the last one's (partition k). */
+static void _partition_tried(job_desc_msg_t *job_desc, int k, char **tried,
+			     char **err_msg)
 {
+	char *name = NULL;
+
 	if (!*tried)
 		return;
-	xstrfmtcat(*err_msg, " [the job's other partitions refused it too: %s]",
-		   *tried);
+	(void) _partition(job_desc, k, &name);
+	xstrfmtcat(*err_msg, " [in partition %s; the job's other partitions refused it too: %s]",
+		   name ? name : "?", *tried);
+	xfree(name);
 	xfree(*tried);
 }
 
@@ -1313,6 +1318,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	part_record_t *part_ptr = NULL;
 	size_t keep = *err_msg ? strlen(*err_msg) : 0;
 	char *name, *tried = NULL;
+	int k;
 
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	if (!hold)
@@ -1324,7 +1330,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	 * is the last one's, with each other partition's reason after it.
 	 */
 	memset(&req, 0, sizeof(req));
-	for (int k = 0; ; k++) {
+	for (k = 0; ; k++) {
 		bool more;
 
 		if (*err_msg)
@@ -1349,7 +1355,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 				   *err_msg ? *err_msg + keep : NULL, &tried);
 	}
 	if (rc) {
-		_partition_tried(&tried, err_msg);
+		_partition_tried(job_desc, k, &tried, err_msg);
 		xfree(q);
 		xfree(req.eligible);
 		return rc;
@@ -1371,7 +1377,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 			libra_slurm_left_out_msg(&left_out, err_msg);
 		_refusal_notes(p, boot_wait, hold, begin_txt, predict_txt,
 			       err_msg);
-		_partition_tried(&tried, err_msg);
+		_partition_tried(job_desc, k, &tried, err_msg);
 		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
 			 libra_verdict_name(q->verdict));
 		info("%s: %s", plugin_type, *err_msg);
