@@ -1602,11 +1602,19 @@ static int _journal_line(char *line)
 		info("%s: %pJ ended (%s) before slurmctld was restarted and came back running; ending it as it ended (%s)",
 		     plugin_type, job_ptr, job_state_string((uint32_t) state),
 		     libra_end_name(end.final.how));
-		if (state == JOB_COMPLETE || state == JOB_FAILED)
+		if (state == JOB_COMPLETE || state == JOB_FAILED) {
+			/*
+			 * It ended within its time limit, which may have
+			 * passed while slurmctld was down: _job_complete()
+			 * takes a completion after the limit for a TIMEOUT.
+			 */
+			if (job_ptr->end_time < time(NULL))
+				job_ptr->end_time = time(NULL);
 			libra_job_complete(job_ptr, 0, false, false,
 					   (uint32_t) code);
-		else
+		} else {
 			job_signal(job_ptr, SIGKILL, 0, 0, false);
+		}
 		done = 1;
 	}
 	libra_record_free(&cur);
