@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,26 @@ static void _usage_error(const char *fmt, ...)
 }
 
 /* A finite number in [lo, hi] (lo_open/hi_open: exclusive). */
+/*
+ * An option that is a SchedulerParameters key under another name (--boot
+ * is libra_power_boot): read by the key's entry of params.c's one table,
+ * so that the simulator takes exactly what slurm.conf takes.  off: the
+ * key's double in libra_params_t.
+ */
+static double _keyed(const char *opt, const char *key, const char *s,
+		     size_t off)
+{
+	libra_params_t scratch;
+	char err[256];
+
+	libra_params_default(&scratch);
+	if (libra_params_set(&scratch, key, s, err, sizeof(err)))
+		_usage_error("--%s: %s", opt, err);
+	return *(const double *) ((const char *) &scratch + off);
+}
+#define KEYED(opt, key, field, s) \
+	_keyed(opt, key, s, offsetof(libra_params_t, field))
+
 static double _num(const char *opt, const char *s, double lo, bool lo_open,
 		   double hi, bool hi_open)
 {
@@ -519,16 +540,13 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 					     "last2, ratio or runtime", a);
 			break;
 		case OPT_PREDICT_RISK:
-			cfg->predict_risk = _num(name, a, 0, false, 0.5,
-						 false);
+			cfg->predict_risk = KEYED(name, "libra_predict_risk",
+						  predict_risk, a);
 			break;
 		case OPT_PREDICT_MIN:
-			cfg->predict_min = (int) _num(name, a, 1, false,
-						      LIBRA_PREDICT_DEPTH,
-						      false);
-			if (cfg->predict_min != atof(a))
-				_usage_error("--predict-min: '%s' is not a "
-					     "whole number", a);
+			cfg->predict_min = (int) KEYED(name,
+						       "libra_predict_min",
+						       predict_min, a);
 			break;
 		case OPT_PREDICT_HARD:
 			if (!strcmp(a, "declared"))
@@ -549,7 +567,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 					     "estimate or deadline", a);
 			break;
 		case OPT_PREDICT_PACE:
-			cfg->predict_pace = _num(name, a, 0, true, 1, false);
+			cfg->predict_pace = KEYED(name, "libra_predict_pace",
+						  predict_pace, a);
 			break;
 		case OPT_PREDICT_PROTECT:
 			if (!strcmp(a, "on"))
@@ -585,14 +604,20 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			power_opts |= 2;
 			break;
 		case OPT_POWER_INTERVAL:
-			cfg->power_interval = _num(name, a, 1, false, 86400,
-						   false);
+			cfg->power_interval = KEYED(name,
+						    "libra_power_interval",
+						    power_interval, a);
 			power_opts |= 2;
 			break;
 		case OPT_BOOT:
 		case OPT_SHUTDOWN:
-			*(c == OPT_BOOT ? &cfg->boot : &cfg->shutdown) =
-				_num(name, a, 0, false, 86400, false);
+			if (c == OPT_BOOT)
+				cfg->boot = KEYED(name, "libra_power_boot",
+						  power_boot, a);
+			else
+				cfg->shutdown = KEYED(name,
+						      "libra_power_shutdown",
+						      power_shutdown, a);
 			power_opts |= 2;
 			break;
 		case OPT_POWER_PACE:
