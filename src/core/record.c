@@ -17,20 +17,6 @@
 
 #include "record.h"
 
-static const struct {
-	const char *key;
-	uint32_t bit;
-} given_keys[] = {
-	{ "runtime",	 LIBRA_SLA_RUNTIME },
-	{ "deadline",	 LIBRA_SLA_DEADLINE },
-	{ "budget",	 LIBRA_SLA_BUDGET },
-	{ "penalty",	 LIBRA_SLA_PENALTY },
-	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
-	{ "type",	 LIBRA_SLA_TYPE },
-	{ "duedate",	 LIBRA_SLA_DUEDATE },
-	{ "tier",	 LIBRA_SLA_TIER },
-};
-#define NGIVEN (sizeof(given_keys) / sizeof(given_keys[0]))
 
 /* ------------------------------------------------------------ encode */
 
@@ -66,6 +52,8 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 {
 	json_object *o = json_object_new_object();
 	json_object *given = json_object_new_array();
+	const char *name;
+	uint32_t bit;
 
 	_add_num(o, "runtime", sla->runtime, ok);
 	_add_num(o, "submit", sla->submit, ok);
@@ -85,10 +73,11 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 		_add_num(o, "target", sla->target, ok);
 	json_object_object_add(o, "type", json_object_new_string(
 		sla->type == LIBRA_DEADLINE_SOFT ? "soft" : "hard"));
-	for (size_t i = 0; i < NGIVEN; i++)
-		if (sla->set & given_keys[i].bit)
-			json_object_array_add(given, json_object_new_string(
-					      given_keys[i].key));
+	/* the terms the user gave, by sla.c's one table of keys */
+	for (size_t i = 0; (name = libra_sla_term(i, &bit)); i++)
+		if (sla->set & bit)
+			json_object_array_add(given,
+					      json_object_new_string(name));
 	json_object_object_add(o, "given", given);
 	return o;
 }
@@ -452,20 +441,17 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 	for (size_t i = 0; i < json_object_array_length(given); i++) {
 		json_object *g = json_object_array_get_idx(given, i);
 		const char *name;
-		size_t k;
+		uint32_t bit;
 
 		if (!json_object_is_type(g, json_type_string))
 			return _dfail(d, "sla.given: not a list of names");
 		name = json_object_get_string(g);
-		for (k = 0; k < NGIVEN; k++)
-			if (!strcmp(name, given_keys[k].key))
-				break;
-		if (k == NGIVEN)
+		if (!(bit = libra_sla_term_bit(name)))
 			return _dfail(d, "sla.given: unknown field '%.20s'",
 				      name);
-		if (sla->set & given_keys[k].bit)
+		if (sla->set & bit)
 			return _dfail(d, "sla.given: '%s' twice", name);
-		sla->set |= given_keys[k].bit;
+		sla->set |= bit;
 	}
 	/* the optional values are there exactly when the user gave them */
 	if (!(sla->set & LIBRA_SLA_BUDGET) != !_get(o, "budget") ||

@@ -38,6 +38,36 @@ static const struct {
 #define SLA_KNOWN_KEYS \
 	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote"
 
+extern const char *libra_sla_term(size_t i, uint32_t *bit)
+{
+	for (size_t k = 0; k < SLA_NKEYS; k++) {
+		bool alias = false;
+
+		if (sla_keys[k].bit == LIBRA_SLA_QUOTE)
+			continue;	/* names a quote; no term */
+		for (size_t j = 0; j < k; j++)
+			alias |= (sla_keys[j].bit == sla_keys[k].bit);
+		if (alias)
+			continue;
+		if (!i--) {
+			*bit = sla_keys[k].bit;
+			return sla_keys[k].key;
+		}
+	}
+	return NULL;
+}
+
+extern uint32_t libra_sla_term_bit(const char *key)
+{
+	uint32_t bit;
+	const char *name;
+
+	for (size_t i = 0; (name = libra_sla_term(i, &bit)); i++)
+		if (!strcmp(name, key))
+			return bit;
+	return 0;
+}
+
 static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
 			     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -148,6 +148,17 @@ extern bool libra_sla_text_is_sla(const char *text);
 extern const char *libra_sla_key_suggest(const char *key, size_t len);
 
 /*
+ * The terms of an agreement by name, from the one table of SLA keys, for
+ * the job record's list of the terms the user gave: the i-th term's key
+ * (aliases such as "due" and "quote", which names a quote to take and is
+ * no term, left out), its bit in *bit; NULL past the last.
+ */
+extern const char *libra_sla_term(size_t i, uint32_t *bit);
+
+/* The bit of the term named key (no alias), or 0. */
+extern uint32_t libra_sla_term_bit(const char *key);
+
+/*
  * Parse SLA text (the --comment grammar above).  "now" is the submission
  * time: relative deadlines are converted to absolute ones from it, and it is
  * stored in sla->submit.  Only fields present in the text are set (see
