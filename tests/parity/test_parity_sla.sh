@@ -10,7 +10,7 @@
 #      window: the job runs on n4; with -w n1 stock holds it and libra
 #      refuses it, naming the reservation; with --reservation=maint (its
 #      start after the job's) libra refuses it, giving the reservation's
-#      time;
+#      time and offering the booking at its start, which it then admits;
 #  (c) -C feat where only n2 has the feature: the job runs on n2;
 #  (p) -p pa,pb with pa (n1) held by a job: the job runs in pb; -N 4
 #      there, which neither takes, is refused with both reasons;
@@ -66,6 +66,17 @@ scen_resv() {
 		# a reservation is deleted only once no job names it
 		scancel "$SB_JOBID"
 		wait_until 60 "the job in the reservation to end" job_ended "$SB_JOBID"
+	fi
+	# the booking libra's refusal offers: admitted, to begin then
+	local begin
+	begin=$(printf '%s' "$SB_OUT" | sed -n 's/.*submit it with --begin=\([^ ]*\) .*/\1/p')
+	if [ -n "$begin" ]; then
+		libra_sbatch -J rb --reservation=maint --begin="$begin" --comment="$SLA" --time=2 --wrap true
+		parity_put r_book_msg "$(printf '%s' "$SB_OUT" | grep 'libra: ' | head -n 1)"
+		if [ -n "$SB_JOBID" ]; then
+			scancel "$SB_JOBID"
+			wait_until 60 "the booked job to end" job_ended "$SB_JOBID"
+		fi
 	fi
 	scontrol delete ReservationName=maint || fail "cannot delete the reservation"
 }
@@ -147,6 +158,11 @@ if parity_want r && both scen_resv; then
 	expect_eq 0 "$(g stock r_in_rc)" "(r) sbatch --reservation=maint on stock"
 	[[ "$(g libra r_in_msg)" == *"--reservation=maint runs from"* ]] ||
 		expect_fail "(r) the refusal of --reservation=maint on libra does not give the reservation's time: $(g libra r_in_msg)"
+	[[ "$(g libra r_in_msg)" == *"; to book it there, submit it with --begin="* ]] ||
+		expect_fail "(r) the refusal of --reservation=maint on libra does not offer the booking at its start: $(g libra r_in_msg)"
+	note "parity (r): the booking offered: libra: $(g libra r_book_msg)"
+	[[ "$(g libra r_book_msg)" == *"libra: admitted"* ]] ||
+		expect_fail "(r) the booking the refusal offered was not admitted on libra: $(g libra r_book_msg)"
 fi
 reset
 

@@ -1360,6 +1360,14 @@ static int _own_resv(bool *mask, const libra_slurm_window_t *w,
 		slurm_make_time_str(&resv->end_time, e, sizeof(e));
 		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s runs from %s to %s, and the job's window (from its start to its deadline) is not inside it: admission places a job in its reservation only when the whole window is",
 			   w->resv_name, s, e);
+		/* it begins later, long enough for the window (to the
+		 * second: the deadline is rounded up): book it there
+		 * (decision 21: its times then count from its begin) */
+		if (resv->start_time > w->start &&
+		    (!resv->end_time ||
+		     resv->end_time - resv->start_time + 1 >= w->end - w->start))
+			xstrfmtcat(*err_msg, "; to book it there, submit it with --begin=%s (its times then count from its begin)",
+				   s);
 		return ESLURM_RESERVATION_NOT_USABLE;
 	}
 	/* one that reserves no nodes (licenses only) leaves the nodes be */
