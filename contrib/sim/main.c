@@ -235,7 +235,6 @@ static void _usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-/* A finite number in [lo, hi] (lo_open/hi_open: exclusive). */
 /*
  * An option that is a SchedulerParameters key under another name (--boot
  * is libra_power_boot): read by the key's entry of params.c's one table,
@@ -256,6 +255,7 @@ static double _keyed(const char *opt, const char *key, const char *s,
 #define KEYED(opt, key, field, s) \
 	_keyed(opt, key, s, offsetof(libra_params_t, field))
 
+/* A finite number in [lo, hi] (lo_open/hi_open: exclusive). */
 static double _num(const char *opt, const char *s, double lo, bool lo_open,
 		   double hi, bool hi_open)
 {

@@ -19,20 +19,24 @@
 
 #include "sla.h"
 
+/* term: a term of the agreement under its own name, as the job record
+ * lists the terms given (an alias or "quote", which names a quote to
+ * take, is none) */
 static const struct {
 	const char *key;
 	uint32_t bit;
+	bool term;
 } sla_keys[] = {
-	{ "runtime",	 LIBRA_SLA_RUNTIME },
-	{ "deadline",	 LIBRA_SLA_DEADLINE },
-	{ "budget",	 LIBRA_SLA_BUDGET },
-	{ "penalty",	 LIBRA_SLA_PENALTY },
-	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP },
-	{ "type",	 LIBRA_SLA_TYPE },
-	{ "duedate",	 LIBRA_SLA_DUEDATE },
-	{ "due",	 LIBRA_SLA_DUEDATE },	/* the same field, shorter */
-	{ "tier",	 LIBRA_SLA_TIER },
-	{ "quote",	 LIBRA_SLA_QUOTE },
+	{ "runtime",	 LIBRA_SLA_RUNTIME,	true },
+	{ "deadline",	 LIBRA_SLA_DEADLINE,	true },
+	{ "budget",	 LIBRA_SLA_BUDGET,	true },
+	{ "penalty",	 LIBRA_SLA_PENALTY,	true },
+	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP, true },
+	{ "type",	 LIBRA_SLA_TYPE,	true },
+	{ "duedate",	 LIBRA_SLA_DUEDATE,	true },
+	{ "due",	 LIBRA_SLA_DUEDATE,	false },  /* duedate, shorter */
+	{ "tier",	 LIBRA_SLA_TIER,	true },
+	{ "quote",	 LIBRA_SLA_QUOTE,	false },
 };
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
 #define SLA_KNOWN_KEYS \
@@ -40,31 +44,19 @@ static const struct {
 
 extern const char *libra_sla_term(size_t i, uint32_t *bit)
 {
-	for (size_t k = 0; k < SLA_NKEYS; k++) {
-		bool alias = false;
-
-		if (sla_keys[k].bit == LIBRA_SLA_QUOTE)
-			continue;	/* names a quote; no term */
-		for (size_t j = 0; j < k; j++)
-			alias |= (sla_keys[j].bit == sla_keys[k].bit);
-		if (alias)
-			continue;
-		if (!i--) {
+	for (size_t k = 0; k < SLA_NKEYS; k++)
+		if (sla_keys[k].term && !i--) {
 			*bit = sla_keys[k].bit;
 			return sla_keys[k].key;
 		}
-	}
 	return NULL;
 }
 
 extern uint32_t libra_sla_term_bit(const char *key)
 {
-	uint32_t bit;
-	const char *name;
-
-	for (size_t i = 0; (name = libra_sla_term(i, &bit)); i++)
-		if (!strcmp(name, key))
-			return bit;
+	for (size_t k = 0; k < SLA_NKEYS; k++)
+		if (sla_keys[k].term && !strcmp(sla_keys[k].key, key))
+			return sla_keys[k].bit;
 	return 0;
 }
 

@@ -1616,8 +1616,10 @@ static int _journal_line(char *line)
 			 * passed while slurmctld was down: _job_complete()
 			 * takes a completion after the limit for a TIMEOUT.
 			 */
-			if (job_ptr->end_time < time(NULL))
-				job_ptr->end_time = time(NULL);
+			time_t now = time(NULL);
+
+			if (job_ptr->end_time < now)
+				job_ptr->end_time = now;
 			libra_job_complete(job_ptr, 0, false, false,
 					   (uint32_t) code);
 		} else {
