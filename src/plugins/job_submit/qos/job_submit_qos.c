@@ -629,10 +629,12 @@ static uint32_t _minutes_until(double t, double now)
 /*
  * The time limit of an admitted job: time-shared, it runs longer than its
  * CPU time, so it runs to the end the core gives it (libra_end_limit()),
- * or to the partition's limit.
+ * or to the partition's limit.  Slurm counts it from the job's start; one
+ * past part_ptr's MaxTime would hold the job (PartitionTimeLimit), so it
+ * is kept to MaxTime.
  */
 static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
-			    double now)
+			    double now, const part_record_t *part_ptr)
 {
 	double end = libra_end_limit(sla);
 
@@ -640,6 +642,10 @@ static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		job_desc->time_limit = _minutes_until(end, now);
 	else
 		job_desc->time_limit = NO_VAL;	/* partition's limit */
+	if (part_ptr && part_ptr->max_time != INFINITE &&
+	    (job_desc->time_limit == NO_VAL ||
+	     job_desc->time_limit > part_ptr->max_time))
+		job_desc->time_limit = part_ptr->max_time;
 }
 
 /*
@@ -1407,13 +1413,7 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if (job_desc->licenses && job_desc->licenses[0])
 		_lic_recent_add(rec.token, job_desc->licenses,
 				agreed.deadline);
-	/* Slurm counts a time limit from the job's start; a limit past the
-	 * partition's MaxTime would hold it (PartitionTimeLimit) */
-	_set_time_limit(job_desc, sla, from);
-	if (part_ptr->max_time != INFINITE &&
-	    (job_desc->time_limit == NO_VAL ||
-	     job_desc->time_limit > part_ptr->max_time))
-		job_desc->time_limit = part_ptr->max_time;
+	_set_time_limit(job_desc, sla, from, part_ptr);
 
 	_describe(sla, req.cpus, from, what, sizeof(what));
 	nodes = libra_slurm_quote_nodes(q);
@@ -1567,7 +1567,7 @@ static int _take_quote(job_desc_msg_t *job_desc, const libra_sla_t *sla,
 		return rc;
 	libra_quotes_mark_taken(b, h->id);
 	_pin(job_desc, nodes);
-	_set_time_limit(job_desc, &h->sla, now);
+	_set_time_limit(job_desc, &h->sla, now, part_ptr);
 	_describe(&h->sla, h->shape.cpus, now, what, sizeof(what));
 	xstrfmtcat(*err_msg, "libra: admitted: quote %u taken: price %s (%s, %s) on %s",
 		   h->id, _money(h->price, m1, sizeof(m1)), what,
