@@ -288,19 +288,29 @@ if parity_want g && both scen_array; then
 		expect_eq "COMPLETED x20" "$(g $side g_states)" "(g) states of the 20 tasks on $side"
 		expect_eq 0 "$(g $side g_overlaps)" "(g) tasks overlapping on a node (sacct) on $side"
 	done
-	# libra - stock <= 10% of stock + 1 s (whole seconds), in tenths.  A
-	# libra side that is faster is no loss for the jobs: seen once, 10 s
-	# against 13 s, on a machine with a load of 17 (both clusters' array
-	# tasks start when Slurm's main scheduler runs after an end, which
-	# the shared cores delay on either side).
-	d=$((mkl - mks))
-	[ $((10 * d)) -le $((mks + 10)) ] ||
-		expect_fail "(g) makespan $mkl s on libra, stock's $mks s: more than 10% + 1 s longer"
+	# Slurm's own makespan for this array is not one figure: its main
+	# scheduler starts the next wave at the next scheduling event after
+	# an end, and two stock clusters side by side (PARITY_LIBRA_AS_STOCK=1,
+	# idle machine) gave 13 s against 10 s and 13 s against 8 s; CI, with
+	# both clusters on 2 busy cores, stock 10 s against libra 13 s.  The
+	# defect this guards against is a crawl (one task a pass: not done
+	# after 121 s), so the bound is twice stock's makespan + 2 s, which
+	# stock against stock never came near.
+	[ "$mkl" -le $((2 * mks + 2)) ] ||
+		expect_fail "(g) makespan $mkl s on libra, more than twice stock's $mks s + 2 s"
 fi
 both parity_reset || fail "the clusters could not be emptied for the next scenario"
 
 if parity_want i && both scen_nopreempt; then
-	note "parity (i): 4 holders without an SLA on 4 nodes, then an SLA job ($(g libra i_admission) on libra): holders $(g stock i_held) on stock, $(g libra i_held) on libra; the SLA job $(g stock i_sla_state) then $(g stock i_sla_end) on stock, $(g libra i_sla_state) then $(g libra i_sla_end) on libra"
+	# A job refused at submission has no states to show.
+	for side in stock libra; do
+		if [ -n "$(g $side i_sla_state)" ]; then
+			printf -v "i_$side" '%s then %s' "$(g $side i_sla_state)" "$(g $side i_sla_end)"
+		else
+			printf -v "i_$side" 'refused at submission'
+		fi
+	done
+	note "parity (i): 4 holders without an SLA on 4 nodes, then an SLA job ($(g libra i_admission) on libra): holders $(g stock i_held) on stock, $(g libra i_held) on libra; the SLA job $i_stock on stock, $i_libra on libra"
 	parity_same i_held "(i) the holders' states after the SLA job came"
 	expect_eq "RUNNING x4" "$(g libra i_held)" "(i) the holders on libra (not preempted)"
 	expect_eq 4 "$(g libra i_requeued)" "(i) accounting rows of the holders on libra (none requeued)"
