@@ -360,6 +360,68 @@ static const char *_param_key(int opt)
 	return NULL;
 }
 
+/*
+ * The options that set a number of the configuration and nothing else:
+ * the field and its range (_num(): lo_open/hi_open exclusive).
+ */
+static const struct {
+	int opt;
+	size_t off;		/* a double of sim_config_t */
+	double lo, hi;
+	bool lo_open, hi_open;
+} num_opts[] = {
+	{ OPT_ADF, offsetof(sim_config_t, adf), 0, INFINITY, true, false },
+	{ OPT_HIGH, offsetof(sim_config_t, high_pct), 0, 100, false, false },
+	{ OPT_HARD, offsetof(sim_config_t, hard_pct), 0, 100, false, false },
+	{ OPT_D_RATIO, offsetof(sim_config_t, d_ratio), 0, INFINITY, true, false },
+	{ OPT_D_LOW, offsetof(sim_config_t, d_low), 0, INFINITY, true, false },
+	{ OPT_B_RATIO, offsetof(sim_config_t, b_ratio), 0, INFINITY, true, false },
+	{ OPT_B_LOW, offsetof(sim_config_t, b_low), 0, INFINITY, true, false },
+	{ OPT_P_RATIO, offsetof(sim_config_t, p_ratio), 0, INFINITY, true, false },
+	{ OPT_P_LOW, offsetof(sim_config_t, p_low), 0, INFINITY, true, false },
+	{ OPT_CV, offsetof(sim_config_t, cv), 0, 10, false, false },
+	{ OPT_BIAS_D, offsetof(sim_config_t, bias_d), 0, INFINITY, true, false },
+	{ OPT_BIAS_B, offsetof(sim_config_t, bias_b), 0, INFINITY, true, false },
+	{ OPT_BIAS_P, offsetof(sim_config_t, bias_p), 0, INFINITY, true, false },
+	{ OPT_DUE_FRAC, offsetof(sim_config_t, due_frac), 0, 1, true, false },
+	{ OPT_RESERVE_FRAC, offsetof(sim_config_t, reserve_frac), 0, 1, false, false },
+	{ OPT_RESERVE_LEAD, offsetof(sim_config_t, reserve_lead), 0, 1e8, true, false },
+	{ OPT_FR_ALPHA, offsetof(sim_config_t, fr_alpha), 0, 1, false, false },
+	{ OPT_FR_DISCOUNT, offsetof(sim_config_t, fr_discount), 0, INFINITY, false, false },
+	{ OPT_FR_SLACK, offsetof(sim_config_t, fr_slack), -INFINITY, INFINITY, false, false },
+	{ OPT_PROBE_EVERY, offsetof(sim_config_t, probe_every), 1, INFINITY, false, false },
+	{ OPT_PROBE_RUNTIME, offsetof(sim_config_t, probe_runtime), 0, INFINITY, true, false },
+	{ OPT_PROBE_DEADLINE, offsetof(sim_config_t, probe_period), 0, INFINITY, true, false },
+};
+
+/* Option c, if it only sets a number: its value from a, checked. */
+static bool _num_opt(sim_config_t *cfg, int c, const char *name,
+		     const char *a)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(num_opts) / sizeof(num_opts[0]); k++) {
+		if (num_opts[k].opt != c)
+			continue;
+		*(double *) ((char *) cfg + num_opts[k].off) =
+			_num(name, a, num_opts[k].lo, num_opts[k].lo_open,
+			     num_opts[k].hi, num_opts[k].hi_open);
+		return true;
+	}
+	return false;
+}
+
+/* One of the words of a two-valued option: true for yes, false for no. */
+static bool _word(const char *opt, const char *a, const char *yes,
+		  const char *no)
+{
+	if (!strcmp(a, yes))
+		return true;
+	if (strcmp(a, no))
+		_usage_error("--%s: '%s' is not %s or %s", opt, a, yes, no);
+	return false;
+}
+
 static void _defaults(sim_config_t *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -420,9 +482,101 @@ static long _time_of_day(const char *s)
 	return -1;
 }
 
+/*
+ * The power options (--power and what needs it): option c, if it is one,
+ * taken into cfg; *power_opts notes which kinds were given (1 --power, 2
+ * what needs --power, 4 what needs --power slurm, 8 --power-pace) for
+ * _parse_check().
+ */
+static bool _power_opt(sim_config_t *cfg, int c, const char *name,
+		       const char *a, int *power_opts)
+{
+	char err[256];
+
+	switch (c) {
+	case OPT_POWER:
+		cfg->power_slurm = !strcmp(a, "slurm");
+		if (!cfg->power_slurm &&
+		    !libra_power_from_name(a, &cfg->power))
+			_usage_error("--power: '%s' is not none, static, "
+				     "h1, h2, h3, h5 or slurm", a);
+		cfg->power_on = cfg->power_slurm ||
+				cfg->power != LIBRA_POWER_NONE;
+		if (cfg->power_slurm)
+			cfg->power = LIBRA_POWER_H1;
+		*power_opts |= 1;
+		return true;
+	case OPT_TARIFF:
+		if (libra_tariff_parse(&cfg->tariff, a, err, sizeof(err)))
+			_usage_error("--tariff: %s", err);
+		libra_tariff_format(&cfg->tariff, cfg->tariff_spec,
+				    sizeof(cfg->tariff_spec));
+		break;
+	case OPT_TARIFF_START:
+		cfg->tariff_start = _time_of_day(a);
+		break;
+	case OPT_POWER_INTERVAL:
+		cfg->power_interval = KEYED(name, "libra_power_interval",
+					    power_interval, a);
+		break;
+	case OPT_BOOT:
+		cfg->boot = KEYED(name, "libra_power_boot", power_boot, a);
+		break;
+	case OPT_SHUTDOWN:
+		cfg->shutdown = KEYED(name, "libra_power_shutdown",
+				      power_shutdown, a);
+		break;
+	case OPT_POWER_PACE:
+		cfg->power_pace = _word(name, a, "on", "off");
+		*power_opts |= 8;
+		return true;
+	case OPT_SUSPEND_TIME:
+		cfg->suspend_time = _num(name, a, 0, false, 1e8, false);
+		*power_opts |= 4;
+		return true;
+	default:
+		return false;
+	}
+	*power_opts |= 2;
+	return true;
+}
+
+/* What the options say together: what is required, what excludes or
+ * needs what. */
+static void _parse_check(sim_config_t *cfg, const char *policy,
+			 int power_opts)
+{
+	char err[256];
+
+	if (!cfg->trace)
+		_usage_error("--trace is required");
+	if (!policy)
+		_usage_error("--policy is required");
+	if (!strcmp(policy, "all"))
+		cfg->all = true;
+	else if (!sim_policy_from_name(policy, &cfg->policy))
+		_usage_error("--policy: unknown policy '%s' (fcfs-bf, sjf-bf, "
+			     "edf-bf, libra, libra+$, librasla, librariskd, "
+			     "libra+$auto, firstreward, all)", policy);
+	if (cfg->first && cfg->last)
+		_usage_error("--first and --last exclude each other");
+	if (cfg->due_rate && !(cfg->due_frac > 0.0))
+		_usage_error("--due-rate needs --due-frac");
+	if ((cfg->mem != SIM_MEM_NONE) != (cfg->node_mem_mb > 0))
+		_usage_error("--memory and --node-memory go together");
+	if (libra_params_check(&cfg->params, err, sizeof(err)))
+		_usage_error("--beta-min, --beta-max: %s", err);
+	if ((power_opts & 2) && !cfg->power_on)
+		_usage_error("--tariff, --tariff-start, --power-interval, --boot "
+			     "and --shutdown need --power");
+	if ((power_opts & 4) && !cfg->power_slurm)
+		_usage_error("--suspend-time needs --power slurm");
+	if ((power_opts & 8) && !libra_power_defers(cfg->power))
+		_usage_error("--power-pace needs --power h3 or h5");
+}
+
 static void _parse(int argc, char **argv, sim_config_t *cfg)
 {
-	const double inf = INFINITY;
 	libra_params_t *p = &cfg->params;
 	const char *policy = NULL;
 	char err[256];
@@ -444,6 +598,9 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--%s: %s", name, err);
 			continue;
 		}
+		if (_num_opt(cfg, c, name, a) ||
+		    _power_opt(cfg, c, name, a, &power_opts))
+			continue;
 		switch (c) {
 		case OPT_TRACE:
 			if (!*a)
@@ -462,50 +619,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_POLICY:
 			policy = a;
 			break;
-		case OPT_ADF:
-			cfg->adf = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_HIGH:
-			cfg->high_pct = _num(name, a, 0, false, 100, false);
-			break;
-		case OPT_HARD:
-			cfg->hard_pct = _num(name, a, 0, false, 100, false);
-			break;
-		case OPT_D_RATIO:
-			cfg->d_ratio = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_D_LOW:
-			cfg->d_low = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_B_RATIO:
-			cfg->b_ratio = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_B_LOW:
-			cfg->b_low = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_P_RATIO:
-			cfg->p_ratio = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_P_LOW:
-			cfg->p_low = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_CV:
-			cfg->cv = _num(name, a, 0, false, 10, false);
-			break;
-		case OPT_BIAS_D:
-			cfg->bias_d = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_BIAS_B:
-			cfg->bias_b = _num(name, a, 0, true, inf, false);
-			break;
-		case OPT_BIAS_P:
-			cfg->bias_p = _num(name, a, 0, true, inf, false);
-			break;
 		case OPT_EST:
 			_estimates(cfg, a);
-			break;
-		case OPT_DUE_FRAC:
-			cfg->due_frac = _num(name, a, 0, true, 1, false);
 			break;
 		case OPT_DUE_RATE:
 			cfg->due_rate = true;
@@ -528,12 +643,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--node-memory: '%s' is less "
 					     "than 1 MB", a);
 			break;
-		case OPT_RESERVE_FRAC:
-			cfg->reserve_frac = _num(name, a, 0, false, 1, false);
-			break;
-		case OPT_RESERVE_LEAD:
-			cfg->reserve_lead = _num(name, a, 0, true, 1e8, false);
-			break;
 		case OPT_PREDICT:
 			if (libra_predict_method_from_name(a, &cfg->predict))
 				_usage_error("--predict: '%s' is not none, "
@@ -549,88 +658,19 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 						       predict_min, a);
 			break;
 		case OPT_PREDICT_HARD:
-			if (!strcmp(a, "declared"))
-				cfg->predict_hard_declared = true;
-			else if (!strcmp(a, "predicted"))
-				cfg->predict_hard_declared = false;
-			else
-				_usage_error("--predict-hard: '%s' is not "
-					     "declared or predicted", a);
+			cfg->predict_hard_declared =
+				_word(name, a, "declared", "predicted");
 			break;
 		case OPT_PREDICT_SOFT_CAP:
-			if (!strcmp(a, "deadline"))
-				cfg->predict_soft_uncapped = true;
-			else if (!strcmp(a, "estimate"))
-				cfg->predict_soft_uncapped = false;
-			else
-				_usage_error("--predict-soft-cap: '%s' is not "
-					     "estimate or deadline", a);
+			cfg->predict_soft_uncapped =
+				!_word(name, a, "estimate", "deadline");
 			break;
 		case OPT_PREDICT_PACE:
 			cfg->predict_pace = KEYED(name, "libra_predict_pace",
 						  predict_pace, a);
 			break;
 		case OPT_PREDICT_PROTECT:
-			if (!strcmp(a, "on"))
-				cfg->predict_protect_off = false;
-			else if (!strcmp(a, "off"))
-				cfg->predict_protect_off = true;
-			else
-				_usage_error("--predict-protect: '%s' is not "
-					     "on or off", a);
-			break;
-		case OPT_POWER:
-			cfg->power_slurm = !strcmp(a, "slurm");
-			if (!cfg->power_slurm &&
-			    !libra_power_from_name(a, &cfg->power))
-				_usage_error("--power: '%s' is not none, static, "
-					     "h1, h2, h3, h5 or slurm", a);
-			cfg->power_on = cfg->power_slurm ||
-					cfg->power != LIBRA_POWER_NONE;
-			if (cfg->power_slurm)
-				cfg->power = LIBRA_POWER_H1;
-			power_opts |= 1;
-			break;
-		case OPT_TARIFF:
-			if (libra_tariff_parse(&cfg->tariff, a, err,
-					       sizeof(err)))
-				_usage_error("--tariff: %s", err);
-			libra_tariff_format(&cfg->tariff, cfg->tariff_spec,
-					    sizeof(cfg->tariff_spec));
-			power_opts |= 2;
-			break;
-		case OPT_TARIFF_START:
-			cfg->tariff_start = _time_of_day(a);
-			power_opts |= 2;
-			break;
-		case OPT_POWER_INTERVAL:
-			cfg->power_interval = KEYED(name,
-						    "libra_power_interval",
-						    power_interval, a);
-			power_opts |= 2;
-			break;
-		case OPT_BOOT:
-		case OPT_SHUTDOWN:
-			if (c == OPT_BOOT)
-				cfg->boot = KEYED(name, "libra_power_boot",
-						  power_boot, a);
-			else
-				cfg->shutdown = KEYED(name,
-						      "libra_power_shutdown",
-						      power_shutdown, a);
-			power_opts |= 2;
-			break;
-		case OPT_POWER_PACE:
-			if (strcmp(a, "on") && strcmp(a, "off"))
-				_usage_error("--power-pace: '%s' is not on or "
-					     "off", a);
-			cfg->power_pace = !strcmp(a, "on");
-			power_opts |= 8;
-			break;
-		case OPT_SUSPEND_TIME:
-			cfg->suspend_time = _num(name, a, 0, false, 1e8,
-						 false);
-			power_opts |= 4;
+			cfg->predict_protect_off = !_word(name, a, "on", "off");
 			break;
 		case OPT_TIER:
 			cfg->tier_by_urgency = !strcmp(a, "urgency");
@@ -662,22 +702,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			cfg->csv = a;
 			break;
 		case OPT_MODEL:
-			if (!strcmp(a, "commodity"))
-				cfg->model = SIM_MODEL_COMMODITY;
-			else if (!strcmp(a, "bid"))
-				cfg->model = SIM_MODEL_BID;
-			else
-				_usage_error("--model: '%s' is not commodity "
-					     "or bid", a);
-			break;
-		case OPT_FR_ALPHA:
-			cfg->fr_alpha = _num(name, a, 0, false, 1, false);
-			break;
-		case OPT_FR_DISCOUNT:
-			cfg->fr_discount = _num(name, a, 0, false, inf, false);
-			break;
-		case OPT_FR_SLACK:
-			cfg->fr_slack = _num(name, a, -inf, false, inf, false);
+			cfg->model = _word(name, a, "commodity", "bid") ?
+				     SIM_MODEL_COMMODITY : SIM_MODEL_BID;
 			break;
 		case OPT_SELF_CHECK:
 			cfg->self_check = true;
@@ -687,18 +713,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--probe-csv: empty file name");
 			cfg->probe_csv = a;
 			break;
-		case OPT_PROBE_EVERY:
-			cfg->probe_every = _num(name, a, 1, false, inf, false);
-			break;
 		case OPT_PROBE_CPUS:
 			cfg->probe_cpus = (int) _int(name, a, 1, INT_MAX);
-			break;
-		case OPT_PROBE_RUNTIME:
-			cfg->probe_runtime = _num(name, a, 0, true, inf,
-						  false);
-			break;
-		case OPT_PROBE_DEADLINE:
-			cfg->probe_period = _num(name, a, 0, true, inf, false);
 			break;
 		case OPT_HELP:
 			_usage(stdout);
@@ -717,31 +733,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	}
 	if (optind < argc)
 		_usage_error("unexpected argument '%s'", argv[optind]);
-	if (!cfg->trace)
-		_usage_error("--trace is required");
-	if (!policy)
-		_usage_error("--policy is required");
-	if (!strcmp(policy, "all"))
-		cfg->all = true;
-	else if (!sim_policy_from_name(policy, &cfg->policy))
-		_usage_error("--policy: unknown policy '%s' (fcfs-bf, sjf-bf, "
-			     "edf-bf, libra, libra+$, librasla, librariskd, "
-			     "libra+$auto, firstreward, all)", policy);
-	if (cfg->first && cfg->last)
-		_usage_error("--first and --last exclude each other");
-	if (cfg->due_rate && !(cfg->due_frac > 0.0))
-		_usage_error("--due-rate needs --due-frac");
-	if ((cfg->mem != SIM_MEM_NONE) != (cfg->node_mem_mb > 0))
-		_usage_error("--memory and --node-memory go together");
-	if (libra_params_check(p, err, sizeof(err)))
-		_usage_error("--beta-min, --beta-max: %s", err);
-	if ((power_opts & 2) && !cfg->power_on)
-		_usage_error("--tariff, --tariff-start, --power-interval, --boot "
-			     "and --shutdown need --power");
-	if ((power_opts & 4) && !cfg->power_slurm)
-		_usage_error("--suspend-time needs --power slurm");
-	if ((power_opts & 8) && !libra_power_defers(cfg->power))
-		_usage_error("--power-pace needs --power h3 or h5");
+	_parse_check(cfg, policy, power_opts);
 }
 
 /* ---- output --------------------------------------------------------------- */

@@ -44,6 +44,10 @@ PARITY_LIBRA_PARAMS=${PARITY_LIBRA_PARAMS:-'libra_policy=libra+$,libra_interval=
 PARITY_EXTRA_CONF=${PARITY_EXTRA_CONF:-"$LIBRA_PRIORITY_CONF
 Licenses=lic:1
 AccountingStorageEnforce=associations,limits"}
+# PARITY_NODE_SPEC: LIBRA_NODE_SPEC of both clusters (libra-cluster:
+# nodes that track memory, "n1:1:1000,..."); empty: 4 nodes of 1 CPU,
+# memory not tracked.
+PARITY_NODE_SPEC=${PARITY_NODE_SPEC:-}
 PARITY_USERS=
 PARITY_UP=0
 declare -A PARITY_DIR=() PARITY_PORT=()
@@ -148,7 +152,7 @@ parity_add_user() {
 # subshell that starts it).
 _parity_knobs() {
 	export LIBRA_CLUSTER_DIR=${PARITY_DIR[$1]} LIBRA_PORT_BASE=${PARITY_PORT[$1]}
-	export LIBRA_NODES=4 LIBRA_NODE_CPUS=1 LIBRA_NODE_SPEC=''
+	export LIBRA_NODES=4 LIBRA_NODE_CPUS=1 LIBRA_NODE_SPEC=${PARITY_NODE_SPEC:-}
 	export LIBRA_EXTRA_CONF=$PARITY_EXTRA_CONF LIBRA_USERS=$PARITY_USERS
 	export LIBRA_CLUSTER_NAME=parity$1
 	if [ "$1" = libra ] && [ "${PARITY_LIBRA_AS_STOCK:-0}" != 1 ]; then

@@ -14,6 +14,8 @@
 #      job with an SLA as well: stock holds it (AssocMaxJobsLimit),
 #      libra refuses it naming that limit (issue 39); (l) then
 #      GrpTRES=cpu=1 instead, one CPU in use: the same for an SLA job;
+#      (m) then GrpTRES=mem=150 (MB; the nodes track memory here), 100 MB
+#      in use: the same for an SLA job asking --mem=100;
 #  (j) (d) with an SLA (issue 39): stock holds the second job for the
 #      license; libra refuses it naming the license (never admitted to
 #      wait), and admits it again once the first has ended;
@@ -22,6 +24,9 @@
 #      within one libra_interval plus a slack, and none of the queue does.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# Nodes that track memory, for (m): 1 CPU and 1000 MB each (DefMemPerCPU
+# 100, libra-cluster's default with a node spec).
+PARITY_NODE_SPEC=n1:1:1000,n2:1:1000,n3:1:1000,n4:1:1000
 parity_init
 parity_add_user
 parity_start
@@ -123,13 +128,14 @@ _assoc_limit() {
 	scontrol show assoc_mgr users="$PARITY_USER" flags=assoc 2>/dev/null |
 		grep -q "$1("
 }
-# _sla_limited KEY NAME: a job with an SLA of the limited user, named NAME;
+# _sla_limited KEY NAME [SBATCH_ARG...]: a job with an SLA of the limited
+# user, named NAME;
 # its sbatch exit and output (KEY_rc, KEY_out) and, when it was made (stock),
 # its state and reason after a window (KEY_state, KEY_reason); then it is
 # cancelled and gone, so that the scenario goes on as before (issue 39).
 _sla_limited() {
 	local t0=$SECONDS
-	SB_USER=$PARITY_USER libra_sbatch -J "$2" --comment="$SLA" --wrap true
+	SB_USER=$PARITY_USER libra_sbatch -J "$2" --comment="$SLA" "${@:3}" --wrap true
 	parity_put "$1_rc" "$SB_RC"
 	parity_put "$1_out" "$(tr '\n' ' ' <<<"$SB_OUT")"
 	[ -n "$SB_JOBID" ] || return 0
@@ -178,6 +184,19 @@ scen_maxjobs() {
 	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=cpu=-1 >/dev/null ||
 		fail "sacctmgr modify user $PARITY_USER set GrpTRES=cpu=-1 failed"
 	wait_until 60 "slurmctld to drop GrpTRES for $PARITY_USER" eval '! _assoc_limit GrpTRES=cpu=1'
+	# (m) GrpTRES=mem=150 instead: 100 MB in use, an SLA job asking 100 MB
+	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=mem=150 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set GrpTRES=mem=150 failed"
+	wait_until 60 "slurmctld to have GrpTRES mem=150 for $PARITY_USER" _assoc_limit mem=150
+	SB_USER=$PARITY_USER psub "memory-limited job" -J mem1 --mem=100 --time=1 --wrap "$(gate_wait "$LIBRA_WORK/mem1")"
+	a=$SB_JOBID
+	wait_until 60 "the memory-limited job to run" job_in_state "$a" RUNNING
+	_sla_limited m mem2 --mem=100
+	gate_open "$LIBRA_WORK/mem1"
+	wait_until 120 "the memory-limited job to end" job_ended "$a"
+	sacctmgr -i modify user "$PARITY_USER" set GrpTRES=mem=-1 >/dev/null ||
+		fail "sacctmgr modify user $PARITY_USER set GrpTRES=mem=-1 failed"
+	wait_until 60 "slurmctld to drop GrpTRES mem for $PARITY_USER" eval '! _assoc_limit mem=150'
 	note "(f) done"
 }
 
@@ -311,6 +330,7 @@ if parity_want f && both scen_maxjobs; then
 	held_alike f "the second job" f_next_wait "after the first's gate opened the second job started in"
 	sla_refused_alike k "MaxJobs=1, an SLA job as well" AssocMaxJobsLimit
 	sla_refused_alike l "GrpTRES=cpu=1 and one CPU in use, an SLA job" AssocGrpCpuLimit
+	sla_refused_alike m "GrpTRES=mem=150 and 100 MB in use, an SLA job asking 100 MB" AssocGrpMemLimit
 fi
 reset
 

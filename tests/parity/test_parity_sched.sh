@@ -11,8 +11,9 @@
 #      behind 4 blockers, nodes freed one at a time: the same start order;
 #  (c) a whole-cluster job among 1-node jobs with time limits: it waits
 #      no longer than under stock plus one libra_interval (and a slack);
-#  (g) an array of 20 two-second tasks on 4 nodes: the same makespan
-#      within 10% (+1 s for whole-second timestamps);
+#  (g) an array of 20 one-second tasks on 4 nodes: all COMPLETED, none
+#      overlapping, the makespan at most twice stock's + 2 s in one run
+#      (PARITY_G_RUNS=N: N runs, the means compared);
 #  (i) an SLA job while jobs without an SLA hold every node: nothing is
 #      preempted (design.md decision 27), on libra as on stock.
 # shellcheck source=lib.sh
@@ -280,10 +281,23 @@ if parity_want c && both scen_wide; then
 fi
 both parity_reset || fail "the clusters could not be emptied for the next scenario"
 
-if parity_want g && both scen_array; then
+# PARITY_G_RUNS=N runs (g) N times on the same two clusters and prints
+# each side's mean and median makespan and their ratio: the figure the
+# issue's "within 10% of stock's" is about (doc/benchmarks.md, "Array
+# makespan"), which one run cannot show (see below).
+g_runs=${PARITY_G_RUNS:-1} g_of=
+[ "$g_runs" -le 1 ] || g_of=" run"
+parity_want g || g_runs=0
+g_ms=() g_ml=()
+for ((g_run = 1; g_run <= g_runs; g_run++)); do
+	if ! both scen_array; then
+		both parity_reset || fail "the clusters could not be emptied for the next scenario"
+		break
+	fi
 	mks=$(g stock g_makespan)
 	mkl=$(g libra g_makespan)
-	note "parity (g): array of 20 x 1 s: makespan $mks s on stock, $mkl s on libra; at most $(g stock g_node_max) / $(g libra g_node_max) running on a node"
+	g_ms+=("$mks") g_ml+=("$mkl")
+	note "parity (g)${g_of:+$g_of $g_run/$g_runs}: array of 20 x 1 s: makespan $mks s on stock, $mkl s on libra; at most $(g stock g_node_max) / $(g libra g_node_max) running on a node"
 	for side in stock libra; do
 		expect_eq "COMPLETED x20" "$(g $side g_states)" "(g) states of the 20 tasks on $side"
 		expect_eq 0 "$(g $side g_overlaps)" "(g) tasks overlapping on a node (sacct) on $side"
@@ -294,15 +308,34 @@ if parity_want g && both scen_array; then
 	# idle machine) gave 13 s against 10 s and 13 s against 8 s; CI, with
 	# both clusters on 2 busy cores, stock 10 s against libra 13 s.  The
 	# defect this guards against is a crawl (one task a pass: not done
-	# after 121 s), so the bound is twice stock's makespan + 2 s, which
-	# stock against stock never came near.
+	# after 121 s), so one run's bound is twice stock's makespan + 2 s,
+	# which stock against stock never came near; the 10% is judged on
+	# means (PARITY_G_RUNS).
 	[ "$mkl" -le $((2 * mks + 2)) ] ||
 		expect_fail "(g) makespan $mkl s on libra, more than twice stock's $mks s + 2 s"
+	both parity_reset || fail "the clusters could not be emptied for the next scenario"
+done
+if [ "${#g_ms[@]}" -gt 1 ]; then
+	printf '%s\n' "${g_ms[@]}" >"$PARITY_TMP/g.stock"
+	printf '%s\n' "${g_ml[@]}" >"$PARITY_TMP/g.libra"
+	note "parity (g) over ${#g_ms[@]} runs: $(awk '
+		function stats(f,   n, i, x, a, sum) {
+			n = 0; sum = 0
+			while ((getline x < f) > 0) { a[++n] = x + 0; sum += x }
+			asort(a)
+			M[f] = sum / n
+			return sprintf("mean %.1f s, median %s s, range %d-%d s",
+				sum / n, n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2, a[1], a[n])
+		}
+		BEGIN {
+			s = stats(ARGV[1]); l = stats(ARGV[2])
+			printf "stock %s; libra %s; libra/stock mean %.3f", s, l, M[ARGV[2]] / M[ARGV[1]]
+		}' "$PARITY_TMP/g.stock" "$PARITY_TMP/g.libra")"
 fi
-both parity_reset || fail "the clusters could not be emptied for the next scenario"
 
 if parity_want i && both scen_nopreempt; then
 	# A job refused at submission has no states to show.
+	i_stock='' i_libra=''
 	for side in stock libra; do
 		if [ -n "$(g $side i_sla_state)" ]; then
 			printf -v "i_$side" '%s then %s' "$(g $side i_sla_state)" "$(g $side i_sla_end)"

@@ -1845,15 +1845,52 @@ extern int libra_slurm_licenses(const char *lic, double from, double now,
 
 /* ---- QOS and association limits (design.md decision 29) ------------------ */
 
+/*
+ * The TRES a pending job of this request counts against limits, as
+ * slurmctld sets a new job's tres_req_cnt (_job_create()): CPUs, nodes,
+ * memory from Slurm's own job_get_tres_mem() (per CPU times the CPUs, per
+ * node times the nodes; all of a node's, --mem=0, counts 0 until
+ * allocated, as for any pending job), GPUs on gres/gpu when it is a TRES,
+ * and billing from the partition's TRESBillingWeights.  assoc_mgr's TRES
+ * lock held.
+ */
+static void _tres_asked(uint64_t *tres, part_record_t *part_ptr, int cpus,
+			int nodes, const libra_demand_t *d)
+{
+	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
+	uint64_t pn_mem = 0;
+	int pos, gpus;
+
+	tres[TRES_ARRAY_CPU] = (uint64_t) cpus;
+	tres[TRES_ARRAY_NODE] = (uint64_t) nodes;
+	if (d->mem_per_cpu)
+		pn_mem = d->mem_per_cpu | MEM_PER_CPU;
+	else if (d->mem_per_node && !d->mem_whole_node)
+		pn_mem = d->mem_per_node;
+	if (pn_mem)
+		tres[TRES_ARRAY_MEM] = job_get_tres_mem(NULL, pn_mem, cpus,
+							 nodes, part_ptr, NULL,
+							 true, NO_VAL16,
+							 NO_VAL);
+	gpus = d->gpus ? d->gpus : d->gpus_per_node * nodes;
+	if (gpus > 0 && (pos = assoc_mgr_find_tres_pos(&gpu, true)) >= 0)
+		tres[pos] = (uint64_t) gpus;
+	tres[TRES_ARRAY_BILLING] =
+		(uint64_t) assoc_mgr_tres_weighted(tres,
+						   part_ptr->billing_weights,
+						   slurm_conf.priority_flags,
+						   true);
+}
+
 /* Slurm's verdict on a job record made for the question; false: held,
  * with the reason in job_ptr->state_reason.  assoc_mgr locks held. */
-static bool _limits_runnable(job_record_t *job_ptr, int cpus, int nodes)
+static bool _limits_runnable(job_record_t *job_ptr, int cpus, int nodes,
+			     const libra_demand_t *d)
 {
 	uint64_t *tres = xcalloc(slurmctld_tres_cnt, sizeof(*tres));
 	bool ok;
 
-	tres[TRES_ARRAY_CPU] = (uint64_t) cpus;
-	tres[TRES_ARRAY_NODE] = (uint64_t) nodes;
+	_tres_asked(tres, job_ptr->part_ptr, cpus, nodes, d);
 	ok = acct_policy_job_runnable_pre_select(job_ptr, true) &&
 	     acct_policy_job_runnable_post_select(job_ptr, tres, true);
 	xfree(tres);
@@ -1862,7 +1899,8 @@ static bool _limits_runnable(job_record_t *job_ptr, int cpus, int nodes)
 
 extern int libra_slurm_limits(job_desc_msg_t *job_desc,
 			      part_record_t *part_ptr, int cpus, int nodes,
-			      uint32_t time_limit, char **err_msg)
+			      const libra_demand_t *d, uint32_t time_limit,
+			      char **err_msg)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK,
 				   .qos = LIBRA_ACCT_POLICY_QOS_LOCK,
@@ -1909,7 +1947,7 @@ extern int libra_slurm_limits(job_desc_msg_t *job_desc,
 	job.details = &details;
 	job.limit_set.tres = xcalloc(slurmctld_tres_cnt,
 				     sizeof(*job.limit_set.tres));
-	ok = _limits_runnable(&job, cpus, nodes);
+	ok = _limits_runnable(&job, cpus, nodes, d);
 unlock:
 	assoc_mgr_unlock(&locks);
 	if (!ok) {

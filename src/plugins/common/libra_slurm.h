@@ -277,8 +277,9 @@ extern int libra_slurm_licenses(const char *lic, double from, double now,
 /*
  * QOS and association limits (design.md decision 29): would Slurm hold a
  * job of job_desc's user, account, QOS and partition, asking cpus CPUs on
- * nodes nodes for time_limit minutes (NO_VAL: the partition's), with a
- * limit reason now?  Slurm's own acct_policy_job_runnable_pre_select()
+ * nodes nodes, the memory and GPUs of d, for time_limit minutes (NO_VAL:
+ * the partition's), with a limit reason now (CPU, node, memory, GPU and
+ * billing TRES counted as slurmctld counts a new job's)?  Slurm's own acct_policy_job_runnable_pre_select()
  * and _post_select() decide, on a job record made for the question (no
  * job is created).  Returns SLURM_SUCCESS (also when accounting limits
  * are not enforced, or the association or QOS is not found: Slurm refuses
@@ -289,7 +290,8 @@ extern int libra_slurm_licenses(const char *lic, double from, double now,
  */
 extern int libra_slurm_limits(job_desc_msg_t *job_desc,
 			      part_record_t *part_ptr, int cpus, int nodes,
-			      uint32_t time_limit, char **err_msg);
+			      const libra_demand_t *d, uint32_t time_limit,
+			      char **err_msg);
 
 /* Jobs that may share one CPU in the partition (OverSubscribe=FORCE:N). */
 extern int libra_slurm_slots_per_cpu(part_record_t *part_ptr);

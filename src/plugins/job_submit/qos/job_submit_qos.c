@@ -1240,7 +1240,7 @@ static int _limits(job_desc_msg_t *job_desc, part_record_t *part_ptr,
 	int rc;
 
 	rc = libra_slurm_limits(job_desc, part_ptr, req->cpus,
-				MAX(req->min_nodes, 1),
+				MAX(req->min_nodes, 1), &req->demand,
 				end > 0.0 ? _minutes_until(end, from) : NO_VAL,
 				err_msg);
 	if (rc) {
@@ -1294,6 +1294,145 @@ static void _partition_tried(job_desc_msg_t *job_desc, int k, char **tried,
 	xfree(*tried);
 }
 
+/* One admission's state, shared by _admit()'s steps. */
+typedef struct {
+	job_desc_msg_t *job_desc;
+	libra_sla_t *sla;
+	libra_ledger_t *l;
+	libra_params_t *p;
+	libra_quote_t *q;
+	libra_request_t req;
+	libra_slurm_left_out_t left_out;
+	part_record_t *part_ptr;	/* the partition placed (or last tried) */
+	uint32_t uid;
+	libra_refusal_t *ref;
+	char **err_msg;
+	size_t keep;		/* err_msg's length before this admission */
+	double now;
+	double begin;		/* > 0: a booking's begin (decision 21) */
+	double at;		/* when admission counts the job from */
+	double from;		/* what the user's times count from */
+	double start;		/* the start the power plan chose */
+	bool hold;		/* a binding quote (quote=hold) */
+	bool deferred, boot_wait;	/* the power plan's (decision 24) */
+	double declared, predicted;	/* the runtimes (_predict()) */
+	char begin_txt[96], predict_txt[128];
+	char *tried;		/* -p a,b: the other partitions' reasons */
+	int k;			/* the partition placed (or last tried) */
+} admit_ctx_t;
+
+/*
+ * Every partition the job names, in turn (-p a,b: decision 29): the job is
+ * placed in the first that can take it.  Returns the request's error
+ * (none: c->q holds the last partition's verdict); refused everywhere,
+ * the refusal is the last partition's, the others' reasons in c->tried.
+ */
+static int _admit_place(admit_ctx_t *c)
+{
+	char *name;
+	int rc;
+
+	memset(&c->req, 0, sizeof(c->req));
+	for (c->k = 0; ; c->k++) {
+		bool more;
+
+		if (*c->err_msg)
+			(*c->err_msg)[c->keep] = '\0';
+		xfree(c->req.eligible);
+		memset(&c->left_out, 0, sizeof(c->left_out));
+		rc = _admit_request(c->job_desc, c->k, c->sla, c->p, c->uid,
+				    c->now, c->begin, c->hold, &c->req,
+				    &c->left_out, c->begin_txt,
+				    sizeof(c->begin_txt), &c->part_ptr, c->ref,
+				    c->err_msg);
+		if (!rc)
+			c->start = _admit_power(c->l, c->p, c->sla, &c->req,
+						c->at, c->now,
+						c->hold || c->begin > 0.0,
+						c->q, &c->deferred,
+						&c->boot_wait);
+		if (!rc && c->q->verdict == LIBRA_ACCEPT)
+			return rc;
+		more = (_partition(c->job_desc, c->k + 1, &name) != NULL);
+		xfree(name);
+		if (!more)
+			return rc;
+		_partition_refused(c->job_desc, c->k, c->l, c->sla, &c->req,
+				   c->q, c->from, rc,
+				   *c->err_msg ? *c->err_msg + c->keep : NULL,
+				   &c->tried);
+	}
+}
+
+/* The refusal of a job placed nowhere: the reason, the counter-offer, the
+ * notes, the errno. */
+static int _admit_refuse(admit_ctx_t *c)
+{
+	_refuse_msg(c->l, c->p, c->sla, &c->req, c->q, c->from, c->err_msg);
+	if (c->q->verdict == LIBRA_REJECT_RESOURCES)
+		libra_slurm_left_out_msg(&c->left_out, c->err_msg);
+	_refusal_notes(c->p, c->boot_wait, c->hold, c->begin_txt,
+		       c->predict_txt, c->err_msg);
+	_partition_tried(c->job_desc, c->k, &c->tried, c->err_msg);
+	snprintf(c->ref->verdict, sizeof(c->ref->verdict), "%s",
+		 libra_verdict_name(c->q->verdict));
+	info("%s: %s", plugin_type, *c->err_msg);
+	return _refusal_errno(c->q->verdict);
+}
+
+/* The accepted job: its record committed, its time limit, its nodes, the
+ * message (an admission or a binding quote). */
+static int _admit_accept(admit_ctx_t *c)
+{
+	job_desc_msg_t *job_desc = c->job_desc;
+	libra_quote_t *q = c->q;
+	libra_record_t rec;
+	libra_sla_t agreed;
+	char what[128], m1[32], *nodes;
+	int rc;
+
+	if (!c->hold && c->begin <= 0.0 && c->start > c->now) {
+		if (c->deferred)
+			c->from = c->start;
+		_power_start(job_desc, c->start, c->deferred, c->begin_txt,
+			     sizeof(c->begin_txt));
+		c->begin = c->start;
+	}
+	_record_init(&rec, c->p->policy, libra_hub_next_token(), c->sla,
+		     c->now, q->price, q->price_mem, q->price_gpus);
+	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
+	agreed = rec.sla;
+	rec.rate = q->rate_max;
+	rec.demand = c->req.demand;
+	rec.begin = c->begin;
+	rec.declared = c->declared;
+	rec.predicted = c->predicted;
+	if ((rc = _commit(job_desc, c->l, &rec, &c->req, q, c->uid, c->now,
+			  c->hold ? c->at : 0.0, c->err_msg)))
+		return rc;
+	if (job_desc->licenses && job_desc->licenses[0])
+		_lic_recent_add(rec.token, job_desc->licenses,
+				agreed.deadline);
+	_set_time_limit(job_desc, c->sla, c->from, c->part_ptr);
+
+	_describe(c->sla, c->req.cpus, c->from, what, sizeof(what));
+	nodes = libra_slurm_quote_nodes(q);
+	_pin(job_desc, nodes);
+	if (c->hold) {
+		_quote_msg(c->p, q->price, rec.quote_id, c->at, what, nodes,
+			   c->err_msg);
+	} else {
+		xstrfmtcat(*c->err_msg, "libra: admitted: price %s (%s, %s) on %s%s%s",
+			   _money(q->price, m1, sizeof(m1)), what,
+			   libra_policy_name(c->p->policy), nodes,
+			   c->begin_txt, c->predict_txt);
+	}
+	_due_date_note(&agreed, q, c->from, c->err_msg);
+	info("%s: %s", plugin_type, *c->err_msg);
+	xfree(nodes);
+	return SLURM_SUCCESS;
+}
+
 /*
  * Admit a job, or refuse it with the reason.  begin > 0: an advance
  * reservation (decision 21), quoted and priced at its begin, counted in the
@@ -1303,137 +1442,50 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 		  double begin, uint32_t uid, char **err_msg,
 		  libra_refusal_t *ref)
 {
-	libra_ledger_t *l = libra_hub_ledger();
-	libra_params_t *p = libra_hub_params();
-	libra_quote_t *q = xmalloc(sizeof(*q));
-	libra_request_t req;
-	libra_record_t rec;
-	libra_sla_t agreed;
-	char what[128], m1[32], *nodes;
-	int rc = SLURM_SUCCESS;
-	/* a binding quote is admitted as if started at its hold's end, a
-	 * booked job at its begin */
-	bool hold = (sla->set & LIBRA_SLA_QUOTE);
-	double at = hold ? now + p->quote_hold : begin > 0.0 ? begin : now;
-	/* what the user's times count from: the begin of a booking */
-	double from = begin > 0.0 ? begin : now;
-	char begin_txt[96] = "", predict_txt[128] = "";
-	double declared = 0.0, predicted = 0.0, start = at;
-	bool deferred = false, boot_wait = false;
-	libra_slurm_left_out_t left_out = { 0 };
-	part_record_t *part_ptr = NULL;
-	size_t keep = *err_msg ? strlen(*err_msg) : 0;
-	char *name, *tried = NULL;
-	int k;
+	admit_ctx_t c = {
+		.job_desc = job_desc, .sla = sla, .uid = uid, .ref = ref,
+		.err_msg = err_msg, .now = now, .begin = begin,
+		.l = libra_hub_ledger(), .p = libra_hub_params(),
+		.q = xmalloc(sizeof(*c.q)),
+		.keep = *err_msg ? strlen(*err_msg) : 0,
+		/* a binding quote is admitted as if started at its hold's
+		 * end, a booked job at its begin */
+		.hold = (sla->set & LIBRA_SLA_QUOTE),
+		/* what the user's times count from: the begin of a booking */
+		.from = begin > 0.0 ? begin : now,
+	};
+	int rc;
 
+	c.at = c.hold ? now + c.p->quote_hold : begin > 0.0 ? begin : now;
+	c.start = c.at;
 	sla->set &= ~LIBRA_SLA_QUOTE;
-	if (!hold)
-		_predict(job_desc, sla, p, uid, &declared, &predicted,
-			 predict_txt, sizeof(predict_txt));
-	/*
-	 * Every partition the job names, in turn (-p a,b: decision 29): it
-	 * is admitted in the first that can take it; refused, the refusal
-	 * is the last one's, with each other partition's reason after it.
-	 */
-	memset(&req, 0, sizeof(req));
-	for (k = 0; ; k++) {
-		bool more;
-
-		if (*err_msg)
-			(*err_msg)[keep] = '\0';
-		xfree(req.eligible);
-		memset(&left_out, 0, sizeof(left_out));
-		rc = _admit_request(job_desc, k, sla, p, uid, now, begin, hold,
-				    &req, &left_out, begin_txt,
-				    sizeof(begin_txt), &part_ptr, ref,
-				    err_msg);
-		if (!rc)
-			start = _admit_power(l, p, sla, &req, at, now,
-					     hold || begin > 0.0, q,
-					     &deferred, &boot_wait);
-		if (!rc && q->verdict == LIBRA_ACCEPT)
-			break;
-		more = (_partition(job_desc, k + 1, &name) != NULL);
-		xfree(name);
-		if (!more)
-			break;
-		_partition_refused(job_desc, k, l, sla, &req, q, from, rc,
-				   *err_msg ? *err_msg + keep : NULL, &tried);
-	}
-	if (rc) {
-		_partition_tried(job_desc, k, &tried, err_msg);
-		xfree(q);
-		xfree(req.eligible);
-		return rc;
-	}
-	if ((rc = _licenses(job_desc, l, at, now, ref, err_msg)) ||
-	    (rc = _limits(job_desc, part_ptr, sla, &req, from, ref, err_msg)))
+	if (!c.hold)
+		_predict(job_desc, sla, c.p, uid, &c.declared, &c.predicted,
+			 c.predict_txt, sizeof(c.predict_txt));
+	if ((rc = _admit_place(&c))) {
+		_partition_tried(job_desc, c.k, &c.tried, err_msg);
 		goto out;
-	if (q->verdict == LIBRA_ACCEPT && job_desc->partition &&
+	}
+	if ((rc = _licenses(job_desc, c.l, c.at, now, ref, err_msg)) ||
+	    (rc = _limits(job_desc, c.part_ptr, sla, &c.req, c.from, ref,
+			  err_msg)))
+		goto out;
+	if (c.q->verdict == LIBRA_ACCEPT && job_desc->partition &&
 	    strchr(job_desc->partition, ',')) {
 		/* the partition it was admitted in, where its nodes are */
 		xfree(job_desc->partition);
-		job_desc->partition = xstrdup(part_ptr->name);
+		job_desc->partition = xstrdup(c.part_ptr->name);
 	}
-	libra_auto_feedback(l, p, q, now);
-	libra_price_feedback(l, p, now);
-	if (q->verdict != LIBRA_ACCEPT) {
-		_refuse_msg(l, p, sla, &req, q, from, err_msg);
-		if (q->verdict == LIBRA_REJECT_RESOURCES)
-			libra_slurm_left_out_msg(&left_out, err_msg);
-		_refusal_notes(p, boot_wait, hold, begin_txt, predict_txt,
-			       err_msg);
-		_partition_tried(job_desc, k, &tried, err_msg);
-		snprintf(ref->verdict, sizeof(ref->verdict), "%s",
-			 libra_verdict_name(q->verdict));
-		info("%s: %s", plugin_type, *err_msg);
-		rc = _refusal_errno(q->verdict);
-		goto out;
-	}
-
-	if (!hold && begin <= 0.0 && start > now) {
-		if (deferred)
-			from = start;
-		_power_start(job_desc, start, deferred, begin_txt,
-			     sizeof(begin_txt));
-		begin = start;
-	}
-	_record_init(&rec, p->policy, libra_hub_next_token(), sla, now,
-		     q->price, q->price_mem, q->price_gpus);
-	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
-	agreed = rec.sla;
-	rec.rate = q->rate_max;
-	rec.demand = req.demand;
-	rec.begin = begin;
-	rec.declared = declared;
-	rec.predicted = predicted;
-	if ((rc = _commit(job_desc, l, &rec, &req, q, uid, now,
-			  hold ? at : 0.0, err_msg)))
-		goto out;
-	if (job_desc->licenses && job_desc->licenses[0])
-		_lic_recent_add(rec.token, job_desc->licenses,
-				agreed.deadline);
-	_set_time_limit(job_desc, sla, from, part_ptr);
-
-	_describe(sla, req.cpus, from, what, sizeof(what));
-	nodes = libra_slurm_quote_nodes(q);
-	_pin(job_desc, nodes);
-	if (hold) {
-		_quote_msg(p, q->price, rec.quote_id, at, what, nodes,
-			   err_msg);
-	} else {
-		xstrfmtcat(*err_msg, "libra: admitted: price %s (%s, %s) on %s%s%s",
-			   _money(q->price, m1, sizeof(m1)), what,
-			   libra_policy_name(p->policy), nodes, begin_txt,
-			   predict_txt);
-	}
-	_due_date_note(&agreed, q, from, err_msg);
-	info("%s: %s", plugin_type, *err_msg);
-	xfree(nodes);
+	libra_auto_feedback(c.l, c.p, c.q, now);
+	libra_price_feedback(c.l, c.p, now);
+	if (c.q->verdict != LIBRA_ACCEPT)
+		rc = _admit_refuse(&c);
+	else
+		rc = _admit_accept(&c);
 out:
-	xfree(tried);	/* admitted in a later partition, or limits */
-	xfree(req.eligible);
-	xfree(q);
+	xfree(c.tried);	/* admitted in a later partition, or limits */
+	xfree(c.req.eligible);
+	xfree(c.q);
 	return rc;
 }
 
