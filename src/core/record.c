@@ -550,20 +550,70 @@ static int _dec_final(dec_t *d, json_object *o, libra_record_t *r)
 	return 0;
 }
 
+/* A record's "admit" object: the admission's time, prices, demand, quote,
+ * begin, runtimes and placement. */
+static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
+{
+	static const char *const allowed[] = {
+		"time", "price", "rate", "demand", "price_mem", "price_gpus",
+		"quote", "hold_end", "begin", "declared", "predicted",
+		"place", NULL
+	};
+	json_object *v;
+
+	if (!json_object_is_type(admit, json_type_object))
+		return _dfail(d, "admit: not an object");
+	if (_only_keys(d, admit, "admit", allowed) ||
+	    _get_num(d, admit, "admit", "time", true, 0, TIME_MAX,
+		     &r->admitted) ||
+	    _get_num(d, admit, "admit", "price", true, 0, MONEY_MAX,
+		     &r->price) ||
+	    _get_num(d, admit, "admit", "rate", true, 0, MONEY_MAX,
+		     &r->rate) ||
+	    _get_num(d, admit, "admit", "price_mem", false, 0, MONEY_MAX,
+		     &r->price_mem) ||
+	    _get_num(d, admit, "admit", "price_gpus", false, 0, MONEY_MAX,
+		     &r->price_gpus))
+		return -1;
+	if ((v = _get(admit, "demand")) &&
+	    _dec_demand(d, v, "admit.demand", &r->demand))
+		return -1;
+	if (_get(admit, "quote") || _get(admit, "hold_end")) {
+		double id;
+
+		/* either one needs the other */
+		if (_get_num(d, admit, "admit", "quote", true, 1,
+			     LIBRA_SLA_QUOTE_MAX_ID, &id) ||
+		    _get_num(d, admit, "admit", "hold_end", true, 0, TIME_MAX,
+			     &r->quote_until))
+			return -1;
+		if (id != floor(id))
+			return _dfail(d, "admit.quote: not whole");
+		r->quote_id = (uint32_t) id;
+	}
+	if (_get_num(d, admit, "admit", "begin", false, 1e-9, TIME_MAX,
+		     &r->begin))
+		return -1;
+	if ((_get(admit, "declared") || _get(admit, "predicted")) &&
+	    (_get_num(d, admit, "admit", "declared", true, 1e-9, TIME_MAX,
+		      &r->declared) ||
+	     _get_num(d, admit, "admit", "predicted", true, 1e-9, TIME_MAX,
+		      &r->predicted)))
+		return -1;
+	if (!(v = _get(admit, "place")))
+		return _dfail(d, "admit.place: missing");
+	return _dec_place(d, v, r);
+}
+
 static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"libra", "policy", "token", "best_effort", "sla", "admit",
 		"start", "requeues", "final", LIBRA_RECORD_ADMIN_KEY, NULL
 	};
-	static const char *const admit_allowed[] = {
-		"time", "price", "rate", "demand", "price_mem", "price_gpus",
-		"quote", "hold_end", "begin", "declared", "predicted",
-		"place", NULL
-	};
 	json_object *v, *admit;
 	const char *policy;
-	double version;
+	double version, n;
 
 	if (!json_object_is_type(o, json_type_object))
 		return _dfail(d, "record: not a JSON object");
@@ -578,16 +628,10 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 		return -1;
 	if (!libra_policy_from_name(policy, &r->policy))
 		return _dfail(d, "record.policy: unknown '%.20s'", policy);
-	if (_get(o, "token")) {
-		double token;
-
-		if (_get_num(d, o, "record", "token", true, 1, 4294967295.0,
-			     &token))
-			return -1;
-		if (token != floor(token))
-			return _dfail(d, "record.token: not whole");
-		r->token = (uint32_t) token;
-	}
+	n = 0;
+	if (_get_whole(d, o, "record", "token", 1, 4294967295.0, &n))
+		return -1;
+	r->token = (uint32_t) n;
 	if ((v = _get(o, "best_effort"))) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return _dfail(d, "record.best_effort: not true/false");
@@ -607,61 +651,15 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 		return _dfail(d, "record.admin: not a string");
 	if (!(admit = _get(o, "admit")))
 		return _dfail(d, "record.admit: missing");
-	if (!json_object_is_type(admit, json_type_object))
-		return _dfail(d, "admit: not an object");
-	if (_only_keys(d, admit, "admit", admit_allowed) ||
-	    _get_num(d, admit, "admit", "time", true, 0, TIME_MAX,
-		     &r->admitted) ||
-	    _get_num(d, admit, "admit", "price", true, 0, MONEY_MAX,
-		     &r->price) ||
-	    _get_num(d, admit, "admit", "rate", true, 0, MONEY_MAX,
-		     &r->rate) ||
-	    _get_num(d, admit, "admit", "price_mem", false, 0, MONEY_MAX,
-		     &r->price_mem) ||
-	    _get_num(d, admit, "admit", "price_gpus", false, 0, MONEY_MAX,
-		     &r->price_gpus))
-		return -1;
-	if ((v = _get(admit, "demand")) &&
-	    _dec_demand(d, v, "admit.demand", &r->demand))
-		return -1;
-	if (_get(admit, "quote") || _get(admit, "hold_end")) {
-		double id;
-
-		if (_get_num(d, admit, "admit", "quote", true, 1,
-			     LIBRA_SLA_QUOTE_MAX_ID, &id) ||
-		    _get_num(d, admit, "admit", "hold_end", true, 0, TIME_MAX,
-			     &r->quote_until))
-			return -1;
-		if (id != floor(id))
-			return _dfail(d, "admit.quote: not whole");
-		r->quote_id = (uint32_t) id;
-	}
-	if (_get_num(d, admit, "admit", "begin", false, 1e-9, TIME_MAX,
-		     &r->begin))
-		return -1;
-	if (_get(admit, "declared") || _get(admit, "predicted")) {
-		if (_get_num(d, admit, "admit", "declared", true, 1e-9,
-			     TIME_MAX, &r->declared) ||
-		    _get_num(d, admit, "admit", "predicted", true, 1e-9,
-			     TIME_MAX, &r->predicted))
-			return -1;
-	}
-	if (!(v = _get(admit, "place")))
-		return _dfail(d, "admit.place: missing");
-	if (_dec_place(d, v, r))
+	if (_dec_admit(d, admit, r))
 		return -1;
 	if (_get_num(d, o, "record", "start", false, 1e-9, TIME_MAX,
 		     &r->started))
 		return -1;
-	if (_get(o, "requeues")) {
-		double n;
-
-		if (_get_num(d, o, "record", "requeues", true, 1, 1e6, &n))
-			return -1;
-		if (n != floor(n))
-			return _dfail(d, "record.requeues: not whole");
-		r->requeues = (int) n;
-	}
+	n = 0;
+	if (_get_whole(d, o, "record", "requeues", 1, 1e6, &n))
+		return -1;
+	r->requeues = (int) n;
 	if ((v = _get(o, "final")) && _dec_final(d, v, r))
 		return -1;
 	return 0;
