@@ -26,6 +26,7 @@ OUT.  Only the Python standard library is used.
 """
 
 import argparse
+import csv
 import gzip
 import hashlib
 import json
@@ -429,6 +430,35 @@ class Experiment:
                           for x in cmd[1:]])
         return os.path.join(self.cachedir,
                             hashlib.sha1(key.encode()).hexdigest() + ".json")
+
+    def probe(self, args, seed):
+        """One run of ARGS with the price probe (`--probe-csv`), cached:
+        (the run's summary dict, [(time, price or None, least price or
+        None)] per quote).  price-stability and price-damping share it, so
+        a setting both run is run once and has both files."""
+        cmd = self._cmd(args, seed)
+        path = self._cache_path(cmd + ["probe"])
+        if os.path.exists(path) and os.path.exists(path + ".json"):
+            self.ncached += 1
+        else:
+            tmp = path + ".tmp%d" % os.getpid()
+            r = subprocess.run(cmd + ["--probe-csv", tmp],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit(f"{self.name}: simulator failed: "
+                                 f"{shlex.join(cmd)}\n{r.stderr.strip()}")
+            with open(path + ".json", "w") as f:
+                f.write(r.stdout)
+            os.replace(tmp, path)
+            self.nruns += 1
+        with open(path + ".json") as f:
+            summary = json.loads(f.readline())
+        with open(path) as f:
+            return summary, [
+                (float(r["time"]),
+                 float(r["price"]) if r["verdict"] == "accepted" else None,
+                 float(r["least"]) if r["verdict"] == "accepted" else None)
+                for r in csv.DictReader(f)]
 
     def run(self, configs):
         """configs: {key: [simulator arguments]}.  Runs every configuration
