@@ -398,6 +398,12 @@ class Experiment:
                 raise SystemExit(f"{self.name}: {self.trace} has no "
                                  "MaxProcs or MaxNodes; give --procs")
         self.procs = procs
+        # every trace run on, in order; the first is the experiment's own
+        # (the Setup table's), the others are named in its sections
+        if not hasattr(self, "traces"):
+            self.traces = []
+        if (self.trace, procs) not in self.traces:
+            self.traces.append((self.trace, procs))
         # The simulator reads gzip itself, but every run would inflate the
         # trace again: give it a plain copy (runs are keyed by the original).
         self.sim_trace = self.trace
@@ -794,14 +800,18 @@ class Experiment:
             f.write(f"{took:.1f} {self.nruns} {self.ncached}\n")
         ver = subprocess.run([self.sim, "--version"], capture_output=True,
                              text=True).stdout.strip()
-        jobs = window_jobs(self.trace, self.procs, self.window_args)
+        trace, procs = self.traces[0]
+        jobs = window_jobs(trace, procs, self.window_args)
         with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
                                ".params"), "w") as f:
-            for k, v in (("trace", os.path.relpath(self.trace, ROOT)),
-                         ("trace_sha256", _sha256_file(self.trace)),
-                         ("procs", self.procs), ("window", self.window),
+            for k, v in (("trace", os.path.relpath(trace, ROOT)),
+                         ("traces", ", ".join(
+                             os.path.basename(t).split("-cln")[0]
+                             for t, _ in self.traces)),
+                         ("trace_sha256", _sha256_file(trace)),
+                         ("procs", procs), ("window", self.window),
                          ("window_jobs", len(jobs)),
-                         ("load", f"{offered_load(jobs, self.procs)[0]:.3f}"),
+                         ("load", f"{offered_load(jobs, procs)[0]:.3f}"),
                          ("seeds", " ".join(map(str, self.seeds))),
                          ("jobs", self.jobs), ("sim_version", ver),
                          ("sim_sha1", _sha1_file(self.sim))):
