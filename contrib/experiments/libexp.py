@@ -373,6 +373,7 @@ class Experiment:
         self.repdir = os.path.join(self.out, "report")
         for d in (self.cachedir, self.plotdir, self.repdir, self.figdir):
             os.makedirs(d, exist_ok=True)
+        self.traces = []    # (path, procs) of every trace run on, in order
         self.use_trace(a.trace, a.procs)
         self.window = a.window
         self.window_args = _parse_window(a.window)
@@ -398,10 +399,8 @@ class Experiment:
                 raise SystemExit(f"{self.name}: {self.trace} has no "
                                  "MaxProcs or MaxNodes; give --procs")
         self.procs = procs
-        # every trace run on, in order; the first is the experiment's own
-        # (the Setup table's), the others are named in its sections
-        if not hasattr(self, "traces"):
-            self.traces = []
+        # the first trace is the experiment's own (the Setup table's), the
+        # others are named in its sections
         if (self.trace, procs) not in self.traces:
             self.traces.append((self.trace, procs))
         # The simulator reads gzip itself, but every run would inflate the

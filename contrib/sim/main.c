@@ -482,6 +482,102 @@ static long _time_of_day(const char *s)
 	return -1;
 }
 
+/* A file name option's value: not empty. */
+static const char *_file(const char *opt, const char *a)
+{
+	if (!*a)
+		_usage_error("--%s: empty file name", opt);
+	return a;
+}
+
+/* --seed: an unsigned 64-bit integer, digits only. */
+static uint64_t _seed(const char *a)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(a, &end, 10);
+	if (!*a || *end || errno || *a == '-' || *a == '+' || *a == ' ')
+		_usage_error("--seed: '%s' is not an unsigned 64-bit integer",
+			     a);
+	return (uint64_t) v;
+}
+
+/* --memory: which memory of the SWF a job asks. */
+static sim_mem_t _memory(const char *a)
+{
+	if (!strcmp(a, "requested"))
+		return SIM_MEM_REQUESTED;
+	if (!strcmp(a, "used"))
+		return SIM_MEM_USED;
+	if (strcmp(a, "either"))
+		_usage_error("--memory: '%s' is not requested, used or either",
+			     a);
+	return SIM_MEM_EITHER;
+}
+
+/* --node-memory: whole MB, at least 1. */
+static uint64_t _node_memory(const char *opt, const char *a)
+{
+	uint64_t mb = (uint64_t) _num(opt, a, 0, true, 1e12, false);
+
+	if (!mb)
+		_usage_error("--node-memory: '%s' is less than 1 MB", a);
+	return mb;
+}
+
+/* --tier: a tier for every job, or each job's from its urgency. */
+static void _tier(sim_config_t *cfg, const char *a)
+{
+	cfg->tier_by_urgency = !strcmp(a, "urgency");
+	if (!cfg->tier_by_urgency &&
+	    (!libra_tier_from_name(a, &cfg->tier) ||
+	     cfg->tier == LIBRA_TIER_NONE))
+		_usage_error("--tier: '%s' is not value, standard, premium "
+			     "or urgency", a);
+}
+
+/* The runtime predictor's options (--predict and --predict-*): option c,
+ * if it is one, taken into cfg. */
+static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
+			 const char *a)
+{
+	switch (c) {
+	case OPT_PREDICT:
+		if (libra_predict_method_from_name(a, &cfg->predict))
+			_usage_error("--predict: '%s' is not none, "
+				     "last2, ratio or runtime", a);
+		return true;
+	case OPT_PREDICT_RISK:
+		cfg->predict_risk = KEYED(name, "libra_predict_risk",
+					  predict_risk, a);
+		return true;
+	case OPT_PREDICT_MIN:
+		cfg->predict_min = (int) KEYED(name,
+					       "libra_predict_min",
+					       predict_min, a);
+		return true;
+	case OPT_PREDICT_HARD:
+		cfg->predict_hard_declared =
+			_word(name, a, "declared", "predicted");
+		return true;
+	case OPT_PREDICT_SOFT_CAP:
+		cfg->predict_soft_uncapped =
+			!_word(name, a, "estimate", "deadline");
+		return true;
+	case OPT_PREDICT_PACE:
+		cfg->predict_pace = KEYED(name, "libra_predict_pace",
+					  predict_pace, a);
+		return true;
+	case OPT_PREDICT_PROTECT:
+		cfg->predict_protect_off = !_word(name, a, "on", "off");
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * The power options (--power and what needs it): option c, if it is one,
  * taken into cfg; *power_opts notes which kinds were given (1 --power, 2
@@ -599,13 +695,12 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			continue;
 		}
 		if (_num_opt(cfg, c, name, a) ||
+		    _predict_opt(cfg, c, name, a) ||
 		    _power_opt(cfg, c, name, a, &power_opts))
 			continue;
 		switch (c) {
 		case OPT_TRACE:
-			if (!*a)
-				_usage_error("--trace: empty file name");
-			cfg->trace = a;
+			cfg->trace = _file(name, a);
 			break;
 		case OPT_PROCS:
 			cfg->procs = (int) _int(name, a, 1, 1000000);
@@ -626,80 +721,22 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			cfg->due_rate = true;
 			break;
 		case OPT_MEMORY:
-			if (!strcmp(a, "requested"))
-				cfg->mem = SIM_MEM_REQUESTED;
-			else if (!strcmp(a, "used"))
-				cfg->mem = SIM_MEM_USED;
-			else if (!strcmp(a, "either"))
-				cfg->mem = SIM_MEM_EITHER;
-			else
-				_usage_error("--memory: '%s' is not requested, "
-					     "used or either", a);
+			cfg->mem = _memory(a);
 			break;
 		case OPT_NODE_MEMORY:
-			cfg->node_mem_mb = (uint64_t) _num(name, a, 0, true,
-							   1e12, false);
-			if (!cfg->node_mem_mb)
-				_usage_error("--node-memory: '%s' is less "
-					     "than 1 MB", a);
-			break;
-		case OPT_PREDICT:
-			if (libra_predict_method_from_name(a, &cfg->predict))
-				_usage_error("--predict: '%s' is not none, "
-					     "last2, ratio or runtime", a);
-			break;
-		case OPT_PREDICT_RISK:
-			cfg->predict_risk = KEYED(name, "libra_predict_risk",
-						  predict_risk, a);
-			break;
-		case OPT_PREDICT_MIN:
-			cfg->predict_min = (int) KEYED(name,
-						       "libra_predict_min",
-						       predict_min, a);
-			break;
-		case OPT_PREDICT_HARD:
-			cfg->predict_hard_declared =
-				_word(name, a, "declared", "predicted");
-			break;
-		case OPT_PREDICT_SOFT_CAP:
-			cfg->predict_soft_uncapped =
-				!_word(name, a, "estimate", "deadline");
-			break;
-		case OPT_PREDICT_PACE:
-			cfg->predict_pace = KEYED(name, "libra_predict_pace",
-						  predict_pace, a);
-			break;
-		case OPT_PREDICT_PROTECT:
-			cfg->predict_protect_off = !_word(name, a, "on", "off");
+			cfg->node_mem_mb = _node_memory(name, a);
 			break;
 		case OPT_TIER:
-			cfg->tier_by_urgency = !strcmp(a, "urgency");
-			if (!cfg->tier_by_urgency &&
-			    (!libra_tier_from_name(a, &cfg->tier) ||
-			     cfg->tier == LIBRA_TIER_NONE))
-				_usage_error("--tier: '%s' is not value, "
-					     "standard, premium or urgency", a);
+			_tier(cfg, a);
 			break;
-		case OPT_SEED: {
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(a, &end, 10);
-			if (!*a || *end || errno || *a == '-' || *a == '+' ||
-			    *a == ' ')
-				_usage_error("--seed: '%s' is not an unsigned "
-					     "64-bit integer", a);
-			cfg->seed = (uint64_t) v;
+		case OPT_SEED:
+			cfg->seed = _seed(a);
 			break;
-		}
 		case OPT_JSON:
 			cfg->json = true;
 			break;
 		case OPT_CSV:
-			if (!*a)
-				_usage_error("--jobs-csv: empty file name");
-			cfg->csv = a;
+			cfg->csv = _file(name, a);
 			break;
 		case OPT_MODEL:
 			cfg->model = _word(name, a, "commodity", "bid") ?
@@ -709,9 +746,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			cfg->self_check = true;
 			break;
 		case OPT_PROBE_CSV:
-			if (!*a)
-				_usage_error("--probe-csv: empty file name");
-			cfg->probe_csv = a;
+			cfg->probe_csv = _file(name, a);
 			break;
 		case OPT_PROBE_CPUS:
 			cfg->probe_cpus = (int) _int(name, a, 1, INT_MAX);
