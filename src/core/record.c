@@ -359,6 +359,57 @@ static int _dec_demand(dec_t *d, json_object *o, const char *where,
 	return 0;
 }
 
+/*
+ * sla.given: which SLA terms the user gave (libra_sla_term_bit()), to be
+ * matched by the optional values present; absent (a record written by
+ * hand), every field present counts as given.
+ */
+static int _dec_given(dec_t *d, json_object *o, json_object *given,
+		      libra_sla_t *sla)
+{
+	if (!given) {
+		/* written by hand: every field present was given */
+		sla->set |= LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
+			   LIBRA_SLA_TYPE;
+		if (_get(o, "budget"))
+			sla->set |= LIBRA_SLA_BUDGET;
+		if (_get(o, "penalty"))
+			sla->set |= LIBRA_SLA_PENALTY;
+		if (_get(o, "penalty_cap"))
+			sla->set |= LIBRA_SLA_PENALTY_CAP;
+		if (_get(o, "duedate"))
+			sla->set |= LIBRA_SLA_DUEDATE;
+		if (_get(o, "tier"))
+			sla->set |= LIBRA_SLA_TIER;
+		return 0;
+	}
+	if (!json_object_is_type(given, json_type_array))
+		return _dfail(d, "sla.given: not an array");
+	for (size_t i = 0; i < json_object_array_length(given); i++) {
+		json_object *g = json_object_array_get_idx(given, i);
+		const char *name;
+		uint32_t bit;
+
+		if (!json_object_is_type(g, json_type_string))
+			return _dfail(d, "sla.given: not a list of names");
+		name = json_object_get_string(g);
+		if (!(bit = libra_sla_term_bit(name)))
+			return _dfail(d, "sla.given: unknown field '%.20s'",
+				      name);
+		if (sla->set & bit)
+			return _dfail(d, "sla.given: '%s' twice", name);
+		sla->set |= bit;
+	}
+	/* the optional values are there exactly when the user gave them */
+	if (!(sla->set & LIBRA_SLA_BUDGET) != !_get(o, "budget") ||
+	    !(sla->set & LIBRA_SLA_PENALTY) != !_get(o, "penalty") ||
+	    !(sla->set & LIBRA_SLA_PENALTY_CAP) != !_get(o, "penalty_cap") ||
+	    !(sla->set & LIBRA_SLA_DUEDATE) != !_get(o, "duedate") ||
+	    !(sla->set & LIBRA_SLA_TIER) != !_get(o, "tier"))
+		return _dfail(d, "sla.given: does not match the fields present");
+	return 0;
+}
+
 static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 {
 	static const char *const allowed[] = {
@@ -366,7 +417,6 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 		"penalty_cap", "duedate", "tier", "target", "type", "given",
 		NULL
 	};
-	json_object *given;
 	const char *type, *tier;
 
 	memset(sla, 0, sizeof(*sla));
@@ -419,48 +469,7 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 		return _dfail(d, "sla.type: '%.20s' is not hard or soft",
 			      type);
 
-	given = _get(o, "given");
-	if (!given) {
-		/* written by hand: every field present was given */
-		sla->set |= LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE |
-			   LIBRA_SLA_TYPE;
-		if (_get(o, "budget"))
-			sla->set |= LIBRA_SLA_BUDGET;
-		if (_get(o, "penalty"))
-			sla->set |= LIBRA_SLA_PENALTY;
-		if (_get(o, "penalty_cap"))
-			sla->set |= LIBRA_SLA_PENALTY_CAP;
-		if (_get(o, "duedate"))
-			sla->set |= LIBRA_SLA_DUEDATE;
-		if (_get(o, "tier"))
-			sla->set |= LIBRA_SLA_TIER;
-		return 0;
-	}
-	if (!json_object_is_type(given, json_type_array))
-		return _dfail(d, "sla.given: not an array");
-	for (size_t i = 0; i < json_object_array_length(given); i++) {
-		json_object *g = json_object_array_get_idx(given, i);
-		const char *name;
-		uint32_t bit;
-
-		if (!json_object_is_type(g, json_type_string))
-			return _dfail(d, "sla.given: not a list of names");
-		name = json_object_get_string(g);
-		if (!(bit = libra_sla_term_bit(name)))
-			return _dfail(d, "sla.given: unknown field '%.20s'",
-				      name);
-		if (sla->set & bit)
-			return _dfail(d, "sla.given: '%s' twice", name);
-		sla->set |= bit;
-	}
-	/* the optional values are there exactly when the user gave them */
-	if (!(sla->set & LIBRA_SLA_BUDGET) != !_get(o, "budget") ||
-	    !(sla->set & LIBRA_SLA_PENALTY) != !_get(o, "penalty") ||
-	    !(sla->set & LIBRA_SLA_PENALTY_CAP) != !_get(o, "penalty_cap") ||
-	    !(sla->set & LIBRA_SLA_DUEDATE) != !_get(o, "duedate") ||
-	    !(sla->set & LIBRA_SLA_TIER) != !_get(o, "tier"))
-		return _dfail(d, "sla.given: does not match the fields present");
-	return 0;
+	return _dec_given(d, o, _get(o, "given"), sla);
 }
 
 static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
