@@ -92,6 +92,7 @@ static struct {
 	double share_min;
 	char root[1024];
 	char v2root[1024];		/* cgroup_v2_root=, or "" */
+	char v2mount[PATH_MAX];		/* the v2 hierarchy in use */
 
 	/*
 	 * v2 on a plain directory tree, not a cgroup2 filesystem (a
@@ -116,6 +117,9 @@ static struct {
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
 	unsigned last_weight;
+	bool weight_failed;		/* its failure logged once */
+	bool slurm_owned;		/* cpu_job is Slurm's cgroup/v2 job
+					 * cgroup, not ours (_adopt_slurm) */
 
 	pthread_t thread;
 	bool thread_started, stop;
@@ -325,19 +329,44 @@ pin:
 	return 0;
 }
 
+/*
+ * Enable the cpu controller for dir's children, so that they get a
+ * cpu.weight.  The kernel refuses with ENOENT when dir's own parent has
+ * not enabled it, and (kernels before 4.15, where cpu was not yet a
+ * threaded controller) with EBUSY while dir holds processes of its own:
+ * the job then runs with whatever CPU the kernel gives it, and the log
+ * says why.  A 6.1 kernel takes "+cpu" in a cgroup with processes and
+ * refuses the move of a task below it instead (_enter: EOPNOTSUPP).
+ */
+static void _delegate_cpu(const char *dir)
+{
+	if (!_write_file(dir, "cgroup.subtree_control", "+cpu"))
+		return;
+	if (errno == EBUSY)
+		slurm_error("libra: job %u: cannot enable the cpu controller below %s: it holds processes of its own (cgroup v2 lets only leaves hold them once a controller is enabled below): its jobs' shares are not enforced",
+			    cg.job_id, dir);
+	else if (errno == ENOENT || errno == EINVAL)
+		slurm_error("libra: job %u: cannot enable the cpu controller below %s: its parent has not enabled cpu for it (cgroup.subtree_control): its jobs' shares are not enforced",
+			    cg.job_id, dir);
+	else
+		slurm_error("libra: job %u: cannot enable the cpu controller below %s: %m",
+			    cg.job_id, dir);
+}
+
 static int _setup_v2(const char *root)
 {
 	/* root, our directory and a node name (64 bytes each at most) */
 	char path[PATH_MAX + 136];
 
-	_write_file(root, "cgroup.subtree_control", "+cpu");
+	snprintf(cg.v2mount, sizeof(cg.v2mount), "%s", root);
+	_delegate_cpu(root);
 	if (_make_tree(root, cg.node, 0, path, sizeof(path)))
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", root, LIBRA_DIR);
-	_write_file(path, "cgroup.subtree_control", "+cpu");
+	_delegate_cpu(path);
 	_top_weight(path, "cpu.weight", 10000);
 	snprintf(path, sizeof(path), "%s/%s/%s", root, LIBRA_DIR, cg.node);
-	_write_file(path, "cgroup.subtree_control", "+cpu");
+	_delegate_cpu(path);
 	if (_make_tree(root, cg.node, cg.job_id, cg.cpu_job,
 		       sizeof(cg.cpu_job)))
 		return -1;
@@ -439,6 +468,46 @@ static bool _load_sla(void)
 
 /* ------------------------------------------------------------ weight */
 
+/* A v2 cgroup's CPU time: cpu.stat's usage_usec, in seconds. */
+static double _usage_seconds(const char *dir)
+{
+	char buf[256];
+
+	if (_read_file(dir, "cpu.stat", buf, sizeof(buf)))
+		return 0.0;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		if (!strncmp(l, "usage_usec ", 11))
+			return strtod(l + 11, NULL) / 1e6;
+	return 0.0;
+}
+
+/*
+ * The CPU time of the job's tasks in Slurm's cgroup/v2 tree: the sum over
+ * job_<id>/step_<s>/user.  Slurm keeps each step's slurmstepd in
+ * step_<s>/slurm, so job_<id>'s own cpu.stat also counts the daemons'
+ * time (seen in the VM: about half a second of a 6-second job under
+ * emulation), which is not the job's work.
+ */
+static double _slurm_user_seconds(void)
+{
+	DIR *d = opendir(cg.acct_job);
+	struct dirent *de;
+	char dir[PATH_MAX];
+	double sum = 0.0;
+
+	if (!d)
+		return 0.0;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "step_", 5))
+			continue;
+		if (snprintf(dir, sizeof(dir), "%s/%s/user", cg.acct_job,
+			     de->d_name) < (int) sizeof(dir))
+			sum += _usage_seconds(dir);
+	}
+	closedir(d);
+	return sum;
+}
+
 static double _cpu_seconds(void)
 {
 	char buf[256];
@@ -448,12 +517,9 @@ static double _cpu_seconds(void)
 			return 0.0;
 		return strtod(buf, NULL) / 1e9;
 	}
-	if (_read_file(cg.acct_job, "cpu.stat", buf, sizeof(buf)))
-		return 0.0;
-	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
-		if (!strncmp(l, "usage_usec ", 11))
-			return strtod(l + 11, NULL) / 1e6;
-	return 0.0;
+	if (cg.slurm_owned)
+		return _slurm_user_seconds();
+	return _usage_seconds(cg.acct_job);
 }
 
 /* The job's share now, per CPU (share.h clamps). */
@@ -488,9 +554,21 @@ static void _update_weight(void)
 	} else {
 		w = libra_weight_v2(share);
 		snprintf(val, sizeof(val), "%u", w);
-		if (w != cg.last_weight &&
-		    !_write_file(cg.cpu_job, "cpu.weight", val))
+		if (w == cg.last_weight)
+			return;
+		if (!_write_file(cg.cpu_job, "cpu.weight", val)) {
 			cg.last_weight = w;
+			return;
+		}
+		if (cg.weight_failed)
+			return;
+		cg.weight_failed = true;
+		if (errno == ENOENT)
+			slurm_error("libra: job %u: %s has no cpu.weight (the cpu controller is not enabled in its parent's cgroup.subtree_control): its share is not enforced",
+				    cg.job_id, cg.cpu_job);
+		else
+			slurm_error("libra: job %u: cannot write cpu.weight %s in %s: %m",
+				    cg.job_id, val, cg.cpu_job);
 	}
 }
 
@@ -678,8 +756,16 @@ static void _enter(const char *dir, pid_t pid)
 			break;
 		(void) _setup_once();	/* a failure shows at the next write */
 	}
-	slurm_error("libra: cannot move task %d into %s: %m", (int) pid,
-		    *dir ? dir : "(its cgroup could not be created)");
+	if (errno == EOPNOTSUPP)
+		slurm_error("libra: job %u: cannot move task %d into %s: the kernel refuses (EOPNOTSUPP): a cgroup above it holds processes of its own while a controller is enabled below it, which leaves no valid domain there: the task runs where it is, its share not enforced",
+			    cg.job_id, (int) pid, dir);
+	else if (errno == EBUSY)
+		slurm_error("libra: job %u: cannot move task %d into %s: the kernel refuses (EBUSY): it has controllers enabled for children of its own, and cgroup v2 puts processes in leaves only: the task runs where it is, its share not enforced",
+			    cg.job_id, (int) pid, dir);
+	else
+		slurm_error("libra: job %u: cannot move task %d into %s: %m",
+			    cg.job_id, (int) pid,
+			    *dir ? dir : "(its cgroup could not be created)");
 }
 
 extern int libra_cgroup_init(spank_t sp, int ac, char **av)
@@ -745,6 +831,73 @@ fail:
 	return 0;
 }
 
+static void _remove_tree(const char *path, int levels);
+
+/*
+ * Slurm's own cgroup/v2 plugin (proctrack/cgroup, task/cgroup) has put the
+ * task into <its scope>/job_<id>/step_<s>/... before task_post_fork runs
+ * (slurmstepd adds a task to its tracking first).  Moving the task into our
+ * tree would hide it from Slurm's process tracking, signals and limits, so
+ * the job's weight goes on Slurm's job_<id> directory instead, whose
+ * siblings are the other jobs of the node (doc/design.md, decision 30).
+ * True when the task is in such a cgroup; cpu_job then names it.
+ */
+static bool _adopt_slurm(pid_t pid)
+{
+	char file[64], line[PATH_MAX], want[32], top[80], *p, *end;
+	char parent[PATH_MAX], weight[PATH_MAX + 16];
+	bool found = false;
+	FILE *f;
+
+	if (cg.version != 2 || cg.plain)
+		return false;
+	if (cg.slurm_owned)
+		return true;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int) pid);
+	if (!(f = fopen(file, "r")))
+		return false;
+	snprintf(want, sizeof(want), "/job_%u", cg.job_id);
+	snprintf(top, sizeof(top), "/%s/", LIBRA_DIR);
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) || !strncmp(line + 3, top,
+							 strlen(top)))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (p = strstr(line + 3, want); p; p = strstr(p + 1, want)) {
+			end = p + strlen(want);
+			if (*end == '/' || *end == '\0') {
+				*end = '\0';
+				found = true;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	if (!found)
+		return false;
+	if (cg.cpu_job[0])	/* ours, made at init and still empty */
+		_remove_tree(cg.cpu_job, 3);
+	cg.slurm_owned = true;	/* never move its tasks out of Slurm's */
+	cg.cpu_job[0] = cg.acct_job[0] = '\0';
+	if (strlen(cg.v2mount) + strlen(line + 3) >= sizeof(cg.cpu_job)) {
+		slurm_error("libra: job %u: Slurm's cgroup %s%s: path too long: its share is not enforced",
+			    cg.job_id, cg.v2mount, line + 3);
+		return true;
+	}
+	memcpy(cg.cpu_job, cg.v2mount, strlen(cg.v2mount));
+	strcpy(cg.cpu_job + strlen(cg.v2mount), line + 3);
+	snprintf(cg.acct_job, sizeof(cg.acct_job), "%s", cg.cpu_job);
+	/* Slurm enables cpu in its scope for every job; where not, do it */
+	snprintf(weight, sizeof(weight), "%s/cpu.weight", cg.cpu_job);
+	if (access(weight, F_OK)) {
+		_parent(cg.cpu_job, parent, sizeof(parent));
+		_delegate_cpu(parent);
+	}
+	slurm_info("libra: job %u: Slurm's cgroup/v2 tracks its tasks: its weight goes on %s",
+		   cg.job_id, cg.cpu_job);
+	return true;
+}
+
 extern int libra_cgroup_task(spank_t sp)
 {
 	pid_t pid = 0;
@@ -757,9 +910,11 @@ extern int libra_cgroup_task(spank_t sp)
 		_enter(cg.cpuset_node, pid);
 	if (!cg.enforce)
 		return 0;
-	_enter(cg.cpu_job, pid);
-	if (strcmp(cg.acct_job, cg.cpu_job))
-		_enter(cg.acct_job, pid);
+	if (!_adopt_slurm(pid)) {
+		_enter(cg.cpu_job, pid);
+		if (strcmp(cg.acct_job, cg.cpu_job))
+			_enter(cg.acct_job, pid);
+	}
 
 	pthread_mutex_lock(&cg.mutex);
 	_update_weight();
@@ -804,7 +959,7 @@ extern int libra_cgroup_exit(spank_t sp)
 	 * they are empty now.  rmdir fails while another step still has
 	 * tasks there, which is what we want.
 	 */
-	if (cg.cpu_job[0])
+	if (cg.cpu_job[0] && !cg.slurm_owned)	/* Slurm removes its own */
 		_remove_tree(cg.cpu_job, 3);
 	if (cg.acct_job[0] && strcmp(cg.acct_job, cg.cpu_job))
 		_remove_tree(cg.acct_job, 3);
