@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2317 # functions called through trap, pair and wait_until
 # test_enforce_vm: enforcement on a real cgroup v2 kernel (issue 40).
 #
 # This machine's cpu controller is bound to cgroup v1; contrib/vm/libra-vm
@@ -15,7 +17,7 @@
 #  B. Slurm's cgroup/v2 stack (proctrack/cgroup, task/cgroup) owns the
 #     job's cgroups: the task stays in Slurm's job_<id>/step_<s>/..., and
 #     the plugin writes the weight on Slurm's job_<id> (doc/design.md,
-#     decision 30).
+#     decision 31).
 # In each: the weights written and read back are 2:1; the CPU time the
 # kernel's cpu.stat gives each job over a window is in that ratio within
 # 5%; both weights drop to share_min's 100 when cpu.stat shows each job's
@@ -90,11 +92,12 @@ usage() {
 		cat "$1/cpu.stat"
 	fi | awk '$1 == "usage_usec" { s += $2 } END { print s + 0 }'
 }
-# burn SECONDS: a busy loop on CPU 0, for that long by the clock
-burn() { printf "exec taskset -c 0 bash -c 'e=\$((SECONDS + %d)); while [ \$SECONDS -lt \$e ]; do :; done'" "$1"; }
+# burn FILE: a busy loop on CPU 0 until FILE exists
+burn() { printf "exec taskset -c 0 bash -c 'while [ ! -e %q ]; do :; done'" "$1"; }
 
 # pair SETUP DIRFN: the two jobs (shares 0.1 and 0.05 of n1's CPU: 12 s
-# and 6 s of work by 120 s), each blocked on a FIFO of its own (a gate
+# and 6 s of work by 120 s; shorter ones make the weights' ratio
+# sensitive to the jobs' start-up CPU and their 2 s apart), each blocked on a FIFO of its own (a gate
 # that polls would burn CPU under emulation, and count as work done)
 # until both have their weights; DIRFN JOBID prints the cgroup holding the
 # job's weight.
@@ -102,10 +105,10 @@ pair() {
 	local setup=$1 dirfn=$2 big small db ds wb ws u0b u0s u1b u1s t0 ratio want j p
 	mkfifo "$LIBRA_WORK/$setup-big" "$LIBRA_WORK/$setup-small"
 	libra_sbatch_admitted "$setup: share 0.1" -J big -n 1 \
-		--comment="runtime=12s,deadline=120s,budget=1000" --wrap "read -r _ <$LIBRA_WORK/$setup-big; $(burn 40)"
+		--comment="runtime=12s,deadline=120s,budget=1000" --wrap "read -r _ <$LIBRA_WORK/$setup-big; $(burn "$LIBRA_WORK/$setup-stop")"
 	big=$SB_JOBID
 	libra_sbatch_admitted "$setup: share 0.05" -J small -n 1 \
-		--comment="runtime=6s,deadline=120s,budget=1000" --wrap "read -r _ <$LIBRA_WORK/$setup-small; $(burn 40)"
+		--comment="runtime=6s,deadline=120s,budget=1000" --wrap "read -r _ <$LIBRA_WORK/$setup-small; $(burn "$LIBRA_WORK/$setup-stop")"
 	small=$SB_JOBID
 	# (a cgroup file's size is 0 whatever it holds: read it)
 	have_weights() {
@@ -135,6 +138,7 @@ pair() {
 		fail "$setup: cpu.weight $wb and $ws are not 2:1 within 10%"
 	echo go >"$LIBRA_WORK/$setup-big"
 	echo go >"$LIBRA_WORK/$setup-small"
+	# a window while both work (the small one's 6 s take it 18 s at 1/3)
 	sleep 2
 	u0b=$(usage "$db")
 	u0s=$(usage "$ds")
@@ -147,17 +151,19 @@ pair() {
 	note "$setup: CPU over $((SECONDS - t0)) s by cpu.stat: $(((u1b - u0b) / 1000)) ms and $(((u1s - u0s) / 1000)) ms, ratio $ratio (weights $want)"
 	awk -v r="$ratio" -v w="$want" 'BEGIN { exit !(r >= 0.95 * w && r <= 1.05 * w) }' ||
 		fail "$setup: the kernel split CPU $ratio:1, not within 5% of the weights' $want:1"
-	# shellcheck disable=SC2317 # called through wait_until
 	both_done() { [ "$(cat "$db/cpu.weight" 2>/dev/null)" = 100 ] && [ "$(cat "$ds/cpu.weight" 2>/dev/null)" = 100 ]; }
 	wait_until 60 "$setup: both weights to drop to share_min's 100 once cpu.stat shows the work done" both_done
 	note "$setup: after the work: cpu.stat $(($(usage "$db") / 1000)) ms and $(($(usage "$ds") / 1000)) ms, cpu.weight $(cat "$db/cpu.weight") and $(cat "$ds/cpu.weight")"
+	touch "$LIBRA_WORK/$setup-stop"
 	assert_ran_once_and_met "$setup" "$big" "$small"
+	note "$setup: both jobs ended and settled ($SECONDS s into the guest's run)"
 }
 
 # ------------------------------------------------ A: the plugin's own tree
 libra_cluster_env 'libra_policy=libra' libra_capacity=0.9
 export LIBRA_PLUGSTACK="required libra_spank.so interval=1"
 cluster_start
+note "A: cluster up ($SECONDS s into the guest's run)"
 cd "$LIBRA_WORK"	# the jobs' output: the guest sees the host's tree read-only
 note "A: $(grep -h '^Cgroup\|^IgnoreSystemd' "$LIBRA_CLUSTER_DIR/etc/cgroup.conf" | tr '\n' ' ')$(grep -h '^ProctrackType\|^TaskPlugin' "$LIBRA_CLUSTER_DIR/etc/slurm.conf" | tr '\n' ' ')"
 prefix=$(sed -n 's/.*cgroup_prefix=\([^ ]*\).*/\1/p' "$LIBRA_CLUSTER_DIR/etc/plugstack.conf")
@@ -165,7 +171,6 @@ prefix=$(sed -n 's/.*cgroup_prefix=\([^ ]*\).*/\1/p' "$LIBRA_CLUSTER_DIR/etc/plu
 node=$cg/$prefix/n1
 ours() { [ -d "$node/job_$1" ] && printf '%s' "$node/job_$1"; }
 pair A ours
-# shellcheck disable=SC2317 # called through wait_until
 tree_gone() { [ ! -d "$node" ]; }
 wait_until 60 "A: the plugin to remove the node's directory after its jobs" tree_gone
 
@@ -199,17 +204,23 @@ libra_sbatch_admitted "A: EBUSY" -J nonleaf -n 1 --comment="runtime=5s,deadline=
 assert_ran_once_and_met "A: a job whose cgroup has controllers enabled below it" "$SB_JOBID"
 msg=$(grep -h "job $SB_JOBID: cannot move task .* (EBUSY)" "$LIBRA_CLUSTER_DIR"/log/slurmd-n1.log) ||
 	fail "A: slurmd's log does not say why job $SB_JOBID's task stayed out of its cgroup (EBUSY)"
-note "A: EBUSY: ${msg#*] }"
+note "A: EBUSY: ${msg#*] } ($SECONDS s)"
 wait_until 60 "A: job $SB_JOBID's directory to go" bash -c "[ ! -d '$nonleaf' ]"
 rmdir "$node" "$cg/$prefix" 2>/dev/null || :
-cluster_stop
 
 # ------------------------------- B: Slurm's cgroup/v2 owns the job cgroups
+# The same cluster (its database kept: a fresh one costs a minute under
+# emulation), its configuration rewritten and both Slurm daemons started
+# again: a new ProctrackType needs a restart.
 export LIBRA_EXTRA_CONF='ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup'
-cluster_start
-cd "$LIBRA_WORK"
-note "B: $(grep -h '^Cgroup\|^IgnoreSystemd' "$LIBRA_CLUSTER_DIR/etc/cgroup.conf" | tr '\n' ' ')$(grep -h '^ProctrackType\|^TaskPlugin' "$LIBRA_CLUSTER_DIR/etc/slurm.conf" | tail -n 2 | tr '\n' ' ')"
+"$LIBRA_CLUSTER" reconfig >/dev/null 2>&1 || :
+"$LIBRA_CLUSTER" restart slurmctld || fail "B: slurmctld did not start again"
+"$LIBRA_CLUSTER" restart slurmd:n1 || fail "B: slurmd did not start again"
+# shellcheck disable=SC2016 # expanded by that bash
+wait_until 120 "B: n1 idle" bash -c '[ "$(sinfo -h -n n1 -o %T)" = idle ]'
+note "B: slurmctld and slurmd restarted ($SECONDS s)"
+note "B: $(grep -h '^Cgroup\|^IgnoreSystemd' "$LIBRA_CLUSTER_DIR/etc/cgroup.conf" | tr '\n' ' ')$(scontrol show config | grep -E '^(ProctrackType|TaskPlugin) ' | tr -s ' ' | tr '\n' ' ')"
 # slurms JOBID: Slurm's job_<id> directory (not under our prefix)
 slurms() {
 	local d

@@ -839,7 +839,7 @@ static void _remove_tree(const char *path, int levels);
  * (slurmstepd adds a task to its tracking first).  Moving the task into our
  * tree would hide it from Slurm's process tracking, signals and limits, so
  * the job's weight goes on Slurm's job_<id> directory instead, whose
- * siblings are the other jobs of the node (doc/design.md, decision 30).
+ * siblings are the other jobs of the node (doc/design.md, decision 31).
  * True when the task is in such a cgroup; cpu_job then names it.
  */
 static bool _adopt_slurm(pid_t pid)
