@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Source this file to point Slurm's client commands (sbatch, squeue, sacct,
 # scontrol, ...) at the local cluster of contrib/cluster/libra-cluster:

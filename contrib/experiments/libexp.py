@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """libexp: what every experiment command shares.
 
 The experiment commands in this directory reproduce the evaluations of

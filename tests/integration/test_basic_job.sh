@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # A plain batch job on the local cluster: it runs on one node, completes, and
 # accounting records it with that node and state COMPLETED.  Stopping the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_enforce: the SPANK plugin's cgroup CPU weights give each job its
 # deadline share (issue "Node-side enforcement", done-when 1-3).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_enforce_v2: the SPANK plugin's cgroup v2 path, as far as this machine
 # lets it run (issue 17).  Here the kernel's cpu controller is bound to

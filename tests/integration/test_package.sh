@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Installing like a site (issue 22): contrib/setup --deb builds the Debian
 # packages (lintian: no error), apt-get installs them, and a cluster that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # What users and administrators read the plugins through, on whatever
 # Slurm release runs (issue 17; tests/compat/run-compat runs this on each):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Due dates and mark-up tiers (ISQoS's z-curve; doc/design.md decision 18,
 # issue 20):

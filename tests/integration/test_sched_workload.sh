@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_workload: a workload of CPU-bound jobs, each burning exactly its
 # declared CPU time, with mixed deadlines and budgets, through job_submit/qos,
 # sched/libra, jobcomp/libra and the SPANK plugin on two nodes (one CPU each).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Admission under a burst: 200 submissions back to back from one sbatch
 # loop, then 200 from several sbatch processes at once, against 4 nodes of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # A refusal carries a counter-offer (job_submit_qos(8), counter-offers; ISQoS advisory offers):
 # "feasible with budget B", or "cheapest feasible: deadline X at P[, or

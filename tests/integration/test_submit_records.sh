@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # What an admitted job carries (job_submit_qos(8), doc/design.md): its record (JSON in
 # AdminComment) has the SLA as the user wrote it and the quoted price and

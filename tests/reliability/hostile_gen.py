@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hostile_gen.py - seeded generator of hostile SLA text (rel_hostile.sh).
 
 usage: hostile_gen.py SEED COUNT KIND OUTFILE

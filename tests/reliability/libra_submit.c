@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  libra_submit - submit batch jobs with the Slurm API, fast or odd.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  record_check - are these job records (or refusal-log lines) well formed?
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_hostile: hostile input end to end (issue 9, part 2c).
 # test_submit_malformed.sh has 70+ hand-written malformed SLAs; here a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_load: a burst of submissions and many jobs running at once (issue 9,
 # part 5).  test_submit_burst.sh checks admission under 2 x 200 sbatch

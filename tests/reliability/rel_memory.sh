@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_memory: memory errors and leaks (issue 9, part 4).  LONG mode only
 # (LIBRA_LONG=1; it takes several minutes); quick mode reports SKIP.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_tamper: what an ordinary user might try beyond "scontrol update" of
 # the SLA fields (test_submit_tamper.sh has those), issue 9 part 3.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Compare two runs of Slurm's Python test suite: stock Slurm against Slurm
 with the slurm-libra plugins (tests/slurm-python/test_slurm_python.sh).
 
