@@ -2714,6 +2714,158 @@ START_TEST(test_next_slot_tries_distinct_times_earliest_first)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* Libra's admission, plainly, from the thesis (section 3.4.2, Fig.   */
+/* 3.3): the reference the fast path is checked against (issue 41)    */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The job needs share s = RE / (TD - now) of each of its CPUs.  A node of
+ * N CPUs whose jobs hold share L can take k more of them if
+ * L + k s <= capacity x N.  Refuse (resources) when the up nodes have too
+ * few CPUs at all; else visit the nodes fullest first (least free share,
+ * then the lower index), taking from each as many CPUs as fit, at most N
+ * and at most what is still needed; refuse (deadline) when they run out.
+ * No memory, GPUs, slots, bookings or node limits: the plain thesis model.
+ */
+typedef struct {
+	int cpus;
+	bool up;
+	double load;		/* sum of cpus x share of its jobs */
+} ref_node_t;
+
+static libra_verdict_t _ref_libra(const ref_node_t *nodes, int n,
+				  double capacity, double tolerance,
+				  int cpus, double re, double td, double now,
+				  int *take)
+{
+	double s = re / (td - now);
+	int order[64], up_cpus = 0, need = cpus;
+
+	for (int i = 0; i < n; i++) {
+		take[i] = 0;
+		order[i] = i;
+		if (nodes[i].up)
+			up_cpus += nodes[i].cpus;
+	}
+	if (up_cpus < cpus)
+		return LIBRA_REJECT_RESOURCES;
+	/* insertion sort by (free share, index): n is small */
+	for (int i = 1; i < n; i++) {
+		for (int j = i; j > 0; j--) {
+			const ref_node_t *a = &nodes[order[j - 1]];
+			const ref_node_t *b = &nodes[order[j]];
+			double fa = capacity * a->cpus - a->load;
+			double fb = capacity * b->cpus - b->load;
+
+			if (fa < fb || (fa == fb && order[j - 1] < order[j]))
+				break;
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	}
+	for (int i = 0; i < n && need > 0; i++) {
+		const ref_node_t *nd = &nodes[order[i]];
+		int k = 0;
+
+		if (!nd->up)
+			continue;
+		while (k < nd->cpus && k < need &&
+		       nd->load + (k + 1) * s <= capacity * nd->cpus +
+						  tolerance)
+			k++;
+		take[order[i]] = k;
+		need -= k;
+	}
+	if (need > 0) {
+		for (int i = 0; i < n; i++)
+			take[i] = 0;
+		return LIBRA_REJECT_DEADLINE;
+	}
+	return LIBRA_ACCEPT;
+}
+
+static double _unit(uint64_t *st)
+{
+	*st ^= *st << 13;
+	*st ^= *st >> 7;
+	*st ^= *st << 17;
+	return (double) (*st >> 11) / 9007199254740992.0;
+}
+
+START_TEST(test_libra_matches_reference_on_random_ledgers)
+{
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	int agree = 0, accepted = 0;
+
+	for (int trial = 0; trial < 2000; trial++) {
+		int n = 1 + (int) (_unit(&st) * 8), take[64];
+		ref_node_t nodes[64];
+		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+		libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+		double now = 1000.0;
+		uint32_t job = 1;
+
+		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
+		for (int i = 0; i < n; i++) {
+			char name[16];
+			int jobs = (int) (_unit(&st) * 4);
+
+			snprintf(name, sizeof(name), "n%d", i);
+			nodes[i].cpus = 1 + (int) (_unit(&st) * 4);
+			nodes[i].up = _unit(&st) > 0.1;
+			nodes[i].load = 0.0;
+			ck_assert_int_eq(libra_ledger_add_node(l, name,
+							       nodes[i].cpus), i);
+			libra_ledger_set_node_up(l, i, nodes[i].up);
+			for (int j = 0; j < jobs && nodes[i].up; j++) {
+				/* shares of k/128 and capacity 7/8: every
+				 * sum exact in binary, so that both sides
+				 * see the same ties */
+				double td = now + 128.0;
+				double re = 5.0 + (double) (int) (_unit(&st) * 40);
+				int c = 1 + (int) (_unit(&st) * nodes[i].cpus);
+
+				if (nodes[i].load + c * re / 128.0 >
+				    nodes[i].cpus)
+					continue;
+				_commit(l, job++, re, td, i, c, now);
+				nodes[i].load += c * re / 128.0;
+			}
+		}
+		{
+			int cpus = 1 + (int) (_unit(&st) * 10);
+			double re = 5.0 + (double) (int) (_unit(&st) * 60);
+			double td = now + 128.0;
+			libra_sla_t sla = _sla(re, now, td, NO_BUDGET);
+			libra_verdict_t want;
+
+			want = _ref_libra(nodes, n, p.capacity, p.tolerance,
+					  cpus, re, td, now, take);
+			_admit(l, &p, &sla, cpus, 0, 0, now);
+			ck_assert_msg(q.verdict == want,
+				      "trial %d: %d CPUs of share %.2f on %d nodes: fast path %s, reference %s",
+				      trial, cpus, re / 128.0, n,
+				      libra_verdict_name(q.verdict),
+				      libra_verdict_name(want));
+			for (int i = 0; i < n; i++)
+				ck_assert_msg(_on(i) == take[i],
+					      "trial %d: node %d: fast path %d CPUs, reference %d",
+					      trial, i, _on(i), take[i]);
+			agree++;
+			accepted += want == LIBRA_ACCEPT;
+		}
+		libra_ledger_destroy(l);
+	}
+	/* both verdicts well represented */
+	ck_assert_int_eq(agree, 2000);
+	ck_assert_msg(accepted > 200 && accepted < 1800,
+		      "%d of 2000 accepted: the cases do not test both sides",
+		      accepted);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit");
@@ -2738,6 +2890,7 @@ static Suite *_suite(void)
 	T(tc, test_capacity_below_one_reserves_headroom);
 	T(tc, test_admit_never_changes_the_ledger);
 	T(tc, test_committing_a_quote_uses_the_capacity);
+	T(tc, test_libra_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("placement");
