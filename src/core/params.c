@@ -212,27 +212,6 @@ static int _fail(char *err, size_t errlen, const char *key, const char *val,
 	return -1;
 }
 
-extern int libra_parse_number(const char *what, const char *val,
-			      const libra_range_t *r, double *out,
-			      char *err, size_t errlen)
-{
-	char msg[160];
-	double v;
-
-	if (!val || libra_parse_money(what, val, &v, msg, sizeof(msg)))
-		return _fail(err, errlen, what, val ? val : "",
-			     "not a non-negative number");
-	if ((r->min_open ? v <= r->min : v < r->min) || v > r->max ||
-	    (r->whole && v != floor(v))) {
-		snprintf(msg, sizeof(msg), "must be %sin %c%g, %g]",
-			 r->whole ? "a whole number " : "",
-			 r->min_open ? '(' : '[', r->min, r->max);
-		return _fail(err, errlen, what, val, msg);
-	}
-	*out = v;
-	return 0;
-}
-
 static int _parse_hours(libra_params_t *p, const char *key, const char *val,
 			char *err, size_t errlen)
 {

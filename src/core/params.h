@@ -28,6 +28,7 @@
 
 #include "power.h"
 #include "predict.h"
+#include "number.h"
 #include "tariff.h"
 
 typedef enum {
@@ -148,24 +149,6 @@ extern int libra_params_check(const libra_params_t *p, char *err,
  * a message in err naming the key (and *p unchanged).
  */
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
-			      char *err, size_t errlen);
-
-/* The values a number parameter may take: [min, max], or (min, max] when
- * min_open; whole: integers only. */
-typedef struct libra_range {
-	double min, max;
-	bool min_open;
-	bool whole;
-} libra_range_t;
-
-/*
- * The strict number parser of every parameter: a plain decimal ("12",
- * "0.5", "1e3"; libra_parse_money()'s grammar: no sign, unit, blank,
- * hexadecimal, "inf", "nan" or trailing byte: "5x" is refused) within *r.
- * Returns 0 with *out set, or -1 with "what=val: why" in err.
- */
-extern int libra_parse_number(const char *what, const char *val,
-			      const libra_range_t *r, double *out,
 			      char *err, size_t errlen);
 
 /* Write the parameters as "libra_policy=...,libra_alpha=..." for logs and

@@ -40,18 +40,6 @@ extern bool libra_power_defers(libra_power_t h)
 	return h == LIBRA_POWER_H3 || h == LIBRA_POWER_H5;
 }
 
-extern const char *libra_power_action_name(libra_power_action_t a)
-{
-	switch (a) {
-	case LIBRA_POWER_DOWN:
-		return "down";
-	case LIBRA_POWER_UP:
-		return "up";
-	default:
-		return "keep";
-	}
-}
-
 /*
  * H3's removal test (Sung Eq. 4.13): keeping the node from now until its
  * next use costs the tariff over [now, next); removing it costs the

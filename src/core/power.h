@@ -106,8 +106,6 @@ typedef enum {
 	LIBRA_POWER_UP,		/* deploy it now */
 } libra_power_action_t;
 
-extern const char *libra_power_action_name(libra_power_action_t a);
-
 /*
  * What the ledger says of a node at now: busy, some job on it has begun
  * (its start is at or before now); next_use, the earliest start of a job

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "number.h"
 #include "sla.h"
 
 /* term: a term of the agreement under its own name, as the job record
@@ -286,54 +287,6 @@ static bool _parse_uint(const char *s, size_t len, unsigned long *out)
 	return true;
 }
 
-/* A plain decimal number: digits, optional fraction, optional exponent. */
-static bool _is_decimal(const char *s, size_t len)
-{
-	size_t i = 0, digits = 0;
-
-	while (i < len && isdigit((unsigned char) s[i])) {
-		i++;
-		digits++;
-	}
-	if (i < len && s[i] == '.') {
-		i++;
-		while (i < len && isdigit((unsigned char) s[i])) {
-			i++;
-			digits++;
-		}
-	}
-	if (!digits)
-		return false;
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		size_t exp_digits = 0;
-
-		i++;
-		if (i < len && (s[i] == '+' || s[i] == '-'))
-			i++;
-		while (i < len && isdigit((unsigned char) s[i])) {
-			i++;
-			exp_digits++;
-		}
-		if (!exp_digits)
-			return false;
-	}
-	return i == len;
-}
-
-static bool _strtod_exact(const char *s, size_t len, double *out)
-{
-	char buf[64];
-	char *end;
-
-	if (len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	*out = strtod(buf, &end);
-	return *end == '\0' && errno != ERANGE;
-}
-
 extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 					 double *val, char *err, size_t errlen)
 {
@@ -346,10 +299,10 @@ extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 	if (s[0] == '-')
 		return _fail(err, errlen, LIBRA_SLA_ERANGE,
 			     "%s: '%s' is negative", what, s);
-	if (!_is_decimal(s, len))
+	if (!libra_is_decimal(s, len))
 		return _fail(err, errlen, LIBRA_SLA_EVALUE,
 			     "%s: '%.40s' is not a decimal number", what, s);
-	if (!_strtod_exact(s, len, &v) || !isfinite(v) ||
+	if (!libra_decimal_value(s, len, &v) || !isfinite(v) ||
 	    v > LIBRA_SLA_MAX_MONEY)
 		return _fail(err, errlen, LIBRA_SLA_ERANGE,
 			     "%s: '%.40s' is too large (at most %g)", what, s,
@@ -391,8 +344,8 @@ static libra_sla_err_t _duration_unit(const char *what, const char *s,
 		if (u - units <= last)
 			goto bad;	/* units must fall: 1h30m, not 30m1h */
 		last = (int) (u - units);
-		if (!_is_decimal(s + num, i - num) ||
-		    !_strtod_exact(s + num, i - num, &v))
+		if (!libra_is_decimal(s + num, i - num) ||
+		    !libra_decimal_value(s + num, i - num, &v))
 			goto bad;
 		total += v * mult[last];
 		i++;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
+#include "number.h"
 #include "tariff.h"
 
 #define DAY 86400.0

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  number.c - the strict decimal grammar (number.h).
+\*****************************************************************************/
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "number.h"
+
+extern bool libra_is_decimal(const char *s, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	while (i < len && isdigit((unsigned char) s[i])) {
+		i++;
+		digits++;
+	}
+	if (i < len && s[i] == '.') {
+		i++;
+		while (i < len && isdigit((unsigned char) s[i])) {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return false;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		size_t exp_digits = 0;
+
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		while (i < len && isdigit((unsigned char) s[i])) {
+			i++;
+			exp_digits++;
+		}
+		if (!exp_digits)
+			return false;
+	}
+	return i == len;
+}
+
+extern bool libra_decimal_value(const char *s, size_t len, double *out)
+{
+	char buf[64];
+	char *end;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end == '\0' && errno != ERANGE;
+}
+
+static int _fail(char *err, size_t errlen, const char *key, const char *val,
+		 const char *why)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s=%.40s: %s", key, val, why);
+	return -1;
+}
+
+extern int libra_parse_number(const char *what, const char *val,
+			      const libra_range_t *r, double *out,
+			      char *err, size_t errlen)
+{
+	char msg[160];
+	double v;
+
+	/* 1e15: libra_parse_money()'s bound, which this parser used to be */
+	if (!val || !libra_is_decimal(val, strlen(val)) ||
+	    !libra_decimal_value(val, strlen(val), &v) || !isfinite(v) ||
+	    v > 1e15)
+		return _fail(err, errlen, what, val ? val : "",
+			     "not a non-negative number");
+	if ((r->min_open ? v <= r->min : v < r->min) || v > r->max ||
+	    (r->whole && v != floor(v))) {
+		snprintf(msg, sizeof(msg), "must be %sin %c%g, %g]",
+			 r->whole ? "a whole number " : "",
+			 r->min_open ? '(' : '[', r->min, r->max);
+		return _fail(err, errlen, what, val, msg);
+	}
+	*out = v;
+	return 0;
+}
