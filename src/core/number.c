@@ -12,34 +12,33 @@
 
 #include "number.h"
 
+/* Skip the digits at s[*i..len); how many there were. */
+static size_t _digits(const char *s, size_t len, size_t *i)
+{
+	size_t n = 0;
+
+	while (*i < len && isdigit((unsigned char) s[*i])) {
+		(*i)++;
+		n++;
+	}
+	return n;
+}
+
 extern bool libra_is_decimal(const char *s, size_t len)
 {
-	size_t i = 0, digits = 0;
+	size_t i = 0, digits = _digits(s, len, &i);
 
-	while (i < len && isdigit((unsigned char) s[i])) {
-		i++;
-		digits++;
-	}
 	if (i < len && s[i] == '.') {
 		i++;
-		while (i < len && isdigit((unsigned char) s[i])) {
-			i++;
-			digits++;
-		}
+		digits += _digits(s, len, &i);
 	}
 	if (!digits)
 		return false;
 	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		size_t exp_digits = 0;
-
 		i++;
 		if (i < len && (s[i] == '+' || s[i] == '-'))
 			i++;
-		while (i < len && isdigit((unsigned char) s[i])) {
-			i++;
-			exp_digits++;
-		}
-		if (!exp_digits)
+		if (!_digits(s, len, &i))
 			return false;
 	}
 	return i == len;
