@@ -100,6 +100,12 @@ _all_running() {
 	local j
 	for j in "$@"; do job_in_state "$j" RUNNING || return 1; done
 }
+# Each has started (it may have ended since: a job of 2 s can end before
+# a busy machine starts the fourth, and they are never all running at once)
+_all_started() {
+	local j
+	for j in "$@"; do job_started "$j" || return 1; done
+}
 _all_have_reason() {
 	local j
 	for j in "$@"; do job_has_reason "$j" || return 1; done
@@ -175,7 +181,7 @@ scen_wide() {
 		psub "small job $i" -J "s$i" --time=1 --wrap "sleep $s"
 		small+=("$SB_JOBID")
 	done
-	wait_until 120 "the 4 small jobs to run" _all_running "${small[@]}"
+	wait_until 120 "the 4 small jobs to start" _all_started "${small[@]}"
 	psub "wide job" -J wide -N4 --time=1 --wrap 'sleep 1'
 	wide=$SB_JOBID
 	for i in 5 6 7 8 9 10; do
