@@ -221,11 +221,15 @@ TaskPlugin=task/cgroup'
 wait_until 120 "B: n1 idle" bash -c '[ "$(sinfo -h -n n1 -o %T)" = idle ]'
 note "B: slurmctld and slurmd restarted ($SECONDS s)"
 note "B: $(grep -h '^Cgroup\|^IgnoreSystemd' "$LIBRA_CLUSTER_DIR/etc/cgroup.conf" | tr '\n' ' ')$(scontrol show config | grep -E '^(ProctrackType|TaskPlugin) ' | tr -s ' ' | tr '\n' ' ')"
-# slurms JOBID: Slurm's job_<id> directory (not under our prefix)
+# slurms JOBID: Slurm's directory of the job (job_<id>, or from 26.05 its
+# SLUID): the one above its batch step's, from a process of the job
 slurms() {
-	local d
-	d=$(find "$cg" -mindepth 2 -maxdepth 4 -type d -name "job_$1" -not -path "$cg/$prefix/*" 2>/dev/null | head -n 1)
-	[ -n "$d" ] && printf '%s' "$d"
+	local p d
+	for p in $(scontrol listpids "$1" 2>/dev/null | awk 'NR > 1 { print $1 }'); do
+		d=$(sed -n 's|^0::\(.*\)/step_.*|\1|p' "/proc/$p/cgroup" 2>/dev/null)
+		[ -n "$d" ] && [ -d "$cg$d" ] && printf '%s' "$cg$d" && return 0
+	done
+	return 1
 }
 pair B slurms
 [ ! -d "$node" ] || [ -z "$(ls -d "$node"/job_* 2>/dev/null)" ] ||

@@ -871,6 +871,12 @@ static bool _adopt_slurm(pid_t pid)
 				break;
 			}
 		}
+		/* 26.05 names the job's directory by its SLUID: the one
+		 * above the task's step_<s> */
+		if (!found && (p = strstr(line + 3, "/step_")) && p > line + 3) {
+			*p = '\0';
+			found = true;
+		}
 	}
 	fclose(f);
 	if (!found)
