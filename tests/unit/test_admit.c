@@ -2866,9 +2866,9 @@ START_TEST(test_libra_matches_reference_on_random_ledgers)
 }
 END_TEST
 
-static Suite *_suite(void)
+/* Libra, its placement and prices, Libra+$, the offers, Libra+$Auto */
+static void _add_price_cases(Suite *s)
 {
-	Suite *s = suite_create("admit");
 	TCase *tc;
 
 	tc = tcase_create("libra");
@@ -2948,6 +2948,12 @@ static Suite *_suite(void)
 	T(tc, test_auto_feedback_lowers_beta_after_budget_refusal);
 	T(tc, test_auto_feedback_is_noop_for_other_policies);
 	suite_add_tcase(s, tc);
+}
+
+/* LibraSLA, LibraRiskD, memory and GPUs, bookings, ISQoS */
+static void _add_sla_cases(Suite *s)
+{
+	TCase *tc;
 
 	tc = tcase_create("librasla");
 	T(tc, test_librasla_idle_node_accepts_at_budget);
@@ -3029,7 +3035,14 @@ static Suite *_suite(void)
 	T(tc, test_due_date_missed_past_break_even_is_refused);
 	T(tc, test_due_date_job_the_deadline_cannot_take_is_a_deadline_refusal);
 	suite_add_tcase(s, tc);
+}
 
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("admit");
+
+	_add_price_cases(s);
+	_add_sla_cases(s);
 	return s;
 }
 
