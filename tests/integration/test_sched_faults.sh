@@ -13,7 +13,10 @@
 #    recorded as an SLA violation (NODE_FAIL, no charge, penalty rate x
 #    runtime); one that may is requeued, admitted again on the other node
 #    and meets its deadline, its record counting the requeue; the failed
-#    node's capacity is released.
+#    node's capacity is released;
+#  - a batch launch that failed (slurmd's requeue, held): an admitted job
+#    is released and meets its deadline, one without an SLA stays held as
+#    on stock Slurm.
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -108,6 +111,70 @@ jobs+=("$SB_JOBID")
 gate_open "$gate"
 
 assert_ran_once_and_met "the faults" "${jobs[@]}"
+
+# --- a launch that failed ------------------------------------------------------
+# slurmd that cannot launch a batch job (a prolog failed, or slurmctld was
+# killed before slurmd could confirm the launch: rel_faults seed 9) asks
+# slurmctld to requeue it held, with JOB_REQUEUE_HOLD | JOB_LAUNCH_FAILED
+# (req.c, _launch_job_fail()).  That very RPC, sent here to two running
+# jobs: the one without an SLA stays held ("launch failed requeued held"),
+# as on stock Slurm; the admitted one is released by sched/libra, runs
+# again on its node and meets its deadline (design.md decision 32).
+#
+# requeue_launch_failed JOBID: the requeue slurmd sends, through libslurm.
+requeue_launch_failed() {
+	local lib
+	lib=$(ldd "$(command -v scontrol)" | awk '/libslurm(full)?\.so/ { print $3; exit }')
+	[ -n "$lib" ] || fail "cannot find the libslurm scontrol uses"
+	"$LIBRA_PYTHON" - "$1" "$lib" <<'PY' || fail "the launch-failed requeue of job $1 was refused"
+import ctypes, sys
+# global: the auth plugin it loads needs its symbols
+slurm = ctypes.CDLL(sys.argv[2], mode=ctypes.RTLD_GLOBAL)
+slurm.slurm_init(None)
+JOB_LAUNCH_FAILED, JOB_REQUEUE_HOLD = 1 << 8, 1 << 11	# slurm.h
+resp = ctypes.c_void_p()
+rc = slurm.slurm_requeue2(sys.argv[1].encode(), JOB_REQUEUE_HOLD | JOB_LAUNCH_FAILED,
+                          ctypes.byref(resp))
+if rc:
+    slurm.slurm_strerror.restype = ctypes.c_char_p
+    sys.exit("slurm_requeue2: %s" % slurm.slurm_strerror(slurm.slurm_get_errno()).decode())
+PY
+}
+gate3=$LIBRA_WORK/go-relaunch
+libra_sbatch_admitted "job whose launch fails" -J relaunch -n 1 \
+	--comment="runtime=5s,deadline=300s,budget=1000" --wrap "$(gate_wait "$gate3" "$burn 1")"
+relaunch=$SB_JOBID
+plain=$(sbatch --parsable -J plain -n 1 --wrap "$(gate_wait "$gate3" "$burn 1")") ||
+	fail "sbatch of a job without an SLA failed"
+libra_at_exit "scancel $plain 2>/dev/null"
+wait_until 120 "job $relaunch to run" job_in_state "$relaunch" RUNNING
+wait_until 120 "job $plain to run" job_in_state "$plain" RUNNING
+requeue_launch_failed "$relaunch"
+requeue_launch_failed "$plain"
+wait_until 120 "sched/libra to release job $relaunch" grep -q \
+	"JobId=$relaunch: its launch failed and Slurm held it; released" "$LIBRA_CLUSTER_DIR/log/slurmctld.log"
+wait_until 120 "job $relaunch to run again" job_in_state "$relaunch" RUNNING
+# shellcheck disable=SC2317 # called by wait_until
+held_launch_failed() {
+	[ "$(job_state "$plain")" = PENDING ] &&
+		[ "$(job_field "$plain" Priority)" = 0 ] &&
+		[ "$(job_field "$plain" Reason)" = launch_failed_requeued_held ]
+}
+wait_until 60 "job $plain (no SLA) held as stock Slurm holds it" held_launch_failed
+note "job $plain (no SLA): $(squeue -h -j "$plain" -o '%T %Q %r'); job $relaunch (admitted): released and running"
+gate_open "$gate3"
+wait_until 300 "job $relaunch to end with its settled record" bash -c \
+	"[ -z \"\$(squeue -h -j $relaunch -o %i)\" ] && sacct -n -X -P -j $relaunch -o AdminComment%65535 | grep -q '\"final\"'"
+sacct -n -X -P -j "$relaunch" -o State,AdminComment%65535 | "$LIBRA_PYTHON" -c "
+import json, sys
+state, rec = sys.stdin.readline().rstrip('\n').split('|', 1)
+r = json.loads(rec)
+f = r['final']
+assert state == 'COMPLETED' and f['how'] == 'COMPLETED' and f['met'], (state, f)
+assert abs(f['charge'] - r['admit']['price']) < 1e-9, f
+" || fail "job $relaunch after its failed launch: $(sacct -n -X -D -P -j "$relaunch" -o State,AdminComment%500)"
+[ "$(job_state "$plain")" = PENDING ] || fail "job $plain (no SLA) left its hold: $(job_state "$plain")"
+scancel "$plain"
 
 # --- a node that fails ---------------------------------------------------------
 # doomed may not be requeued: its run is an SLA violation.  phoenix may:

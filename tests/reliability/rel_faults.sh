@@ -30,7 +30,9 @@
 # Afterwards, for every submission (each has its own job name):
 #  - sbatch's answer was an admission, a "libra: rejected:" refusal, or (while
 #    slurmctld was down) no answer at all;
-#  - an admitted job ran once and has exactly one accounting row, with one
+#  - an admitted job ran once and has exactly one accounting row (and,
+#    when slurmctld died before slurmd could confirm its launch, a
+#    REQUEUED row before it: sched/libra released Slurm's hold), with one
 #    settled record
 #    (well formed for the core's decoder): COMPLETED, deadline met, charged
 #    exactly its quoted price, ended by its deadline; a job that was pending
@@ -285,9 +287,11 @@ wait_until 120 "slurmctld's messages to slurmdbd to be sent" dbd_queue_empty
 # an answer to sbatch); a time window would leave out jobs never eligible
 maxid=$(cut -d'|' -f4 "$subs" | sort -n | tail -n 1)
 ids=$(seq -s, 1 $((${maxid:-0} + 20)))
+# (a REQUEUED row is a run that was requeued: it is never settled, the
+# job's last row is; the per-job checks below say which may have one)
 accounting_final() {
 	sacct_dump "$W/sacct.dump" "$ids"
-	! awk -F'|' '$7 !~ /"final":\{/' "$W/sacct.dump" | grep -q .
+	! awk -F'|' '$3 != "REQUEUED" && $7 !~ /"final":\{/' "$W/sacct.dump" | grep -q .
 }
 # (bounded; what is still missing then is reported job by job below)
 for ((k = 0; k < 300; k++)); do
@@ -303,9 +307,16 @@ note "records: $(records_check "$W/sacct.dump" 7)"
 # learned of the end only then.
 cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null |
 	sed -n 's/.*Retrying job complete RPC for StepId=\([0-9]*\)\.batch.*/\1/p' | sort -u >"$W/retried"
-out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" "$W/retried" "$runs" <<'EOF'
+# Admitted jobs whose batch launch failed (slurmctld killed before slurmd
+# could confirm it): slurmd had them requeued held, sched/libra released
+# them (design.md decision 32); each has a REQUEUED accounting row for
+# the launch that never ran, before the row of its one run.
+sed -n 's/.*sched\/libra: JobId=\([0-9]*\): its launch failed and Slurm held it; released.*/\1/p' \
+	"$LIBRA_CLUSTER_DIR/log/slurmctld.log" | sort -u >"$W/relaunched"
+out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" "$W/retried" "$runs" "$W/relaunched" <<'EOF'
 import collections, json, sys
 retried = set(l.strip() for l in open(sys.argv[4]) if l.strip())
+relaunched = set(l.strip() for l in open(sys.argv[6]) if l.strip())
 # each job's runs: every run notes its job id first thing
 runs = collections.Counter(l.strip() for l in open(sys.argv[5]) if l.strip())
 subs = [l.rstrip("\n").split("|", 5) for l in open(sys.argv[1])]
@@ -401,6 +412,10 @@ for i, t0, t1, jid, kind, msg in subs:
         continue
     if jid and runs[jid] > 1:
         twice.append("%s: job %s ran %d times" % (name, jid, runs[jid]))
+    if jid in relaunched and len(rs) > 1 and rs[0][2] == "REQUEUED":
+        notes.append("%s: job %s: its launch failed (slurmctld killed before slurmd confirmed it), Slurm requeued it held and sched/libra released it; it ran %d time(s)" %
+                     (name, jid, runs[jid]))
+        rs = rs[1:]
     if len(rs) > 1:
         twice.append("%s: job %s has %d accounting rows: %s" % (name, jid, len(rs),
                      "; ".join("%s %s final=%s" % (r[0], r[2], json.loads(r[6]).get("final") if r[6] else None) for r in rs)))

@@ -281,6 +281,34 @@ static inline int libra_job_complete(job_record_t *job_ptr, uid_t uid,
 }
 
 /*
+ * Release a held job as "scontrol release" does: update_job() with the
+ * priority INFINITE, from UID (the one whose right it is: SlurmUser, an
+ * operator), no reply sent.  The caller holds the job write lock, as the
+ * update RPC's handler does.  26.05 names the job by its slurm_step_id_t
+ * (job id and SLUID) in the job descriptor; the others by its job id.
+ */
+static inline int libra_release_job(job_record_t *job_ptr, uid_t uid)
+{
+	job_desc_msg_t desc;
+	slurm_msg_t msg;
+	int rc;
+
+	slurm_init_job_desc_msg(&desc);
+#if LIBRA_SLURM_SINCE(26, 5)
+	desc.step_id = STEP_ID_FROM_JOB_RECORD(job_ptr);
+#else
+	desc.job_id = job_ptr->job_id;
+#endif
+	desc.priority = INFINITE;
+	slurm_msg_t_init(&msg);
+	msg.data = &desc;
+	rc = update_job(&msg, uid, false);
+	xfree(desc.alloc_node);
+	FREE_NULL_BITMAP(desc.array_bitmap);
+	return rc;
+}
+
+/*
  * job_submit plugins' job_modify().  24.11 and 26.05 give it a char
  * **err_msg, returned to the user (scontrol update) as on submission;
  * 22.05 has none, so a refusal there is only logged.

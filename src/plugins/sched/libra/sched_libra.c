@@ -464,6 +464,9 @@ static bool _placement_up(const libra_record_t *rec)
 	return true;
 }
 
+/* Slurm's hold of a job whose batch launch failed (job_mgr.c) */
+#define LAUNCH_FAILED_HOLD "launch failed requeued held"
+
 /*
  * Did the job's owner keep it pending: a user hold (not Slurm's hold after
  * a failed launch), a requeue other than after a node failure (those are
@@ -477,8 +480,7 @@ static bool _owner_delayed(job_record_t *job_ptr, const libra_record_t *rec,
 {
 	if (job_ptr->priority == 0)
 		return job_ptr->state_reason == WAIT_HELD_USER &&
-		       xstrcmp(job_ptr->state_desc,
-			       "launch failed requeued held");
+		       xstrcmp(job_ptr->state_desc, LAUNCH_FAILED_HOLD);
 	if (job_ptr->restart_cnt > rec->requeues)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
@@ -587,6 +589,35 @@ static struct {
 	time_t submit;
 	double deadline;
 } held_memo[HELD_MEMO];
+
+/*
+ * An admitted job that Slurm requeued held because its batch launch failed
+ * (slurmd's _launch_job_fail(): a prolog that failed, or a slurmctld
+ * killed before slurmd could confirm the launch) is released, as
+ * "scontrol release" would release it, to start again on its admitted
+ * nodes: its start is the provider's to make good by its deadline, not
+ * its owner's (design.md decision 32).  A job without an SLA stays held,
+ * as on stock Slurm, unless SchedulerParameters has nohold_on_prolog_fail.
+ * Returns true when the job was released.
+ */
+static bool _release_launch_failed(job_record_t *job_ptr)
+{
+	int rc;
+
+	if (job_ptr->state_reason != WAIT_HELD_USER ||
+	    xstrcmp(job_ptr->state_desc, LAUNCH_FAILED_HOLD) ||
+	    !_is_admitted(job_ptr))
+		return false;
+	rc = libra_release_job(job_ptr, slurm_conf.slurm_user_id);
+	if (rc != SLURM_SUCCESS) {
+		error("sched/libra: %pJ: Slurm held it after its launch failed, and releasing it failed: %s",
+		      job_ptr, slurm_strerror(rc));
+		return false;
+	}
+	info("sched/libra: %pJ: its launch failed and Slurm held it; released to start again on its admitted nodes (its deadline stands)",
+	     job_ptr);
+	return job_ptr->priority != 0;
+}
 
 /*
  * A held job: nothing to start, but it ends at its hard deadline like any
@@ -1267,7 +1298,8 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 		if (no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
 			continue;
 		(*examined)++;
-		if (job_ptr->priority == 0) {
+		if (job_ptr->priority == 0 &&
+		    !_release_launch_failed(job_ptr)) {
 			time_t t = 0;
 
 			_held(job_ptr, now, &t);
