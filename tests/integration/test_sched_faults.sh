@@ -124,7 +124,8 @@ assert_ran_once_and_met "the faults" "${jobs[@]}"
 # requeue_launch_failed JOBID: the requeue slurmd sends, through libslurm.
 requeue_launch_failed() {
 	local lib
-	lib=$(ldd "$(command -v scontrol)" | awk '/libslurm(full)?\.so/ { print $3; exit }')
+	# (awk reads to the end: ldd cut off by SIGPIPE would fail the pipe)
+	lib=$(ldd "$(command -v scontrol)" | awk '/libslurm(full)?\.so/ && !l { l = $3 } END { print l }')
 	[ -n "$lib" ] || fail "cannot find the libslurm scontrol uses"
 	"$LIBRA_PYTHON" - "$1" "$lib" <<'PY' || fail "the launch-failed requeue of job $1 was refused"
 import ctypes, sys
