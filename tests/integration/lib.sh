@@ -112,6 +112,8 @@ _libra_exit() {
 		exit "$rc"
 	fi
 	if [ "$LIBRA_STARTED" = 1 ]; then
+		# a test that failed never reached cluster_stop: its tally too
+		tally_unstarted "$LIBRA_CLUSTER_DIR"
 		"$LIBRA_CLUSTER" stop >/dev/null 2>&1 || :
 	fi
 	scratch_done "$rc" "$LIBRA_CLUSTER_DIR" "$LIBRA_CLUSTER_DIR/log"
