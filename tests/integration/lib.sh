@@ -530,7 +530,9 @@ libra_quote() {
 	libra_sbatch --test-only -n 1 --comment="$2,quote=hold" --wrap 'sleep 1'
 	assert_eq 0 "$SB_RC" "$1: sbatch --test-only ... quote=hold exit status ($SB_OUT)"
 	[[ $SB_OUT =~ $re ]] || fail "$1: no quote in: $SB_OUT"
+	# shellcheck disable=SC2034 # for the caller
 	QID=${BASH_REMATCH[1]} QPRICE=${BASH_REMATCH[2]}
+	# shellcheck disable=SC2034 # for the caller
 	QAT=$(date +%s)
 	assert_eq "" "$SB_JOBID" "$1: job id from sbatch --test-only"
 	note "$1: $(sed -n 's/.*\(libra: quote .*\)/\1/p' <<<"$SB_OUT")"

@@ -79,7 +79,7 @@ wfile=cpu.weight
 [ ! -f "$cg_cpu/n1/job_$big/cpu.shares" ] || wfile=cpu.shares
 b0=$(usage "$big"); s0=$(usage "$small")
 wr=()
-for i in $(seq 1 15); do
+for _ in $(seq 1 15); do
 	wr+=("$(awk -v b="$(weight "$big")" -v s="$(weight "$small")" 'BEGIN { printf "%.3f", b / s }')")
 	sleep 1
 done

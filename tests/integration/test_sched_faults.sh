@@ -145,7 +145,7 @@ gate3=$LIBRA_WORK/go-relaunch
 libra_sbatch_admitted "job whose launch fails" -J relaunch -n 1 \
 	--comment="runtime=5s,deadline=300s,budget=1000" --wrap "$(gate_wait "$gate3" "$burn 1")"
 relaunch=$SB_JOBID
-plain=$(sbatch --parsable -J plain -n 1 --wrap "$(gate_wait "$gate3" "$burn 1")") ||
+plain=$(sbatch --parsable -J plain -n 1 -o "$LIBRA_WORK/plain-%j.out" --wrap "$(gate_wait "$gate3" "$burn 1")") ||
 	fail "sbatch of a job without an SLA failed"
 libra_at_exit "scancel $plain 2>/dev/null"
 wait_until 120 "job $relaunch to run" job_in_state "$relaunch" RUNNING

@@ -66,6 +66,7 @@ cluster_stop
 libra_cluster_env 'libra_policy=libra'
 export LIBRA_SCHEDULER_PARAMETERS='libra_policy=libra,libra_no_sla=best_effort'
 if "$LIBRA_CLUSTER" start --restart --fresh >/dev/null 2>&1; then
+	# shellcheck disable=SC2034 # read by lib.sh's exit trap: stop it
 	LIBRA_STARTED=1
 	fail "slurmctld started with sched/libra but without sched_interval=-1,defer"
 fi

@@ -54,7 +54,7 @@ replay=$LIBRA_BUILD/contrib/tools/libra-replay
 # $LIBRA_WORK/sacct.txt.  Returns 1 when a deadline was missed for the
 # machine's delays.
 workload() {
-	local n i re dl cpus budget over rc
+	local i re dl cpus budget over rc
 	cluster_start
 	over=$(job_overhead_ms workload -J probe -n 1 --comment="runtime=3s,deadline=15s,budget=100" --wrap "srun -n 1 true")
 	k=$(time_scale "$over" 1000)
@@ -204,6 +204,7 @@ EOF
 	# is the machine's (run again); without one it fails the test.
 	local params replay_args node_events
 	params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+	# shellcheck disable=SC2054 # commas separate libra-replay's list values
 	replay_args=(--nodes n1:1,n2:1 --params "$params" --sacct-file "$LIBRA_WORK/sacct.txt"
 		--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl")
 	if ! replay_out=$("$replay" "${replay_args[@]}"); then

@@ -252,8 +252,8 @@ parity_stop() {
 	done
 	PARITY_UP=0
 	for side in "${!recs[@]}"; do
-		LIBRA_STOPPED_PIDS=${recs[side]}
-		LIBRA_CGROUP=${cgs[side]}
+		# shellcheck disable=SC2034 # assert_nothing_left reads them
+		LIBRA_STOPPED_PIDS=${recs[side]} LIBRA_CGROUP=${cgs[side]}
 		assert_nothing_left
 	done
 }

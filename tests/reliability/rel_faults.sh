@@ -504,9 +504,9 @@ nlog=$(wc -l <"$refusals")
 note "refusal log: $(records_check <(sed 's/^/refusal|/' "$refusals") 2 --refusals)"
 
 # Every decision again, by the policy core alone.
-params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+ctl_params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
 rc=0
-rout=$("$replay" --nodes n1:1,n2:1 --params "$params" --sacct-file "$W/sacct.txt" --refusals "$refusals") || rc=$?
+rout=$("$replay" --nodes n1:1,n2:1 --params "$ctl_params" --sacct-file "$W/sacct.txt" --refusals "$refusals") || rc=$?
 note "libra-replay: $(tail -n 1 <<<"$rout")"
 [ "$rc" = 0 ] || expect_fail "libra-replay: decisions differ after the faults: $(grep DIFFERS <<<"$rout" | head -5 | tr '\n' ';') $(tail -n 1 <<<"$rout")"
 

@@ -122,7 +122,8 @@ assert_slurmctld_up "$ctld"
 # api KIND FLAG: libra_submit over the items of KIND.bin, one at a time, so
 # that each RESULT line follows the error line libslurm printed for it.
 api() {
-	local kind=$1 flag=$2 err=$H/$kind.err line idx rc jid msg prev= len
+	local kind=$1 flag=$2
+	local err=$H/$kind.err line idx rc jid msg prev='' len
 	runuser -u "$user" -- "$submit" "$flag" "$H/$kind.bin" -w 1 -D "$LIBRA_WORK" -x true \
 		>"$H/$kind.sum" 2>"$err" || :
 	note "API $kind: $(cat "$H/$kind.sum")"
@@ -249,11 +250,11 @@ for bp in "${bad_params[@]}"; do
 	n=$((n + 1))
 	key=${bp%%=*}
 	# the entry of the good set with the same key is replaced; the rest kept
-	params=$(printf '%s' "$good" | tr ',' '\n' | grep -v "^${key}=" | paste -sd, -)
-	params+=",$bp"
+	conf=$(printf '%s' "$good" | tr ',' '\n' | grep -v "^${key}=" | paste -sd, -)
+	conf+=",$bp"
 	lines=$(wc -l <"$log")
 	next_second
-	set_params "$params"
+	set_params "$conf"
 	# the plugins read the new configuration at once (sched/libra's
 	# reconfigure hook); the refusal names the key
 	# shellcheck disable=SC2317 # called by wait_until

@@ -61,7 +61,7 @@ fi
 # --- 3: slurmctld under valgrind ------------------------------------------------------
 export LIBRA_NODES=2
 if [ "$BASELINE" = 1 ]; then
-	export LIBRA_SCHEDULER_TYPE=sched/backfill LIBRA_JOB_SUBMIT_PLUGINS= LIBRA_JOBCOMP_TYPE=jobcomp/none
+	export LIBRA_SCHEDULER_TYPE=sched/backfill LIBRA_JOB_SUBMIT_PLUGINS='' LIBRA_JOBCOMP_TYPE=jobcomp/none
 	export LIBRA_PLUGSTACK=
 	libra_find_python
 else
@@ -80,6 +80,7 @@ submit=$(libra_rel_tool libra_submit)
 V=$LIBRA_CLUSTER_DIR/log/valgrind
 mkdir -p "$V"
 "$LIBRA_CLUSTER" kill slurmctld >/dev/null || fail "cannot stop the cluster's slurmctld"
+# shellcheck disable=SC2054 # commas separate valgrind's list values
 vg=(valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite,indirect
 	--keep-debuginfo=yes --num-callers=40 --track-origins=no --log-file="$V/valgrind.%p.log")
 if [ "$BASELINE" = 1 ]; then
@@ -120,8 +121,11 @@ scancel -n big 2>/dev/null || : # stock Slurm keeps it pending
 q -J full --comment="runtime=59m,deadline=1h" --wrap true >/dev/null # capacity
 uq -J opt --budget=lots --comment="runtime=1m,deadline=1h" --wrap true >/dev/null
 q --test-only -J quote --comment="runtime=1m,deadline=1h,budget=100" --wrap true >/dev/null
+# shellcheck disable=SC2034 # made for their paths through the plugins
 be=$(jid "$(q -J besteffort --wrap 'sleep 3')")
+# shellcheck disable=SC2034
 hard=$(jid "$(q -J overrun --comment="runtime=2s,deadline=15s,budget=100" --wrap 'sleep 60')")
+# shellcheck disable=SC2034
 soft=$(jid "$(q -J soft --comment="runtime=2s,deadline=12s,budget=100,type=soft,penalty=36,penalty_cap=1" --wrap 'sleep 20')")
 cancel=$(jid "$(uq -J cancel --comment="runtime=5s,deadline=5m,budget=100" --wrap 'sleep 60')")
 held=$(jid "$(uq -J held --hold --comment="runtime=5s,deadline=5m,budget=100" --wrap 'sleep 1')")
@@ -187,7 +191,7 @@ note "slurmctld stopped; valgrind's leak check took $((SECONDS - t0)) s"
 main_log=$V/valgrind.$VGPID.log
 [ -s "$main_log" ] || fail "no valgrind log $main_log"
 # our code: the plugins' objects and every source file of ours
-ours="sched_libra|job_submit_qos|jobcomp_libra|libslurm_libra|libra_spank|[^a-z_]libra_[a-z_]+ \\(|$(cd "$LIBRA_TOP" && ls src/core/*.c src/plugins/*/*.c src/plugins/*/*/*.c | xargs -n1 basename | sed 's/\./\\./' | paste -sd'|' -)"
+ours="sched_libra|job_submit_qos|jobcomp_libra|libslurm_libra|libra_spank|[^a-z_]libra_[a-z_]+ \\(|$(cd "$LIBRA_TOP" && for f in src/core/*.c src/plugins/*/*.c src/plugins/*/*/*.c; do basename "$f"; done | sed 's/\./\\./' | paste -sd'|' -)"
 report=$("$LIBRA_PYTHON" - "$ours" "$V"/valgrind.*.log <<'EOF'
 import re, sys
 ours = re.compile(r"(at|by) 0x[0-9A-F]+: .*(" + sys.argv[1] + r")")
