@@ -363,7 +363,6 @@ static void _params(const variant_t *v, libra_params_t *p)
 		p->risk_sigma = v->risk_sigma;
 }
 
-/* How many timed calls per repeat: about target_ms, within bounds. */
 /* Median and p99 of k timings (sorts t). */
 static void _median_p99(double *t, int k, double *med, double *p99)
 {
@@ -372,6 +371,7 @@ static void _median_p99(double *t, int k, double *med, double *p99)
 	*p99 = _pct(t, k, 0.99);
 }
 
+/* How many timed calls per repeat: about target_ms, within bounds. */
 static int _samples(double est_us, int min)
 {
 	double k = target_ms * 1e3 / (est_us > 0.1 ? est_us : 0.1);
@@ -499,104 +499,137 @@ static bool _search(const world_t *w, const libra_params_t *p,
 	return cut;
 }
 
-/* One admission (or search) cell: R repeats of K decisions. */
-static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
-		  int offer, offer_kind_t okind)
+/* A cell's --digest line: every probe once, untimed: the decisions
+ * themselves. */
+static void _digest_cell(const world_t *w, const variant_t *v,
+			 const libra_params_t *p, int nodes, int jobs,
+			 int offer, offer_kind_t okind, libra_quote_t *q)
 {
-	libra_params_t p;
-	libra_quote_t *q = malloc(sizeof(*q));
-	double *t, meds[16], p99s[16], med[3], p99[3], est;
-	long hits = 0, total = 0, cuts = 0;
-	int k;
+	uint64_t h = 0xcbf29ce484222325ULL;
 
-	_params(v, &p);
-	if (do_digest) {
-		/* every probe once, untimed: the decisions themselves */
-		uint64_t h = 0xcbf29ce484222325ULL;
+	for (int i = 0; i < NPROBES; i++) {
+		probe_t pr = probes[i];
 
-		for (int i = 0; i < NPROBES; i++) {
-			probe_t pr = probes[i];
+		if (offer) {
+			bool hit;
 
-			if (offer) {
-				bool hit;
-
-				_search(w, &p, &pr, okind, 0.0, &hit, &h);
-			} else {
-				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
-					    q);
-				h = _quote_digest(h, q);
-			}
+			_search(w, p, &pr, okind, 0.0, &hit, &h);
+		} else {
+			libra_admit(w->l, p, &pr.sla, &pr.req, NOW0, q);
+			h = _quote_digest(h, q);
 		}
-		printf("digest\t%s\t%s\t%d\t%d\t%016llx\n",
-		       offer ? _kind_name(okind) : "admit", v->name, nodes, jobs,
-		       (unsigned long long) h);
-		free(q);
-		return;
 	}
-	if (exact_calls) {
-		est = 0.0;
-		k = exact_calls;
-		goto counted;
-	}
-	/* estimate: a few calls not counted as samples (also warm caches) */
-	est = _now_us();
+	printf("digest\t%s\t%s\t%d\t%d\t%016llx\n",
+	       offer ? _kind_name(okind) : "admit", v->name, nodes, jobs,
+	       (unsigned long long) h);
+}
+
+/* What one call of a cell costs [us], from a few calls not counted as
+ * samples (they also warm the caches); a slow one stops after 200 ms. */
+static double _estimate(const world_t *w, const libra_params_t *p,
+			int offer, offer_kind_t okind, libra_quote_t *q)
+{
+	double est = _now_us();
+
 	for (int i = 0; i < 4; i++) {
-		if (i && _now_us() - est > 200e3) {
-			est = (_now_us() - est) / i;
-			goto estimated;
-		}
+		if (i && _now_us() - est > 200e3)
+			return (_now_us() - est) / i;
 		probe_t pr = probes[i];
 
 		if (offer) {
 			bool hit;
 			uint64_t h = 0;
 
-			_search(w, &p, &pr, okind, offer_limit, &hit, &h);
+			_search(w, p, &pr, okind, offer_limit, &hit, &h);
 		} else {
-			libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0, q);
+			libra_admit(w->l, p, &pr.sla, &pr.req, NOW0, q);
 		}
 	}
-	est = (_now_us() - est) / 4.0;
-estimated:
-	k = _samples(est, offer ? 30 : 100);
-counted:
+	return (_now_us() - est) / 4.0;
+}
+
+/* What a cell's calls found (searches) or accepted (admissions). */
+typedef struct {
+	long hits, total, cuts;
+} tally_t;
+
+/* One timed call of probe pr: its time [us]; what it found or accepted
+ * (and whether a search stopped at its limit) counted in c. */
+static double _timed_call(const world_t *w, const libra_params_t *p,
+			  int offer, offer_kind_t okind, const probe_t *pr,
+			  libra_quote_t *q, tally_t *c)
+{
+	double a, b;
+
+	if (offer) {
+		bool hit;
+		uint64_t h = 0;
+
+		a = _now_us();
+		c->cuts += _search(w, p, pr, okind, offer_limit, &hit, &h);
+		b = _now_us();
+		c->hits += hit;
+	} else {
+		a = _now_us();
+		libra_admit(w->l, p, &pr->sla, &pr->req, NOW0, q);
+		b = _now_us();
+		c->hits += q->verdict == LIBRA_ACCEPT;
+	}
+	c->total++;
+	return b - a;
+}
+
+/* One repeat of up to k timed calls, their times in t; returns how many
+ * it made. */
+static int _repeat(const world_t *w, const libra_params_t *p, int offer,
+		   offer_kind_t okind, libra_quote_t *q, int k, double *t,
+		   tally_t *c)
+{
+	double start = _now_us();
+	int got = 0;
+
+	for (int i = 0; i < k; i++) {
+		probe_t pr = probes[i % NPROBES];
+
+		/* a slow cell stops early (at least MIN_CAPPED calls) */
+		if (!exact_calls && i >= MIN_CAPPED &&
+		    _now_us() - start > cap_ms * 1e3)
+			break;
+
+		t[i] = _timed_call(w, p, offer, okind, &pr, q, c);
+		got++;
+	}
+	return got;
+}
+
+/* One admission (or search) cell: R repeats of K decisions. */
+static void _cell(const world_t *w, const variant_t *v, int nodes, int jobs,
+		  int offer, offer_kind_t okind)
+{
+	libra_params_t p;
+	libra_quote_t *q = malloc(sizeof(*q));
+	double *t, meds[16], p99s[16], med[3], p99[3];
+	tally_t c = { 0, 0, 0 };
+	int k;
+
+	_params(v, &p);
+	if (do_digest) {
+		_digest_cell(w, v, &p, nodes, jobs, offer, okind, q);
+		free(q);
+		return;
+	}
+	/* --calls: exactly so many, and no estimate (the same calls every
+	 * run) */
+	if (exact_calls)
+		k = exact_calls;
+	else
+		k = _samples(_estimate(w, &p, offer, okind, q),
+			     offer ? 30 : 100);
 	t = malloc(sizeof(double) * (size_t) k);
 	for (int r = 0; r < repeats; r++) {
-		double start = _now_us();
-		int got = 0;
+		int got = _repeat(w, &p, offer, okind, q, k, t, &c);
 
-		for (int i = 0; i < k; i++) {
-			probe_t pr = probes[i % NPROBES];
-			double a, b;
-
-			/* a slow cell stops early (at least MIN_CAPPED calls) */
-			if (!exact_calls && i >= MIN_CAPPED &&
-			    _now_us() - start > cap_ms * 1e3)
-				break;
-
-			if (offer) {
-				bool hit;
-				uint64_t h = 0;
-
-				a = _now_us();
-				cuts += _search(w, &p, &pr, okind, offer_limit,
-						&hit, &h);
-				b = _now_us();
-				hits += hit;
-			} else {
-				a = _now_us();
-				libra_admit(w->l, &p, &pr.sla, &pr.req, NOW0,
-					    q);
-				b = _now_us();
-				hits += q->verdict == LIBRA_ACCEPT;
-			}
-			total++;
-			t[i] = b - a;
-			got++;
-		}
-		qsort(t, (size_t) got, sizeof(*t), _cmp_double);
-		meds[r] = _pct(t, got, 0.5);
-		p99s[r] = _pct(t, got, 0.99);
+		_median_p99(t, got, &meds[r], &p99s[r]);
 		if (got < k)
 			k = got;	/* report the fewest */
 	}
@@ -604,10 +637,11 @@ counted:
 	_spread(p99s, repeats, p99);
 	if (offer)
 		_print(_kind_name(okind), v->name, nodes, jobs, k, med, p99,
-		       (double) hits / total, "found", (double) cuts / total);
+		       (double) c.hits / c.total, "found",
+		       (double) c.cuts / c.total);
 	else
 		_print("admit", v->name, nodes, jobs, k, med, p99,
-		       (double) hits / total, "accepted", -1.0);
+		       (double) c.hits / c.total, "accepted", -1.0);
 	free(t);
 	free(q);
 }
@@ -731,98 +765,142 @@ static void _usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* --policies LIST: only those measured. */
+static void _parse_policies(const char *val)
 {
-	libra_params_t dp;
+	char *copy = strdup(val), *tok, *save = NULL;
 
+	memset(variant_on, 0, sizeof(variant_on));
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int v;
+
+		for (v = 0; v < NVARIANTS; v++)
+			if (!strcmp(tok, all_variants[v].name))
+				break;
+		if (v == NVARIANTS) {
+			fprintf(stderr, "bench-admit: unknown policy %s\n",
+				tok);
+			_usage();
+		}
+		variant_on[v] = 1;
+	}
+	free(copy);
+}
+
+/* An option without a value: returns whether a is one. */
+static bool _parse_flag(const char *a)
+{
+	if (!strcmp(a, "--admit-only")) {
+		do_offer = do_update = 0;
+	} else if (!strcmp(a, "--offer-only")) {
+		do_admit = do_update = 0;
+	} else if (!strcmp(a, "--digest")) {
+		do_digest = 1;
+		do_update = 0;
+	} else if (!strcmp(a, "--no-found")) {
+		do_found = 0;
+	} else if (!strcmp(a, "--cpu-clock")) {
+		bench_clock = CLOCK_THREAD_CPUTIME_ID;
+	} else if (!strcmp(a, "--no-slot")) {
+		do_slot = 0;
+	} else if (!strcmp(a, "--no-offer")) {
+		do_offer = 0;
+	} else if (!strcmp(a, "--no-update")) {
+		do_update = 0;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* An option with value val; exits with the usage on an unknown one. */
+static void _parse_option(const char *a, const char *val)
+{
+	if (!strcmp(a, "--nodes"))
+		n_nodes = _parse_list(val, nodes_list, 16);
+	else if (!strcmp(a, "--jobs"))
+		n_jobs = _parse_list(val, jobs_list, 16);
+	else if (!strcmp(a, "--repeats"))
+		repeats = atoi(val);
+	else if (!strcmp(a, "--cpus"))
+		node_cpus = atoi(val);
+	else if (!strcmp(a, "--target-ms"))
+		target_ms = atof(val);
+	else if (!strcmp(a, "--calls"))
+		exact_calls = atoi(val);
+	else if (!strcmp(a, "--offer-limit"))
+		offer_limit = atof(val) / 1e3;
+	else if (!strcmp(a, "--cap-ms"))
+		cap_ms = atof(val);
+	else if (!strcmp(a, "--max-samples"))
+		max_samples = atoi(val);
+	else if (!strcmp(a, "--seed"))
+		seed = strtoull(val, NULL, 10);
+	else if (!strcmp(a, "--policies"))
+		_parse_policies(val);
+	else
+		_usage();
+}
+
+static void _parse_args(int argc, char **argv)
+{
 	for (int v = 0; v < NVARIANTS; v++)
 		variant_on[v] = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--admit-only")) {
-			do_offer = do_update = 0;
+		if (_parse_flag(a))
 			continue;
-		}
-		if (!strcmp(a, "--offer-only")) {
-			do_admit = do_update = 0;
-			continue;
-		}
-		if (!strcmp(a, "--digest")) {
-			do_digest = 1;
-			do_update = 0;
-			continue;
-		}
-		if (!strcmp(a, "--no-found")) {
-			do_found = 0;
-			continue;
-		}
-		if (!strcmp(a, "--cpu-clock")) {
-			bench_clock = CLOCK_THREAD_CPUTIME_ID;
-			continue;
-		}
-		if (!strcmp(a, "--no-slot")) {
-			do_slot = 0;
-			continue;
-		}
-		if (!strcmp(a, "--no-offer")) {
-			do_offer = 0;
-			continue;
-		}
-		if (!strcmp(a, "--no-update")) {
-			do_update = 0;
-			continue;
-		}
 		if (!val)
 			_usage();
 		i++;
-		if (!strcmp(a, "--nodes"))
-			n_nodes = _parse_list(val, nodes_list, 16);
-		else if (!strcmp(a, "--jobs"))
-			n_jobs = _parse_list(val, jobs_list, 16);
-		else if (!strcmp(a, "--repeats"))
-			repeats = atoi(val);
-		else if (!strcmp(a, "--cpus"))
-			node_cpus = atoi(val);
-		else if (!strcmp(a, "--target-ms"))
-			target_ms = atof(val);
-		else if (!strcmp(a, "--calls"))
-			exact_calls = atoi(val);
-		else if (!strcmp(a, "--offer-limit"))
-			offer_limit = atof(val) / 1e3;
-		else if (!strcmp(a, "--cap-ms"))
-			cap_ms = atof(val);
-		else if (!strcmp(a, "--max-samples"))
-			max_samples = atoi(val);
-		else if (!strcmp(a, "--seed"))
-			seed = strtoull(val, NULL, 10);
-		else if (!strcmp(a, "--policies")) {
-			char *copy = strdup(val), *tok, *save = NULL;
-
-			memset(variant_on, 0, sizeof(variant_on));
-			for (tok = strtok_r(copy, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				int v;
-
-				for (v = 0; v < NVARIANTS; v++)
-					if (!strcmp(tok, all_variants[v].name))
-						break;
-				if (v == NVARIANTS) {
-					fprintf(stderr, "bench-admit: unknown policy %s\n",
-						tok);
-					_usage();
-				}
-				variant_on[v] = 1;
-			}
-			free(copy);
-		} else
-			_usage();
+		_parse_option(a, val);
 	}
 	if (repeats < 1 || repeats > 16 || node_cpus < 1 || !n_nodes ||
 	    !n_jobs)
 		_usage();
+}
 
+/* Every cell of one ledger size: admissions, searches, share updates. */
+static void _ledger_cells(int nodes, int jobs, double share_min)
+{
+	world_t w;
+
+	_build(&w, nodes, jobs, share_min);
+	printf("# ledger %d nodes, %d jobs: built in %.1f ms, committed %.3f of all CPUs, %.1f jobs per busy node\n",
+	       nodes, jobs, w.build_ms, w.committed_frac,
+	       w.jobs_per_busy_node);
+	_make_probes(nodes, jobs);
+	for (int v = 0; do_admit && v < NVARIANTS; v++)
+		if (variant_on[v])
+			_cell(&w, &all_variants[v], nodes, jobs, 0,
+			      OFFER_NEVER);
+	for (int v = 0; do_offer && v < NVARIANTS; v++) {
+		if (!variant_on[v] || !all_variants[v].offer)
+			continue;
+		_cell(&w, &all_variants[v], nodes, jobs, 1, OFFER_NEVER);
+		if (do_found &&
+		    all_variants[v].policy == LIBRA_POLICY_LIBRA_PRICE &&
+		    all_variants[v].resfree == LIBRA_RESFREE_WINDOW)
+			_cell(&w, &all_variants[v], nodes, jobs, 1,
+			      OFFER_FOUND);
+	}
+	for (int v = 0; do_offer && do_slot && v < NVARIANTS; v++)
+		if (variant_on[v] && all_variants[v].offer)
+			_cell(&w, &all_variants[v], nodes, jobs, 1,
+			      OFFER_SLOT);
+	if (do_update)
+		_update_cells(&w, nodes, jobs);
+	libra_ledger_destroy(w.l);
+}
+
+int main(int argc, char **argv)
+{
+	libra_params_t dp;
+
+	_parse_args(argc, argv);
 	libra_params_default(&dp);
 	printf("# bench-admit: %ld cores online, %d CPUs per node, seed %llu, %d repeats%s\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), node_cpus,
@@ -830,43 +908,9 @@ int main(int argc, char **argv)
 	       bench_clock == CLOCK_MONOTONIC ? "" :
 	       ", timed by the thread's CPU clock");
 	printf("kind\tpolicy\tnodes\tjobs\tsamples\trepeats\tmed_min\tmed_med\tmed_max\tp99_min\tp99_med\tp99_max\textra\n");
-	for (int a = 0; a < n_nodes; a++) {
-		for (int b = 0; b < n_jobs; b++) {
-			world_t w;
-
-			_build(&w, nodes_list[a], jobs_list[b], dp.share_min);
-			printf("# ledger %d nodes, %d jobs: built in %.1f ms, committed %.3f of all CPUs, %.1f jobs per busy node\n",
-			       nodes_list[a], jobs_list[b], w.build_ms,
-			       w.committed_frac, w.jobs_per_busy_node);
-			_make_probes(nodes_list[a], jobs_list[b]);
-			for (int v = 0; do_admit && v < NVARIANTS; v++)
-				if (variant_on[v])
-					_cell(&w, &all_variants[v],
-					      nodes_list[a], jobs_list[b], 0,
-					      OFFER_NEVER);
-			for (int v = 0; do_offer && v < NVARIANTS; v++) {
-				if (!variant_on[v] || !all_variants[v].offer)
-					continue;
-				_cell(&w, &all_variants[v], nodes_list[a],
-				      jobs_list[b], 1, OFFER_NEVER);
-				if (do_found && all_variants[v].policy ==
-					    LIBRA_POLICY_LIBRA_PRICE &&
-				    all_variants[v].resfree ==
-					    LIBRA_RESFREE_WINDOW)
-					_cell(&w, &all_variants[v],
-					      nodes_list[a], jobs_list[b], 1,
-					      OFFER_FOUND);
-			}
-			for (int v = 0; do_offer && do_slot && v < NVARIANTS;
-			     v++)
-				if (variant_on[v] && all_variants[v].offer)
-					_cell(&w, &all_variants[v],
-					      nodes_list[a], jobs_list[b], 1,
-					      OFFER_SLOT);
-			if (do_update)
-				_update_cells(&w, nodes_list[a], jobs_list[b]);
-			libra_ledger_destroy(w.l);
-		}
-	}
+	for (int a = 0; a < n_nodes; a++)
+		for (int b = 0; b < n_jobs; b++)
+			_ledger_cells(nodes_list[a], jobs_list[b],
+				      dp.share_min);
 	return 0;
 }

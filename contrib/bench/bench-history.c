@@ -181,7 +181,22 @@ static void _usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* The run: its options, the users' usual limits, the keys seen. */
+typedef struct {
+	long jobs, users, groups;
+	uint64_t seed;
+	char dir[4096];
+	bool keep;
+	bool made;			/* made here: removed at the end */
+	char full_path[4200], path[4200];
+	int (*usual)[3], *nusual;	/* each user's usual time limits */
+	bool *seen_class, *seen_user, *seen_group;
+	long classes, nusers, ngroups;	/* keys seen of each kind */
+	size_t longest;			/* the longest line [bytes] */
+	uint64_t largest;		/* the compacted file's most [bytes] */
+} run_t;
+
+static void _parse_args(int argc, char **argv, run_t *r)
 {
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
@@ -192,141 +207,142 @@ int main(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 }
 	};
-	long jobs = 100000, users = 200, groups = 20;
-	uint64_t seed = 1, largest = 0, quarter = 0, bound, size;
-	size_t longest = 0;
-	char dir[4096] = "", full_path[4200], path[4200], line[160];
-	const char *tmpdir = getenv("TMPDIR");
-	bool keep = false, made = false, ok;
-	libra_history_t *full;
-	libra_predictor_t *from_full[METHODS], *from_compacted[METHODS];
-	int (*usual)[3], *nusual;
-	bool *seen_class, *seen_user, *seen_group;
-	long classes = 0, nusers = 0, ngroups = 0, same = 0, keys = 0;
-	double t0, end = 1.7e9, seconds;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			jobs = atol(optarg);
+			r->jobs = atol(optarg);
 			break;
 		case 'u':
-			users = atol(optarg);
+			r->users = atol(optarg);
 			break;
 		case 'g':
-			groups = atol(optarg);
+			r->groups = atol(optarg);
 			break;
 		case 's':
-			seed = strtoull(optarg, NULL, 10);
+			r->seed = strtoull(optarg, NULL, 10);
 			break;
 		case 'd':
-			snprintf(dir, sizeof(dir), "%s", optarg);
+			snprintf(r->dir, sizeof(r->dir), "%s", optarg);
 			break;
 		case 'k':
-			keep = true;
+			r->keep = true;
 			break;
 		default:
 			_usage();
 		}
 	}
-	if (optind < argc || jobs < 1 || users < 1 || groups < 1 || !seed)
+	if (optind < argc || r->jobs < 1 || r->users < 1 || r->groups < 1 ||
+	    !r->seed)
 		_usage();
-	state = seed;
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/bench-history-XXXXXX",
+}
+
+/* The directory of the two files (a fresh one unless --dir) and their
+ * paths, no file left in it from before.  Returns -1 on failure. */
+static int _make_dir(run_t *r)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	if (!r->dir[0]) {
+		snprintf(r->dir, sizeof(r->dir), "%s/bench-history-XXXXXX",
 			 tmpdir && tmpdir[0] ? tmpdir : "/tmp");
-		if (!mkdtemp(dir)) {
+		if (!mkdtemp(r->dir)) {
 			perror("bench-history: mkdtemp");
-			return 1;
+			return -1;
 		}
-		made = true;
+		r->made = true;
 	}
-	snprintf(path, sizeof(path), "%s/libra_history", dir);
-	snprintf(full_path, sizeof(full_path), "%s/libra_history.full", dir);
-	unlink(path);
-	unlink(full_path);
+	snprintf(r->path, sizeof(r->path), "%s/libra_history", r->dir);
+	snprintf(r->full_path, sizeof(r->full_path), "%s/libra_history.full",
+		 r->dir);
+	unlink(r->path);
+	unlink(r->full_path);
+	return 0;
+}
 
-	usual = calloc((size_t) users, sizeof(*usual));
-	nusual = calloc((size_t) users, sizeof(*nusual));
-	seen_class = calloc((size_t) users * LIMITS, sizeof(*seen_class));
-	seen_user = calloc((size_t) users, sizeof(*seen_user));
-	seen_group = calloc((size_t) groups, sizeof(*seen_group));
-	history = libra_history_create(path, 0);
-	full = libra_history_create(full_path, 0);
-	if (!usual || !nusual || !seen_class || !seen_user || !seen_group ||
-	    !history || !full) {
-		fprintf(stderr, "bench-history: out of memory\n");
-		return 1;
+/* One job's end, drawn and appended to both files, its keys counted.
+ * end: the last job's end time, moved on to this one's.  Returns -1 on
+ * failure (reported when an append failed). */
+static int _append_job(run_t *r, libra_history_t *full, double *end)
+{
+	char line[160];
+	double x = _uniform();
+	long u = (long) (r->users * x * x), g = u % r->groups;
+	int l = _rand() % 50 ? r->usual[u][_rand() % r->nusual[u]] :
+			       (int) (_rand() % LIMITS);
+	double limit = limits[l];
+	double run = limit * (0.02 + 0.98 * _uniform());
+	int n, rc;
+
+	*end += 1 + _rand() % 60;
+	n = libra_predict_format_line(line, sizeof(line), u, g, run, limit,
+				      *end);
+	if (n < 0)
+		return -1;
+	rc = libra_history_append(history, line, (size_t) n);
+	if (rc > 0) {
+		_join();
+		if (pthread_create(&compact_tid, NULL, _compact, NULL))
+			return -1;
+		compact_started = true;
 	}
-	for (long u = 0; u < users; u++) {
-		nusual[u] = 1 + (int) (_rand() % 3);
-		for (int k = 0; k < nusual[u]; k++)
-			usual[u][k] = (int) (_rand() % LIMITS);
+	if (rc < 0 || libra_history_append(full, line, (size_t) n) < 0) {
+		perror("bench-history: append");
+		return -1;
 	}
+	if ((size_t) n > r->longest)
+		r->longest = (size_t) n;
+	r->classes += !r->seen_class[u * LIMITS + l];
+	r->seen_class[u * LIMITS + l] = true;
+	r->nusers += !r->seen_user[u];
+	r->seen_user[u] = true;
+	r->ngroups += !r->seen_group[g];
+	r->seen_group[g] = true;
+	return 0;
+}
 
-	printf("bench-history: %ld jobs of %ld users in %ld groups, seed %" PRIu64 ", in %s\n",
-	       jobs, users, groups, seed, dir);
-	printf("%10s %14s %14s %14s %6s\n", "jobs", "full [bytes]",
-	       "compacted: max", "after last", "keys");
-	t0 = _now();
-	for (long j = 1; j <= jobs; j++) {
-		double x = _uniform();
-		long u = (long) (users * x * x), g = u % groups;
-		int l = _rand() % 50 ? usual[u][_rand() % nusual[u]] :
-				       (int) (_rand() % LIMITS);
-		double limit = limits[l];
-		double run = limit * (0.02 + 0.98 * _uniform());
-		int n, rc;
+/* Every job's end, with a line of figures at each quarter of the run.
+ * Returns -1 on failure. */
+static int _append_jobs(run_t *r, libra_history_t *full)
+{
+	uint64_t quarter = 0, size;
+	double end = 1.7e9;
 
-		end += 1 + _rand() % 60;
-		n = libra_predict_format_line(line, sizeof(line), u, g, run,
-					      limit, end);
-		if (n < 0)
-			return 1;
-		rc = libra_history_append(history, line, (size_t) n);
-		if (rc > 0) {
-			_join();
-			if (pthread_create(&compact_tid, NULL, _compact, NULL))
-				return 1;
-			compact_started = true;
-		}
-		if (rc < 0 || libra_history_append(full, line, (size_t) n) < 0) {
-			perror("bench-history: append");
-			return 1;
-		}
-		if ((size_t) n > longest)
-			longest = (size_t) n;
-		classes += !seen_class[u * LIMITS + l];
-		seen_class[u * LIMITS + l] = true;
-		nusers += !seen_user[u];
-		seen_user[u] = true;
-		ngroups += !seen_group[g];
-		seen_group[g] = true;
-		if ((size = _size(path)) > quarter)
+	for (long j = 1; j <= r->jobs; j++) {
+		if (_append_job(r, full, &end))
+			return -1;
+		if ((size = _size(r->path)) > quarter)
 			quarter = size;
-		if (j % (jobs / 4 ? jobs / 4 : 1) == 0 || j == jobs) {
+		if (j % (r->jobs / 4 ? r->jobs / 4 : 1) == 0 || j == r->jobs) {
 			pthread_mutex_lock(&last_mutex);
 			printf("%10ld %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %6ld\n",
-			       j, _size(full_path), quarter, last.after,
-			       classes + nusers + ngroups);
+			       j, _size(r->full_path), quarter, last.after,
+			       r->classes + r->nusers + r->ngroups);
 			pthread_mutex_unlock(&last_mutex);
-			if (quarter > largest)
-				largest = quarter;
+			if (quarter > r->largest)
+				r->largest = quarter;
 			quarter = 0;
 		}
 	}
-	_join();
-	seconds = _now() - t0;
+	return 0;
+}
+
+/* The files' sizes, the compactions and the keys; returns the bound on
+ * the compacted file (printed). */
+static uint64_t _print_sizes(const run_t *r, double seconds)
+{
+	uint64_t bound;
 
 	printf("compacted file: %" PRIu64 " bytes at the end, %" PRIu64 " at most; full file: %" PRIu64 " bytes (%.1f times)\n",
-	       _size(path), largest, _size(full_path),
-	       (double) _size(full_path) / (double) _size(path));
+	       _size(r->path), r->largest, _size(r->full_path),
+	       (double) _size(r->full_path) / (double) _size(r->path));
 	printf("compactions: %d (%d failed), %.3f s in all; the last kept %" PRIu64 " of %" PRIu64 " lines; %ld jobs appended twice in %.2f s\n",
 	       compactions, failed, compact_seconds, last.kept, last.lines,
-	       jobs, seconds);
+	       r->jobs, seconds);
 	printf("keys: %ld (%ld of user and time limit, %ld users, %ld groups)\n",
-	       classes + nusers + ngroups, classes, nusers, ngroups);
+	       r->classes + r->nusers + r->ngroups, r->classes, r->nusers,
+	       r->ngroups);
 	/*
 	 * A compaction keeps at most DEPTH lines a key (K keys of lines of
 	 * at most L bytes) and the A bytes appended while it ran; the next
@@ -334,29 +350,38 @@ int main(int argc, char **argv)
 	 * A more bytes come while it runs: 2 (DEPTH K L + A) + slack + L + A.
 	 */
 	bound = 2 * ((uint64_t) LIBRA_PREDICT_DEPTH *
-		     (uint64_t) (classes + nusers + ngroups) * longest +
-		     most_appended) + LIBRA_HISTORY_SLACK + longest +
-		most_appended;
+		     (uint64_t) (r->classes + r->nusers + r->ngroups) *
+		     r->longest + most_appended) + LIBRA_HISTORY_SLACK +
+		r->longest + most_appended;
 	printf("bound: 2 (%d lines x %ld keys x %zu bytes + %" PRIu64 " appended during a compaction) + %d + %zu + %" PRIu64 " = %" PRIu64 " bytes; the compacted file's largest, %" PRIu64 ", is %s\n",
-	       LIBRA_PREDICT_DEPTH, classes + nusers + ngroups, longest,
-	       most_appended, LIBRA_HISTORY_SLACK, longest, most_appended,
-	       bound, largest, largest <= bound ? "within" : "OVER");
+	       LIBRA_PREDICT_DEPTH, r->classes + r->nusers + r->ngroups,
+	       r->longest, most_appended, LIBRA_HISTORY_SLACK, r->longest,
+	       most_appended, bound, r->largest,
+	       r->largest <= bound ? "within" : "OVER");
+	return bound;
+}
 
-	/* every key asked of the predictors read from each file */
-	_predictors(from_full, full_path);
-	_predictors(from_compacted, path);
-	for (long u = 0; u < users + groups; u++) {
+/* Every key asked of the predictors read from each file (printed);
+ * returns whether each predicts the same from both. */
+static bool _same_predictions(const run_t *r)
+{
+	libra_predictor_t *from_full[METHODS], *from_compacted[METHODS];
+	long same = 0, keys = 0;
+
+	_predictors(from_full, r->full_path);
+	_predictors(from_compacted, r->path);
+	for (long u = 0; u < r->users + r->groups; u++) {
 		/* a user's keys, or (u >= users) a group's: a user without
 		 * a history in it */
-		long g = u < users ? u % groups : u - users;
-		bool known = u < users ? seen_user[u] : seen_group[g];
+		long g = u < r->users ? u % r->groups : u - r->users;
+		bool known = u < r->users ? r->seen_user[u] : r->seen_group[g];
 
 		for (int l = 0; known && l <= LIMITS; l++) {
 			/* l == LIMITS: a limit never used, the user's key */
 			double limit = l < LIMITS ? limits[l] : 100;
 
 			if (l < LIMITS &&
-			    (u >= users || !seen_class[u * LIMITS + l]))
+			    (u >= r->users || !r->seen_class[u * LIMITS + l]))
 				continue;
 			keys++;
 			same += _alike(from_full, from_compacted, u, g, limit);
@@ -364,24 +389,70 @@ int main(int argc, char **argv)
 	}
 	printf("same predictions: %ld of %ld keys (last2, ratio and runtime, from the compacted file and from the full file)\n",
 	       same, keys);
-	ok = same == keys && !failed && largest <= bound;
-
 	for (int m = 0; m < METHODS; m++) {
 		libra_predictor_destroy(from_full[m]);
 		libra_predictor_destroy(from_compacted[m]);
 	}
+	return same == keys;
+}
+
+int main(int argc, char **argv)
+{
+	run_t r = { .jobs = 100000, .users = 200, .groups = 20, .seed = 1 };
+	uint64_t bound;
+	libra_history_t *full;
+	double t0, seconds;
+	bool ok;
+
+	_parse_args(argc, argv, &r);
+	state = r.seed;
+	if (_make_dir(&r))
+		return 1;
+
+	r.usual = calloc((size_t) r.users, sizeof(*r.usual));
+	r.nusual = calloc((size_t) r.users, sizeof(*r.nusual));
+	r.seen_class = calloc((size_t) r.users * LIMITS,
+			      sizeof(*r.seen_class));
+	r.seen_user = calloc((size_t) r.users, sizeof(*r.seen_user));
+	r.seen_group = calloc((size_t) r.groups, sizeof(*r.seen_group));
+	history = libra_history_create(r.path, 0);
+	full = libra_history_create(r.full_path, 0);
+	if (!r.usual || !r.nusual || !r.seen_class || !r.seen_user ||
+	    !r.seen_group || !history || !full) {
+		fprintf(stderr, "bench-history: out of memory\n");
+		return 1;
+	}
+	for (long u = 0; u < r.users; u++) {
+		r.nusual[u] = 1 + (int) (_rand() % 3);
+		for (int k = 0; k < r.nusual[u]; k++)
+			r.usual[u][k] = (int) (_rand() % LIMITS);
+	}
+
+	printf("bench-history: %ld jobs of %ld users in %ld groups, seed %" PRIu64 ", in %s\n",
+	       r.jobs, r.users, r.groups, r.seed, r.dir);
+	printf("%10s %14s %14s %14s %6s\n", "jobs", "full [bytes]",
+	       "compacted: max", "after last", "keys");
+	t0 = _now();
+	if (_append_jobs(&r, full))
+		return 1;
+	_join();
+	seconds = _now() - t0;
+
+	bound = _print_sizes(&r, seconds);
+	ok = _same_predictions(&r) && !failed && r.largest <= bound;
+
 	libra_history_destroy(history);
 	libra_history_destroy(full);
-	if (!keep) {
-		unlink(path);
-		unlink(full_path);
-		if (made)
-			rmdir(dir);
+	if (!r.keep) {
+		unlink(r.path);
+		unlink(r.full_path);
+		if (r.made)
+			rmdir(r.dir);
 	}
-	free(usual);
-	free(nusual);
-	free(seen_class);
-	free(seen_user);
-	free(seen_group);
+	free(r.usual);
+	free(r.nusual);
+	free(r.seen_class);
+	free(r.seen_user);
+	free(r.seen_group);
 	return ok ? 0 : 1;
 }

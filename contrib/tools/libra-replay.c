@@ -227,16 +227,16 @@ static bool _decide(const libra_ledger_t *l, const libra_params_t *p,
 	return q->verdict == LIBRA_ACCEPT;
 }
 
-int main(int argc, char **argv)
-{
-	const char *nodes = NULL, *sacct = NULL, *refusals = NULL;
-	const char *sched_params = "";
-	libra_params_t p;
-	libra_ledger_t *l;
-	libra_quote_t *q = malloc(sizeof(*q));
-	char err[256];
-	int agree = 0, ambiguous = 0, disagree = 0;
+/* The command line. */
+typedef struct {
+	const char *nodes, *sacct, *refusals;
+	const char *sched_params;
+} options_t;
 
+static void _parse_args(int argc, char **argv, options_t *o)
+{
+	o->nodes = o->sacct = o->refusals = NULL;
+	o->sched_params = "";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -248,84 +248,135 @@ int main(int argc, char **argv)
 		if (!v)
 			_die("%s needs a value", a);
 		if (!strcmp(a, "--nodes"))
-			nodes = v;
+			o->nodes = v;
 		else if (!strcmp(a, "--params"))
-			sched_params = v;
+			o->sched_params = v;
 		else if (!strcmp(a, "--sacct-file"))
-			sacct = v;
+			o->sacct = v;
 		else if (!strcmp(a, "--refusals"))
-			refusals = v;
+			o->refusals = v;
 		else
 			_die("unknown option %s (see the comment at the top of libra-replay.c)",
 			     a);
 		i++;
 	}
-	if (!nodes || !sacct)
+	if (!o->nodes || !o->sacct)
 		_die("%s", "usage: libra-replay --nodes n1:1,... [--params P] --sacct-file FILE [--refusals FILE] [-v]");
+}
+
+/*
+ * Applies to l the releases that came before decision e for sure, and
+ * returns how many more may have come before it.  A release at whole
+ * second R happened in [R, R + 1): before this decision for sure when
+ * R + 1 <= t, perhaps when R <= t.
+ */
+static int _release_before(libra_ledger_t *l, const event_t *e)
+{
+	int unsure = 0;
+
+	for (int k = 0; k < nevents; k++) {
+		event_t *x = &events[k];
+
+		if (!x->release || x->done)
+			continue;
+		if (x->time + 1.0 <= e->time) {
+			libra_ledger_release(l, x->job_id);
+			x->done = true;
+		} else if (x->time <= e->time) {
+			unsure++;
+		}
+	}
+	return unsure;
+}
+
+/*
+ * The core's verdict on decision e on a fresh ledger of the nodes: every
+ * admission before it committed, and every release that may have come
+ * first (at its whole second or before) applied.  Leaves its quote in q.
+ */
+static bool _decide_released(const char *nodes, const libra_params_t *p,
+			     const event_t *e, libra_quote_t *q)
+{
+	libra_ledger_t *alt = libra_ledger_create(p->share_min);
+	bool core_alt;
+
+	_read_nodes(alt, nodes);
+	for (int k = 0; k < nevents; k++) {
+		event_t *x = &events[k];
+
+		if (!x->release && x->accepted && x->time < e->time)
+			libra_ledger_commit(alt, x->job_id, &x->sla, x->place,
+					    x->nplace, x->time);
+	}
+	for (int k = 0; k < nevents; k++) {
+		event_t *x = &events[k];
+
+		if (x->release && x->time <= e->time)
+			libra_ledger_release(alt, x->job_id);
+	}
+	libra_ledger_expire(alt, e->time);
+	core_alt = _decide(alt, p, e, q);
+	libra_ledger_destroy(alt);
+	return core_alt;
+}
+
+/*
+ * The core's verdict on decision e, on l as it was when the cluster
+ * decided.  When a release in the same second may have come before it and
+ * changes the verdict (*amb), the verdict that agrees with the cluster's
+ * (either way may have been the cluster's).  Leaves the quote on l in q,
+ * for the feedback that follows the decision.
+ */
+static bool _replay(libra_ledger_t *l, const libra_params_t *p,
+		    const char *nodes, const event_t *e, libra_quote_t *q,
+		    bool *amb)
+{
+	int unsure = _release_before(l, e);
+	bool core, core_alt;
+
+	*amb = false;
+	libra_ledger_expire(l, e->time);
+	core = _decide(l, p, e, q);
+	if (unsure) {
+		/* the same, with the releases that may have come first */
+		core_alt = _decide_released(nodes, p, e, q);
+		if (core_alt != core) {
+			*amb = true;
+			core = e->accepted ? (core || core_alt) :
+					     (core && core_alt);
+		}
+		_decide(l, p, e, q);	/* restore q */
+	}
+	return core;
+}
+
+int main(int argc, char **argv)
+{
+	options_t o;
+	libra_params_t p;
+	libra_ledger_t *l;
+	libra_quote_t *q = malloc(sizeof(*q));
+	char err[256];
+	int agree = 0, ambiguous = 0, disagree = 0;
+
+	_parse_args(argc, argv, &o);
 	libra_params_default(&p);
-	if (libra_params_parse(&p, sched_params, err, sizeof(err)))
+	if (libra_params_parse(&p, o.sched_params, err, sizeof(err)))
 		_die("--params: %s", err);
 	l = libra_ledger_create(p.share_min);
-	_read_nodes(l, nodes);
-	_read_sacct(l, sacct);
-	if (refusals)
-		_read_refusals(refusals);
+	_read_nodes(l, o.nodes);
+	_read_sacct(l, o.sacct);
+	if (o.refusals)
+		_read_refusals(o.refusals);
 	qsort(events, (size_t) nevents, sizeof(*events), _cmp);
 
 	for (int i = 0; i < nevents; i++) {
 		event_t *e = &events[i];
-		bool core, core_alt, amb = false;
-		int unsure = 0;
+		bool core, amb;
 
 		if (e->release)
 			continue;
-		/*
-		 * A release at whole second R happened in [R, R + 1): before
-		 * this decision for sure when R + 1 <= t, perhaps when R <= t.
-		 */
-		for (int k = 0; k < nevents; k++) {
-			event_t *x = &events[k];
-
-			if (!x->release || x->done)
-				continue;
-			if (x->time + 1.0 <= e->time) {
-				libra_ledger_release(l, x->job_id);
-				x->done = true;
-			} else if (x->time <= e->time) {
-				unsure++;
-			}
-		}
-		libra_ledger_expire(l, e->time);
-		core = _decide(l, &p, e, q);
-		if (unsure) {
-			libra_ledger_t *alt = libra_ledger_create(p.share_min);
-
-			/* the same, with the releases that may have come first */
-			_read_nodes(alt, nodes);
-			for (int k = 0; k < nevents; k++) {
-				event_t *x = &events[k];
-
-				if (!x->release && x->accepted && x->time < e->time)
-					libra_ledger_commit(alt, x->job_id,
-							    &x->sla, x->place,
-							    x->nplace, x->time);
-			}
-			for (int k = 0; k < nevents; k++) {
-				event_t *x = &events[k];
-
-				if (x->release && x->time <= e->time)
-					libra_ledger_release(alt, x->job_id);
-			}
-			libra_ledger_expire(alt, e->time);
-			core_alt = _decide(alt, &p, e, q);
-			libra_ledger_destroy(alt);
-			if (core_alt != core) {
-				amb = true;
-				core = e->accepted ? (core || core_alt) :
-						     (core && core_alt);
-			}
-			_decide(l, &p, e, q);	/* restore q */
-		}
+		core = _replay(l, &p, o.nodes, e, q, &amb);
 		if (core == e->accepted) {
 			agree++;
 			ambiguous += amb;
