@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  admit_int.h - internal to the admission code (admit.c, admit_*.c), not
+ *  part of the core's API: the candidate node the policies build, the
+ *  small helpers every policy calls for each node (inline, as they were
+ *  in admit.c), and the steps the files share, each described where it
+ *  is defined, in the file named above its declaration.  Hidden from
+ *  libslurm_libra.so's exported symbols, which stay the core's libra_*
+ *  functions.
+\*****************************************************************************/
+
+#ifndef LIBRA_ADMIT_INT_H
+#define LIBRA_ADMIT_INT_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "admit.h"
+
+#pragma GCC visibility push(hidden)
+
+typedef struct {
+	int node;
+	int room;	/* most CPUs of the job the node can take */
+	double key;	/* sort key, ascending */
+	double rate;	/* per-CPU-second rate for one CPU (priced policies) */
+	double held;	/* Libra+$: the job's memory and GPUs at this node's
+			 * rates, 0 when not priced */
+	uint64_t mem_free;	/* the node's free memory [MB], or
+				 * LIBRA_MEM_UNTRACKED */
+	int gpus_free;	/* the node's free GPUs */
+} cand_t;
+
+/*
+ * Small helpers of admit.c's that the policies call for each node or
+ * candidate: here, inline, so that the policies' files call them as
+ * cheaply as admit.c did (its compiler inlined them).
+ */
+static inline bool admit_asks_mem(const libra_request_t *req)
+{
+	return req->demand.mem_per_cpu || req->demand.mem_per_node ||
+	       req->demand.mem_whole_node;
+}
+
+static inline bool admit_asks_gpus(const libra_request_t *req)
+{
+	return req->demand.gpus_per_node > 0 || req->demand.gpus > 0;
+}
+
+static inline bool admit_asks_held(const libra_request_t *req)
+{
+	return admit_asks_mem(req) || admit_asks_gpus(req);
+}
+
+/* Is the node up and one the job may use (partition, -w, -x)? */
+static inline bool admit_eligible(const libra_ledger_t *l,
+				  const libra_request_t *req, int node)
+{
+	return libra_ledger_node_up(l, node) &&
+	       (!req->eligible || req->eligible[node]);
+}
+
+/* A candidate: node, room, sort key, and its free memory and GPUs. */
+static inline void admit_cand_init(const libra_ledger_t *l, cand_t *c,
+				   int node, int room, double key)
+{
+	c->node = node;
+	c->room = room;
+	c->key = key;
+	c->rate = 0.0;
+	c->held = 0.0;
+	c->mem_free = libra_ledger_node_mem_free(l, node);
+	c->gpus_free = libra_ledger_node_gpus_free(l, node);
+}
+
+static inline bool admit_over_budget(const libra_params_t *p,
+				     const libra_sla_t *sla, double price)
+{
+	return libra_sla_has_budget(sla) &&
+	       price > sla->budget + p->tolerance * fmax(1.0, sla->budget);
+}
+
+/* admit.c: the steps common to every policy */
+extern int admit_min_nodes(const libra_request_t *req);
+extern int admit_fill(cand_t *c, int n, const libra_request_t *req,
+		      libra_quote_t *q, bool sorted);
+extern int admit_takeable(const libra_ledger_t *l,
+			  const libra_request_t *req, int node);
+extern int admit_room(const libra_ledger_t *l, const libra_params_t *p,
+		      const libra_request_t *req, int node, double s,
+		      double now, double until, double *free_out);
+extern bool admit_resources_ok(const libra_ledger_t *l,
+			       const libra_request_t *req);
+extern void admit_static_price(const libra_ledger_t *l,
+			       const libra_params_t *p,
+			       const libra_sla_t *sla,
+			       const libra_request_t *req, double now,
+			       libra_quote_t *q);
+extern void admit_place_static(const libra_ledger_t *l,
+			       const libra_params_t *p,
+			       const libra_sla_t *sla,
+			       const libra_request_t *req, double now,
+			       cand_t *c, int n, bool sorted,
+			       libra_verdict_t refusal, libra_quote_t *q);
+
+/* admit.c: the driver */
+extern bool admit_demand_ok(const libra_request_t *req);
+extern bool admit_holds_now(const libra_ledger_t *l,
+			    const libra_request_t *req, cand_t *c,
+			    libra_quote_t *q);
+extern void admit_policy(const libra_ledger_t *l, const libra_params_t *p,
+			 const libra_sla_t *sla, const libra_request_t *req,
+			 double now, libra_quote_t *q);
+
+/* admit_price.c: Libra, fixed, peak; Libra+$, Libra+$Auto */
+extern void admit_libra(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, cand_t *c, libra_quote_t *q);
+extern void admit_market(const libra_ledger_t *l, const libra_params_t *p,
+			 const libra_sla_t *sla, const libra_request_t *req,
+			 double now, cand_t *c, libra_quote_t *q);
+extern void admit_price_held(const libra_ledger_t *l,
+			     const libra_params_t *p, const libra_sla_t *sla,
+			     double now, bool market, libra_quote_t *q);
+
+/* admit_sla.c: LibraSLA */
+extern void admit_sla(const libra_ledger_t *l, const libra_params_t *p,
+		      const libra_sla_t *sla, const libra_request_t *req,
+		      double now, cand_t *c, libra_quote_t *q);
+
+/* admit_riskd.c: LibraRiskD */
+extern void admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, cand_t *c, libra_quote_t *q);
+
+#pragma GCC visibility pop
+
+#endif /* LIBRA_ADMIT_INT_H */
