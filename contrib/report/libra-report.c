@@ -158,133 +158,183 @@ static void _accounts(const char *list)
 		_die_usage("--accounts: no account named in '%s'", list);
 }
 
-static void _parse(int argc, char **argv)
+/* -P, --parsable, --parsable2 */
+static void _set_parsable(const char *arg)
 {
-	enum { O_JSON = 256, O_PER_JOB, O_SACCT_FILE, O_REFUSALS,
-	       O_NO_REFUSALS, O_NO_SQUEUE, O_DECIMALS, O_POWER, O_TARIFF,
-	       O_TZ_OFFSET };
-	static const struct option lo[] = {
-		{ "starttime",	 required_argument, NULL, 'S' },
-		{ "endtime",	 required_argument, NULL, 'E' },
-		{ "accounts",	 required_argument, NULL, 'A' },
-		{ "parsable",	 no_argument,	    NULL, 'P' },
-		{ "parsable2",	 no_argument,	    NULL, 'P' },
-		{ "noheader",	 no_argument,	    NULL, 'n' },
-		{ "json",	 no_argument,	    NULL, O_JSON },
-		{ "per-job",	 no_argument,	    NULL, O_PER_JOB },
-		{ "sacct-file",	 required_argument, NULL, O_SACCT_FILE },
-		{ "refusals",	 required_argument, NULL, O_REFUSALS },
-		{ "no-refusals", no_argument,	    NULL, O_NO_REFUSALS },
-		{ "no-squeue",	 no_argument,	    NULL, O_NO_SQUEUE },
-		{ "decimals",	 required_argument, NULL, O_DECIMALS },
-		{ "power",	 required_argument, NULL, O_POWER },
-		{ "tariff",	 required_argument, NULL, O_TARIFF },
-		{ "tz-offset",	 required_argument, NULL, O_TZ_OFFSET },
-		{ "verbose",	 no_argument,	    NULL, 'v' },
-		{ "version",	 no_argument,	    NULL, 'V' },
-		{ "help",	 no_argument,	    NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	opt.mode = OUT_PARSABLE;
+}
+
+/* -p: sreport -p, the same with a trailing '|' */
+static void _set_parsable_bar(const char *arg)
+{
+	opt.mode = OUT_PARSABLE;
+	opt.trailing_bar = true;
+}
+
+static void _set_json(const char *arg)
+{
+	opt.mode = OUT_JSON;
+}
+
+static void _set_decimals(const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v < 0 || v > 12)
+		_die_usage("--decimals: '%s' is not a number from 0 to 12",
+			   arg);
+	opt.decimals = (int) v;
+}
+
+/* Parsed when met, as --decimals and --tz-offset are, so that a bad
+ * tariff is named before a bad option after it (-S and -E are parsed
+ * after all the options: _set_window()). */
+static void _set_tariff(const char *arg)
+{
 	char err[512];
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":S:E:A:PpnvVh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			opt.start_arg = optarg;
-			break;
-		case 'E':
-			opt.end_arg = optarg;
-			break;
-		case 'A':
-			_accounts(optarg);
-			break;
-		case 'P':
-			opt.mode = OUT_PARSABLE;
-			break;
-		case 'p':
-			opt.mode = OUT_PARSABLE;
-			opt.trailing_bar = true;
-			break;
-		case 'n':
-			opt.noheader = true;
-			break;
-		case O_JSON:
-			opt.mode = OUT_JSON;
-			break;
-		case O_PER_JOB:
-			opt.per_job = true;
-			break;
-		case O_SACCT_FILE:
-			opt.sacct_file = optarg;
-			break;
-		case O_REFUSALS:
-			opt.refusals = optarg;
-			break;
-		case O_NO_REFUSALS:
-			opt.no_refusals = true;
-			break;
-		case O_NO_SQUEUE:
-			opt.no_squeue = true;
-			break;
-		case O_DECIMALS: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+	opt.tariff_arg = arg;
+	if (libra_tariff_parse(&opt.tariff, arg, err, sizeof(err)))
+		_die_usage("--tariff: %s", err);
+}
 
-			if (!*optarg || *end || v < 0 || v > 12)
-				_die_usage("--decimals: '%s' is not a number "
-					   "from 0 to 12", optarg);
-			opt.decimals = (int) v;
-			break;
-		}
-		case O_POWER:
-			opt.power = optarg;
-			break;
-		case O_TARIFF:
-			opt.tariff_arg = optarg;
-			if (libra_tariff_parse(&opt.tariff, optarg, err,
-					       sizeof(err)))
-				_die_usage("--tariff: %s", err);
-			break;
-		case O_TZ_OFFSET: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+static void _set_tz_offset(const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
 
-			if (!*optarg || *end || v < -86400 || v > 86400)
-				_die_usage("--tz-offset: '%s' is not a number "
-					   "of seconds from -86400 to 86400",
-					   optarg);
-			opt.tariff.offset = v;
-			opt.has_offset = true;
-			break;
-		}
-		case 'v':
-			opt.verbose++;
-			break;
-		case 'V':
-			printf("%s %s\n", PROG, PACKAGE_VERSION);
-			exit(0);
-		case 'h':
-			_usage(stdout);
-			exit(0);
-		case ':':
-			if (!strncmp(argv[optind - 1], "--", 2))
-				_die_usage("option %s needs a value",
-					   argv[optind - 1]);
-			_die_usage("option -%c needs a value", optopt);
-		default:
-			if (!strncmp(argv[optind - 1], "--", 2) && optopt)
-				_die_usage("option %s takes no value",
-					   argv[optind - 1]);
-			if (!strncmp(argv[optind - 1], "--", 2))
-				_die_usage("unknown option %s",
-					   argv[optind - 1]);
-			_die_usage("unknown option -%c", optopt);
-		}
+	if (!*arg || *end || v < -86400 || v > 86400)
+		_die_usage("--tz-offset: '%s' is not a number of seconds "
+			   "from -86400 to 86400", arg);
+	opt.tariff.offset = v;
+	opt.has_offset = true;
+}
+
+static void _more_verbose(const char *arg)
+{
+	opt.verbose++;
+}
+
+static void _print_version(const char *arg)
+{
+	printf("%s %s\n", PROG, PACKAGE_VERSION);
+	exit(0);
+}
+
+static void _print_help(const char *arg)
+{
+	_usage(stdout);
+	exit(0);
+}
+
+/* Keys of the options that have no short form (above any letter). */
+enum { O_JSON = 256, O_PER_JOB, O_SACCT_FILE, O_REFUSALS, O_NO_REFUSALS,
+       O_NO_SQUEUE, O_DECIMALS, O_POWER, O_TARIFF, O_TZ_OFFSET };
+
+/*
+ * Every option, once, in --help's order: getopt_long()'s long options and
+ * short option string are built from this table, and what getopt_long()
+ * returns is looked up in it.  An option stores its value (arg), sets a
+ * flag (flag) or calls its handler (set), in the order the options are
+ * given on the command line.  Entries that share a key are one option
+ * under two names; they must also share has_arg, or getopt_long() would
+ * take an abbreviation of both (--pars) as ambiguous.
+ */
+static const struct opt_def {
+	int key;		/* the short option's letter, or an O_ key */
+	const char *name;	/* the long option, NULL if none (-p) */
+	int has_arg;		/* no_argument or required_argument */
+	const char **arg;
+	bool *flag;
+	void (*set)(const char *arg);
+} opt_defs[] = {
+	{ 'S', "starttime", required_argument, .arg = &opt.start_arg },
+	{ 'E', "endtime", required_argument, .arg = &opt.end_arg },
+	{ 'A', "accounts", required_argument, .set = _accounts },
+	{ 'P', "parsable", no_argument, .set = _set_parsable },
+	{ 'P', "parsable2", no_argument, .set = _set_parsable },
+	{ 'p', NULL, no_argument, .set = _set_parsable_bar },
+	{ 'n', "noheader", no_argument, .flag = &opt.noheader },
+	{ O_JSON, "json", no_argument, .set = _set_json },
+	{ O_PER_JOB, "per-job", no_argument, .flag = &opt.per_job },
+	{ O_SACCT_FILE, "sacct-file", required_argument,
+	  .arg = &opt.sacct_file },
+	{ O_REFUSALS, "refusals", required_argument, .arg = &opt.refusals },
+	{ O_NO_REFUSALS, "no-refusals", no_argument,
+	  .flag = &opt.no_refusals },
+	{ O_NO_SQUEUE, "no-squeue", no_argument, .flag = &opt.no_squeue },
+	{ O_DECIMALS, "decimals", required_argument, .set = _set_decimals },
+	{ O_POWER, "power", required_argument, .arg = &opt.power },
+	{ O_TARIFF, "tariff", required_argument, .set = _set_tariff },
+	{ O_TZ_OFFSET, "tz-offset", required_argument,
+	  .set = _set_tz_offset },
+	{ 'v', "verbose", no_argument, .set = _more_verbose },
+	{ 'V', "version", no_argument, .set = _print_version },
+	{ 'h', "help", no_argument, .set = _print_help },
+};
+
+#define NOPT_DEFS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+/* getopt_long()'s arguments from opt_defs: the long options (ended by
+ * a zeroed entry) and the short ones, after a ':' so that a missing value
+ * is told from an unknown option. */
+static void _getopt_tables(struct option *lo, char *shortopts)
+{
+	int nlo = 0, ns = 0;
+
+	shortopts[ns++] = ':';
+	for (size_t i = 0; i < NOPT_DEFS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+
+		if (d->name)
+			lo[nlo++] = (struct option) {
+				d->name, d->has_arg, NULL, d->key };
+		if (d->key > 255 || memchr(shortopts, d->key, ns))
+			continue;
+		shortopts[ns++] = (char) d->key;
+		if (d->has_arg == required_argument)
+			shortopts[ns++] = ':';
 	}
-	if (optind < argc)
-		_die_usage("unexpected argument '%s'", argv[optind]);
+	lo[nlo] = (struct option) { 0 };
+	shortopts[ns] = '\0';
+}
+
+static const struct opt_def *_opt_def(int key)
+{
+	for (size_t i = 0; i < NOPT_DEFS; i++)
+		if (opt_defs[i].key == key)
+			return &opt_defs[i];
+	return NULL;
+}
+
+/* getopt_long() returned ':' (opterr is 0): the option at argv[optind - 1]
+ * lacks its value. */
+static void _die_no_value(char **argv) __attribute__((noreturn));
+
+static void _die_no_value(char **argv)
+{
+	if (!strncmp(argv[optind - 1], "--", 2))
+		_die_usage("option %s needs a value", argv[optind - 1]);
+	_die_usage("option -%c needs a value", optopt);
+}
+
+/* getopt_long() returned '?': an unknown (or ambiguous) option, or a value
+ * given to a long option that takes none (optopt is then its key). */
+static void _die_unknown(char **argv) __attribute__((noreturn));
+
+static void _die_unknown(char **argv)
+{
+	if (!strncmp(argv[optind - 1], "--", 2) && optopt)
+		_die_usage("option %s takes no value", argv[optind - 1]);
+	if (!strncmp(argv[optind - 1], "--", 2))
+		_die_usage("unknown option %s", argv[optind - 1]);
+	_die_usage("unknown option -%c", optopt);
+}
+
+/* Options that exclude or need each other. */
+static void _check_options(void)
+{
 	if (opt.refusals && opt.no_refusals)
 		_die_usage("--refusals and --no-refusals exclude each other");
 	if (opt.power) {
@@ -302,6 +352,14 @@ static void _parse(int argc, char **argv)
 		_die_usage("%s needs --power", opt.tariff_arg ? "--tariff" :
 			   "--tz-offset");
 	}
+}
+
+/* The window from -S and -E.  Without -S: sacct's own default, 00:00
+ * today, when sacct is run; no limit for a saved file; --power starts at
+ * its log's first line (_power_report()). */
+static void _set_window(void)
+{
+	char err[512];
 
 	opt.now = time(NULL);
 	if (opt.start_arg) {
@@ -331,6 +389,34 @@ static void _parse(int argc, char **argv)
 			   rpt_format_time(opt.end, b, sizeof(b)),
 			   rpt_format_time(opt.start, a, sizeof(a)));
 	}
+}
+
+/* The command line into opt; a mistake in it exits with status 2. */
+static void _parse(int argc, char **argv)
+{
+	struct option lo[NOPT_DEFS + 1];
+	char shortopts[2 * NOPT_DEFS + 2];
+	const struct opt_def *d;
+	int c;
+
+	_getopt_tables(lo, shortopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		if (c == ':')
+			_die_no_value(argv);
+		if (!(d = _opt_def(c)))
+			_die_unknown(argv);
+		if (d->arg)
+			*d->arg = optarg;
+		else if (d->flag)
+			*d->flag = true;
+		else
+			d->set(optarg);
+	}
+	if (optind < argc)
+		_die_usage("unexpected argument '%s'", argv[optind]);
+	_check_options();
+	_set_window();
 }
 
 /* ------------------------------------------------------------ live cluster */
@@ -1261,24 +1347,13 @@ static int _power_report(void)
 
 /* ------------------------------------------------------------ main */
 
-int main(int argc, char **argv)
+/* The jobs: from --sacct-file, or from the sacct run here (and squeue for
+ * the records accounting does not have yet).  Returns where they came from,
+ * as the report names it. */
+static const char *_read_jobs(rpt_jobs_t *jobs)
 {
-	rpt_jobs_t jobs = { 0 }, refusals = { 0 };
-	const char *refusal_src = NULL;
-	char *text, err[1024];
 	const char *jobs_src;
-	long early = 0, unreadable = 0;
-	rpt_job_t **shown;
-	size_t nshown = 0;
-
-	/* glibc re-reads /etc/localtime at every mktime() unless TZ is set */
-	if (!getenv("TZ") && !access("/etc/localtime", R_OK))
-		setenv("TZ", ":/etc/localtime", 0);
-	_parse(argc, argv);
-	if (opt.power)
-		return _power_report();
-	/* sacct -P prints times in this format unless told otherwise */
-	setenv("SLURM_TIME_FORMAT", "standard", 1);
+	char *text, err[1024];
 
 	if (opt.sacct_file) {
 		jobs_src = strcmp(opt.sacct_file, "-") ? opt.sacct_file :
@@ -1287,25 +1362,32 @@ int main(int argc, char **argv)
 			_die("cannot read %s: %s", jobs_src,
 			     errno == EILSEQ ? "binary data, not sacct output" :
 			     strerror(errno));
-		if (rpt_read_sacct(text, jobs_src, &jobs, opt.verbose, err,
+		if (rpt_read_sacct(text, jobs_src, jobs, opt.verbose, err,
 				   sizeof(err)))
 			_die("%s", err);
 		free(text);
-	} else {
-		jobs_src = "sacct";
-		text = _sacct();
-		if (rpt_read_sacct(text, "sacct", &jobs, opt.verbose, err,
-				   sizeof(err)))
-			_die("cannot understand sacct's output: %s", err);
-		free(text);
-		if (!opt.no_squeue)
-			_merge_squeue(&jobs);
+		return jobs_src;
 	}
-	_refusals(&refusals, &refusal_src);
-	shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
+	text = _sacct();
+	if (rpt_read_sacct(text, "sacct", jobs, opt.verbose, err, sizeof(err)))
+		_die("cannot understand sacct's output: %s", err);
+	free(text);
+	if (!opt.no_squeue)
+		_merge_squeue(jobs);
+	return "sacct";
+}
 
-	for (size_t i = 0; i < jobs.n; i++) {
-		rpt_job_t *j = &jobs.v[i];
+/* The jobs and refusals of the wanted accounts submitted in the window,
+ * into shown (room for them all), jobs first; returns how many.  A job's
+ * unreadable record is warned about here, where it is counted. */
+static size_t _pick_jobs(rpt_jobs_t *jobs, rpt_jobs_t *refusals,
+			 rpt_job_t **shown)
+{
+	size_t nshown = 0;
+	long early = 0;
+
+	for (size_t i = 0; i < jobs->n; i++) {
+		rpt_job_t *j = &jobs->v[i];
 
 		rpt_classify(j);
 		if (!_account_wanted(j->account))
@@ -1314,16 +1396,14 @@ int main(int argc, char **argv)
 			early++;
 			continue;
 		}
-		if (j->kind == KIND_UNREADABLE) {
+		if (j->kind == KIND_UNREADABLE)
 			_note("warning: job %s (%s): unreadable record: %s; "
 			      "counted as Unreadable", j->id, j->where,
 			      j->err);
-			unreadable++;
-		}
 		shown[nshown++] = j;
 	}
-	for (size_t i = 0; i < refusals.n; i++) {
-		rpt_job_t *r = &refusals.v[i];
+	for (size_t i = 0; i < refusals->n; i++) {
+		rpt_job_t *r = &refusals->v[i];
 
 		if (!_account_wanted(r->account) || !_in_window(r->submit))
 			continue;
@@ -1332,7 +1412,14 @@ int main(int argc, char **argv)
 	if (opt.verbose && early)
 		_note("%ld job%s outside the window (by submission time) "
 		      "left out", early, early == 1 ? "" : "s");
+	return nshown;
+}
 
+/* Sort the jobs (the order --per-job prints them in, so that its lines
+ * add up as the totals do), fold each into its account's figures and the
+ * total, and sort the accounts. */
+static void _fold_jobs(rpt_job_t **shown, size_t nshown)
+{
 	if (nshown > 1)
 		qsort(shown, nshown, sizeof(*shown), _cmp_jobs);
 	libra_metrics_init(&total.m);
@@ -1348,58 +1435,90 @@ int main(int argc, char **argv)
 	libra_metrics_finish(&total.m);
 	if (nstats > 1)
 		qsort(stats, nstats, sizeof(*stats), _cmp_stats);
+}
 
-	if (opt.mode == OUT_JSON) {
-		json_object *root = json_object_new_object(), *w, *a, *src;
+/* --json */
+static void _print_json(const char *jobs_src, const char *refusal_src,
+			rpt_job_t **shown, size_t nshown)
+{
+	json_object *root = json_object_new_object(), *w, *a, *src;
 
-		w = json_object_new_object();
-		json_object_object_add(w, "start", opt.has_start ?
-			json_object_new_int64(opt.start) : NULL);
-		json_object_object_add(w, "end", opt.has_end ?
-			json_object_new_int64(opt.end) : NULL);
-		json_object_object_add(root, "window", w);
-		src = json_object_new_object();
-		json_object_object_add(src, "jobs",
-				       json_object_new_string(jobs_src));
-		json_object_object_add(src, "refusals", refusal_src ?
-			json_object_new_string(refusal_src) : NULL);
-		json_object_object_add(root, "sources", src);
-		a = json_object_new_array();
-		for (int i = 0; i < nstats; i++)
-			json_object_array_add(a, _json_stats(&stats[i],
-							     stats[i].account));
-		json_object_object_add(root, "accounts", a);
-		json_object_object_add(root, "total",
-				       _json_stats(&total, "TOTAL"));
-		if (opt.per_job) {
-			json_object *jj = json_object_new_array();
+	w = json_object_new_object();
+	json_object_object_add(w, "start", opt.has_start ?
+		json_object_new_int64(opt.start) : NULL);
+	json_object_object_add(w, "end", opt.has_end ?
+		json_object_new_int64(opt.end) : NULL);
+	json_object_object_add(root, "window", w);
+	src = json_object_new_object();
+	json_object_object_add(src, "jobs", json_object_new_string(jobs_src));
+	json_object_object_add(src, "refusals", refusal_src ?
+		json_object_new_string(refusal_src) : NULL);
+	json_object_object_add(root, "sources", src);
+	a = json_object_new_array();
+	for (int i = 0; i < nstats; i++)
+		json_object_array_add(a, _json_stats(&stats[i],
+						     stats[i].account));
+	json_object_object_add(root, "accounts", a);
+	json_object_object_add(root, "total", _json_stats(&total, "TOTAL"));
+	if (opt.per_job) {
+		json_object *jj = json_object_new_array();
 
-			for (size_t i = 0; i < nshown; i++)
-				json_object_array_add(jj,
-						      _json_job(shown[i]));
-			json_object_object_add(root, "jobs", jj);
-		}
-		printf("%s\n", json_object_to_json_string_ext(root,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(root);
-	} else {
-		table_t t;
-
-		_banner(jobs_src, refusal_src);
-		if (opt.per_job) {
-			_table_init(&t, job_titles, NJOB);
-			for (size_t i = 0; i < nshown; i++)
-				_job_row(&t, shown[i]);
-		} else {
-			_table_init(&t, summary_titles, NSUMMARY);
-			for (int i = 0; i < nstats; i++)
-				_summary_row(&t, &stats[i], stats[i].account);
-			_summary_row(&t, &total, "TOTAL");
-		}
-		_table_print(&t);
-		_table_free(&t);
+		for (size_t i = 0; i < nshown; i++)
+			json_object_array_add(jj, _json_job(shown[i]));
+		json_object_object_add(root, "jobs", jj);
 	}
+	printf("%s\n", json_object_to_json_string_ext(root,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+/* The table (or -P/-p): the totals per account, or --per-job's lines. */
+static void _print_table(const char *jobs_src, const char *refusal_src,
+			 rpt_job_t **shown, size_t nshown)
+{
+	table_t t;
+
+	_banner(jobs_src, refusal_src);
+	if (opt.per_job) {
+		_table_init(&t, job_titles, NJOB);
+		for (size_t i = 0; i < nshown; i++)
+			_job_row(&t, shown[i]);
+	} else {
+		_table_init(&t, summary_titles, NSUMMARY);
+		for (int i = 0; i < nstats; i++)
+			_summary_row(&t, &stats[i], stats[i].account);
+		_summary_row(&t, &total, "TOTAL");
+	}
+	_table_print(&t);
+	_table_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+	rpt_jobs_t jobs = { 0 }, refusals = { 0 };
+	const char *jobs_src, *refusal_src = NULL;
+	rpt_job_t **shown;
+	size_t nshown;
+
+	/* glibc re-reads /etc/localtime at every mktime() unless TZ is set */
+	if (!getenv("TZ") && !access("/etc/localtime", R_OK))
+		setenv("TZ", ":/etc/localtime", 0);
+	_parse(argc, argv);
+	if (opt.power)
+		return _power_report();
+	/* sacct -P prints times in this format unless told otherwise */
+	setenv("SLURM_TIME_FORMAT", "standard", 1);
+
+	jobs_src = _read_jobs(&jobs);
+	_refusals(&refusals, &refusal_src);
+	shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
+	nshown = _pick_jobs(&jobs, &refusals, shown);
+	_fold_jobs(shown, nshown);
+	if (opt.mode == OUT_JSON)
+		_print_json(jobs_src, refusal_src, shown, nshown);
+	else
+		_print_table(jobs_src, refusal_src, shown, nshown);
 	if (fflush(stdout) || ferror(stdout))
 		_die("cannot write the report: %s", strerror(errno));
 

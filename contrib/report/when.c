@@ -180,126 +180,179 @@ static int _date(const char *s, size_t *p, int *mon, int *day, int *year)
 	return 0;
 }
 
-extern int rpt_parse_time(const char *s, time_t now, time_t *out,
-			  char *err, size_t errlen)
+/* What a -S/-E string has named so far; hour, mon, day and year are -1
+ * until named (a date without a year leaves year -1). */
+struct when {
+	int hour, minute, second;
+	int mon, day, year;
+};
+
+static void _date_of(struct when *w, const struct tm *tm)
 {
-	int hour = -1, minute = 0, second = 0, mon = -1, day = -1, year = -1;
-	struct tm tn, tm;
-	size_t p = 0;
-	time_t t;
+	w->mon = tm->tm_mon + 1;
+	w->day = tm->tm_mday;
+	w->year = tm->tm_year + 1900;
+}
 
-	if (!s || !*s)
-		return _fail(err, errlen, s ? s : "", 0, "empty");
-	if (!strncasecmp(s, "uts", 3)) {
-		char *end;
-		long v;
+/* "uts" and seconds since the epoch (Slurm's own spelling of them) */
+static int _uts(const char *s, time_t *out, char *err, size_t errlen)
+{
+	char *end;
+	long v;
 
-		errno = 0;
-		v = strtol(s + 3, &end, 10);
-		if (errno || end == s + 3 || *end || v < 1000000)
-			return _fail(err, errlen, s, 3,
-				     "uts needs seconds since the epoch");
-		*out = (time_t) v;
+	errno = 0;
+	v = strtol(s + 3, &end, 10);
+	if (errno || end == s + 3 || *end || v < 1000000)
+		return _fail(err, errlen, s, 3,
+			     "uts needs seconds since the epoch");
+	*out = (time_t) v;
+	return 0;
+}
+
+/* "now" and an optional "[+-]count[unit]"; *p just after "now".  Names
+ * the date and the time of day. */
+static int _now(const char *s, size_t *p, time_t now, struct when *w,
+		char *err, size_t errlen)
+{
+	long delta = 0;
+	time_t later;
+	struct tm tl;
+
+	while (isblank((unsigned char) s[*p]))
+		(*p)++;
+	if (s[*p] == '+' || s[*p] == '-') {
+		bool minus = s[*p] == '-';
+
+		if (_delta(s, p, &delta))
+			return _fail(err, errlen, s, *p,
+				     "expected a count and a unit (seconds, minutes, hours, days, weeks)");
+		if (minus)
+			delta = -delta;
+	} else if (s[*p]) {
+		return _fail(err, errlen, s, *p, "expected + or - after now");
+	}
+	later = now + delta;
+	localtime_r(&later, &tl);
+	_date_of(w, &tl);
+	w->hour = tl.tm_hour;
+	w->minute = tl.tm_min;
+	w->second = tl.tm_sec;
+	return 0;
+}
+
+/* Times of day by name, as parse_time() knows them */
+static const struct {
+	const char *name;
+	int hour;
+} named_hours[] = {
+	{ "midnight", 0 }, { "noon", 12 }, { "fika", 15 }, { "teatime", 16 },
+};
+
+/* The word at *p (a date, a time of day or one of their names), into *w;
+ * *p past it.  tn is now in local time. */
+static int _word(const char *s, size_t *p, time_t now, const struct tm *tn,
+		 struct when *w, char *err, size_t errlen)
+{
+	const char *c = s + *p;
+
+	if (!strncasecmp(c, "today", 5)) {
+		_date_of(w, tn);
+		*p += 5;
 		return 0;
 	}
-	localtime_r(&now, &tn);
-	while (s[p]) {
-		char c = s[p];
+	if (!strncasecmp(c, "tomorrow", 8)) {
+		time_t later = now + 86400;
+		struct tm tl;
 
-		if (isblank((unsigned char) c) || c == '-' || c == 'T') {
-			p++;
-			continue;
-		}
-		if (!strncasecmp(s + p, "today", 5)) {
-			mon = tn.tm_mon + 1;
-			day = tn.tm_mday;
-			year = tn.tm_year + 1900;
-			p += 5;
-		} else if (!strncasecmp(s + p, "tomorrow", 8)) {
-			time_t later = now + 86400;
-			struct tm tl;
+		localtime_r(&later, &tl);
+		_date_of(w, &tl);
+		*p += 8;
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(named_hours) / sizeof(named_hours[0]);
+	     k++) {
+		size_t n = strlen(named_hours[k].name);
 
-			localtime_r(&later, &tl);
-			mon = tl.tm_mon + 1;
-			day = tl.tm_mday;
-			year = tl.tm_year + 1900;
-			p += 8;
-		} else if (!strncasecmp(s + p, "midnight", 8)) {
-			hour = minute = second = 0;
-			p += 8;
-		} else if (!strncasecmp(s + p, "noon", 4)) {
-			hour = 12, minute = second = 0;
-			p += 4;
-		} else if (!strncasecmp(s + p, "fika", 4)) {
-			hour = 15, minute = second = 0;
-			p += 4;
-		} else if (!strncasecmp(s + p, "teatime", 7)) {
-			hour = 16, minute = second = 0;
-			p += 7;
-		} else if (!strncasecmp(s + p, "now", 3)) {
-			long delta = 0;
-			time_t later;
-			struct tm tl;
-
-			p += 3;
-			while (isblank((unsigned char) s[p]))
-				p++;
-			if (s[p] == '+' || s[p] == '-') {
-				bool minus = s[p] == '-';
-
-				if (_delta(s, &p, &delta))
-					return _fail(err, errlen, s, p,
-						     "expected a count and a unit (seconds, minutes, hours, days, weeks)");
-				if (minus)
-					delta = -delta;
-			} else if (s[p]) {
-				return _fail(err, errlen, s, p,
-					     "expected + or - after now");
-			}
-			later = now + delta;
-			localtime_r(&later, &tl);
-			mon = tl.tm_mon + 1;
-			day = tl.tm_mday;
-			year = tl.tm_year + 1900;
-			hour = tl.tm_hour;
-			minute = tl.tm_min;
-			second = tl.tm_sec;
-		} else if (isdigit((unsigned char) c)) {
-			if (s[p + 1] == ':' || (s[p + 1] && s[p + 2] == ':')) {
-				if (_clock(s, &p, &hour, &minute, &second))
-					return _fail(err, errlen, s, p,
-						     "bad time of day");
-			} else if (_date(s, &p, &mon, &day, &year)) {
-				return _fail(err, errlen, s, p, "bad date");
-			}
-		} else {
-			return _fail(err, errlen, s, p, "unexpected character");
+		if (!strncasecmp(c, named_hours[k].name, n)) {
+			w->hour = named_hours[k].hour;
+			w->minute = w->second = 0;
+			*p += n;
+			return 0;
 		}
 	}
-	if (hour == -1 && mon == -1)
+	if (!strncasecmp(c, "now", 3)) {
+		*p += 3;
+		return _now(s, p, now, w, err, errlen);
+	}
+	if (!isdigit((unsigned char) *c))
+		return _fail(err, errlen, s, *p, "unexpected character");
+	/* H:MM or HH:MM is a time of day, any other digits a date */
+	if (c[1] == ':' || (c[1] && c[2] == ':')) {
+		if (_clock(s, p, &w->hour, &w->minute, &w->second))
+			return _fail(err, errlen, s, *p, "bad time of day");
+	} else if (_date(s, p, &w->mon, &w->day, &w->year)) {
+		return _fail(err, errlen, s, *p, "bad date");
+	}
+	return 0;
+}
+
+/* The instant *w names: a date alone is its 00:00, a time alone is
+ * today's, a date without a year is the latest such date not ahead of
+ * now (tn, in local time). */
+static int _instant(const char *s, struct when *w, const struct tm *tn,
+		    time_t *out, char *err, size_t errlen)
+{
+	struct tm tm;
+	time_t t;
+
+	if (w->hour == -1 && w->mon == -1)
 		return _fail(err, errlen, s, 0, "no date or time");
-	if (hour == -1) {		/* a date alone is its 00:00 */
-		hour = minute = second = 0;
-	} else if (mon == -1) {		/* a time alone is today */
-		mon = tn.tm_mon + 1;
-		day = tn.tm_mday;
-		year = tn.tm_year + 1900;
-	}
-	if (year == -1)			/* the latest such date, not ahead */
-		year = tn.tm_year + 1900 - (mon - 1 > tn.tm_mon ? 1 : 0);
+	if (w->hour == -1)
+		w->hour = w->minute = w->second = 0;
+	else if (w->mon == -1)
+		_date_of(w, tn);
+	if (w->year == -1)
+		w->year = tn->tm_year + 1900 -
+			  (w->mon - 1 > tn->tm_mon ? 1 : 0);
 
 	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = year - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = minute;
-	tm.tm_sec = second;
+	tm.tm_year = w->year - 1900;
+	tm.tm_mon = w->mon - 1;
+	tm.tm_mday = w->day;
+	tm.tm_hour = w->hour;
+	tm.tm_min = w->minute;
+	tm.tm_sec = w->second;
 	tm.tm_isdst = -1;
 	if ((t = mktime(&tm)) == (time_t) -1)
 		return _fail(err, errlen, s, 0, "not a representable time");
 	*out = t;
 	return 0;
+}
+
+extern int rpt_parse_time(const char *s, time_t now, time_t *out,
+			  char *err, size_t errlen)
+{
+	struct when w = { .hour = -1, .mon = -1, .day = -1, .year = -1 };
+	struct tm tn;
+	size_t p = 0;
+
+	if (!s || !*s)
+		return _fail(err, errlen, s ? s : "", 0, "empty");
+	if (!strncasecmp(s, "uts", 3))
+		return _uts(s, out, err, errlen);
+	localtime_r(&now, &tn);
+	while (s[p]) {
+		char c = s[p];
+
+		/* separators: "2027-01-15T08:00", "01/15 8:00am" */
+		if (isblank((unsigned char) c) || c == '-' || c == 'T') {
+			p++;
+			continue;
+		}
+		if (_word(s, &p, now, &tn, &w, err, errlen))
+			return -1;
+	}
+	return _instant(s, &w, &tn, out, err, errlen);
 }
 
 extern char *rpt_format_time(time_t t, char *buf, size_t len)
