@@ -5,14 +5,42 @@
 \*****************************************************************************/
 
 #include <errno.h>
+#include <execinfo.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hub.h"
 #include "share.h"
 
 static pthread_mutex_t hub_mutex = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Does this thread hold hub_mutex through libra_hub_lock()?  What the lock
+ * guards is handed out by the getters below, valid under the lock only:
+ * they assert it, in builds without NDEBUG (the default, as Slurm's
+ * xassert() is on unless Slurm is built with --disable-debug).
+ */
+static __thread bool hub_held;
+#ifdef NDEBUG
+#define HUB_HELD() ((void) 0)
+#else
+#define HUB_HELD() _hub_held(__func__)
+/* Where it was called from, then abort(), as assert() would. */
+static void _hub_held(const char *fn)
+{
+	void *frames[32];
+
+	if (hub_held)
+		return;
+	fprintf(stderr, "libra hub: %s() called without the hub's lock; called from:\n",
+		fn);
+	backtrace_symbols_fd(frames, backtrace(frames, 32), STDERR_FILENO);
+	abort();
+}
+#endif
 static pthread_mutex_t save_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hub_cond;
 static bool hub_cond_ready;
@@ -77,6 +105,7 @@ extern void libra_hub_fini(void)
 
 extern int libra_hub_reset(void)
 {
+	HUB_HELD();
 	libra_ledger_t *l = libra_ledger_create(hub_params.share_min);
 	libra_quotes_t *q = libra_quotes_create((double) time(NULL));
 
@@ -92,11 +121,13 @@ extern int libra_hub_reset(void)
 
 extern libra_predictor_t *libra_hub_predictor(void)
 {
+	HUB_HELD();
 	return hub_predictor;
 }
 
 extern void libra_hub_set_predictor(libra_predictor_t *p)
 {
+	HUB_HELD();
 	if (p != hub_predictor)
 		libra_predictor_destroy(hub_predictor);
 	hub_predictor = p;
@@ -105,30 +136,42 @@ extern void libra_hub_set_predictor(libra_predictor_t *p)
 extern void libra_hub_lock(void)
 {
 	pthread_mutex_lock(&hub_mutex);
+	hub_held = true;
 }
 
 extern void libra_hub_unlock(void)
 {
+	HUB_HELD();
+	hub_held = false;
 	pthread_mutex_unlock(&hub_mutex);
+}
+
+extern bool libra_hub_held(void)
+{
+	return hub_held;
 }
 
 extern libra_ledger_t *libra_hub_ledger(void)
 {
+	HUB_HELD();
 	return hub_ledger;
 }
 
 extern libra_params_t *libra_hub_params(void)
 {
+	HUB_HELD();
 	return &hub_params;
 }
 
 extern libra_quotes_t *libra_hub_quotes(void)
 {
+	HUB_HELD();
 	return hub_quotes;
 }
 
 extern void libra_hub_set_quotes(libra_quotes_t *b)
 {
+	HUB_HELD();
 	if (b != hub_quotes)
 		libra_quotes_destroy(hub_quotes);
 	hub_quotes = b;
@@ -148,6 +191,7 @@ static uint32_t tokens_issued;
 
 extern uint32_t libra_hub_tokens_issued(void)
 {
+	HUB_HELD();
 	return tokens_issued;
 }
 
@@ -155,6 +199,7 @@ extern uint32_t libra_hub_next_token(void)
 {
 	static uint32_t seq;
 
+	HUB_HELD();
 	tokens_issued++;
 
 	/* start from the clock so tokens differ across restarts */
@@ -168,6 +213,7 @@ extern uint32_t libra_hub_next_token(void)
 
 extern void libra_hub_set_ledger(libra_ledger_t *l)
 {
+	HUB_HELD();
 	if (l != hub_ledger)
 		libra_ledger_destroy(hub_ledger);
 	hub_ledger = l;
@@ -175,11 +221,13 @@ extern void libra_hub_set_ledger(libra_ledger_t *l)
 
 extern bool libra_hub_synced(void)
 {
+	HUB_HELD();
 	return hub_synced;
 }
 
 extern void libra_hub_set_synced(bool synced)
 {
+	HUB_HELD();
 	hub_synced = synced;
 }
 
@@ -197,6 +245,7 @@ extern bool libra_hub_wait(double secs)
 	struct timespec ts;
 	bool woken;
 
+	HUB_HELD();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += (time_t) secs;
 	ts.tv_nsec += (long) ((secs - floor(secs)) * 1e9);

@@ -31,9 +31,12 @@ extern int libra_hub_init(void);
 extern void libra_hub_fini(void);
 
 /* Lock/unlock; the pointers returned by the getters are valid under the
- * lock only. */
+ * lock only, and the getters and setters assert that the calling thread
+ * holds it (builds without NDEBUG).  libra_hub_held() says whether it
+ * does, for the plugins' own assertions. */
 extern void libra_hub_lock(void);
 extern void libra_hub_unlock(void);
+extern bool libra_hub_held(void);
 extern libra_ledger_t *libra_hub_ledger(void);
 extern libra_params_t *libra_hub_params(void);
 /* The binding quotes given and not yet gone (quote.h).  set replaces the

@@ -229,7 +229,7 @@ extern uint64_t libra_ledger_node_shape(const libra_ledger_t *l, int node);
 
 /*
  * Figures admission derives from a node's entries alone and keeps between
- * decisions (LibraSLA's return of the node as it is: admit.c).  The
+ * decisions (LibraSLA's return of the node as it is: admit_sla.c).  The
  * ledger only keeps the space, one per node, empty (stamp 0) at first; a
  * memo is valid while its stamp is the node's and its params are those it
  * was made with.  Written through a const ledger: it is a cache, no part

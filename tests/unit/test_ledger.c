@@ -1321,12 +1321,27 @@ END_TEST
  * none has been given out since: the count must move with every token. */
 START_TEST(test_tokens_issued_counts_every_token)
 {
-	uint32_t before = libra_hub_tokens_issued(), a, b;
+	uint32_t before, a, b;
 
+	libra_hub_lock();
+	before = libra_hub_tokens_issued();
 	a = libra_hub_next_token();
 	b = libra_hub_next_token();
 	ck_assert(libra_is_token(a) && libra_is_token(b) && a != b);
 	ck_assert_uint_eq(libra_hub_tokens_issued(), before + 2);
+	libra_hub_unlock();
+}
+END_TEST
+
+/* The hub's getters are valid under its lock only, and assert it: the
+ * lock is this thread's from libra_hub_lock() to libra_hub_unlock(). */
+START_TEST(test_hub_held_by_this_thread)
+{
+	ck_assert(!libra_hub_held());
+	libra_hub_lock();
+	ck_assert(libra_hub_held());
+	libra_hub_unlock();
+	ck_assert(!libra_hub_held());
 }
 END_TEST
 
@@ -1469,6 +1484,7 @@ static Suite *_suite(void)
 	T(tc, test_release_of_booking_clears_the_count);
 	T(tc, test_progress_before_begin_keeps_the_booked_share);
 	T(tc, test_tokens_issued_counts_every_token);
+	T(tc, test_hub_held_by_this_thread);
 	T(tc, test_hub_reset_drops_what_an_earlier_control_knew);
 	suite_add_tcase(s, tc);
 

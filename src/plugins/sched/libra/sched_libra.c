@@ -77,17 +77,6 @@
 #include "sched_libra.h"
 #include "settle.h"
 
-static pthread_t agent_tid;
-
-/* libra_no_sla at init(): LIBRA_NOSLA_SLURM leaves jobs without an SLA
- * to Slurm's schedulers (decision 27). */
-static libra_nosla_t no_sla_mode = LIBRA_NOSLA_SLURM;
-
-extern void libra_sched_set_mode(libra_nosla_t mode)
-{
-	no_sla_mode = mode;
-}
-
 /* A growing list of job ids.  Agent thread only. */
 typedef struct {
 	uint32_t *id;
@@ -110,31 +99,110 @@ static void _ids_free(id_list_t *l)
 }
 
 /*
- * The batch jobs a pass started, to be launched (their script sent to
- * their first node) once the journal of starts holds them, by _launch()
- * after the pass's libra_starts_write().  Agent thread only.
+ * Held jobs (priority 0) in the ledger, looked up once (finding F.3): a
+ * pending job's SLA in the ledger changes only when it is placed again,
+ * which a held job is not, so its hard deadline (0: none) is the one its
+ * first look found.  Direct-mapped by job id; an entry is this job's only
+ * with the same record pointer, id and submission time.
  */
-static id_list_t launches;
+#define HELD_MEMO 4096
+
+typedef struct {
+	job_record_t *job_ptr;
+	uint32_t job_id;
+	time_t submit;
+	double deadline;
+} held_memo_t;
 
 /*
- * For tests only (tests/integration/test_sched_launch.sh): seconds to
- * wait, in the environment variable LIBRA_TEST_LAUNCH_DELAY of slurmctld,
- * between the journal of starts' write after a pass that started jobs and
- * their launch, so that a test can kill slurmctld in between.  0: none.
+ * The plugin's state, in one place.  All of it is the agent thread's,
+ * except no_sla_mode (set at init(), before the agent starts) and
+ * agent_tid (init() and fini()).
  */
-static unsigned int test_launch_delay;
+static struct {
+	pthread_t agent_tid;
+	/* libra_no_sla at init(): LIBRA_NOSLA_SLURM leaves jobs without an
+	 * SLA to Slurm's schedulers (decision 27). */
+	libra_nosla_t no_sla_mode;
+	/*
+	 * The batch jobs a pass started, to be launched (their script sent
+	 * to their first node) once the journal of starts holds them, by
+	 * _launch() after the pass's libra_starts_write().
+	 */
+	id_list_t launches;
+	/*
+	 * For tests only (tests/integration/test_sched_launch.sh): seconds
+	 * to wait, in the environment variable LIBRA_TEST_LAUNCH_DELAY of
+	 * slurmctld, between the journal of starts' write after a pass that
+	 * started jobs and their launch, so that a test can kill slurmctld
+	 * in between.  0: none.
+	 */
+	unsigned int test_launch_delay;
+	/*
+	 * For tests only (tests/integration/test_sched_launch.sh,
+	 * tests/reliability/rel_faults.sh), with LIBRA_TEST_STALE_STATE=1 in
+	 * slurmctld's environment: each write of the job state before new jobs
+	 * start is copied to StateSaveLocation/job_state.libra-test, and each
+	 * launch logged, so that a test can kill slurmctld after a launch and
+	 * put that copy in place of the job state: what a write of slurmctld's
+	 * state save thread packed before the start and completed after
+	 * sched/libra's own leaves (sched_libra_starts.c).  Never set in
+	 * production.
+	 */
+	bool test_stale_state;
+	/*
+	 * slurmctld writes its job state file at most every 5 s
+	 * (state_save.c).  A job started before it is written, then lost with a
+	 * SIGKILLed slurmctld, would run on unknown to the restarted one, which
+	 * would give its id to another job (and slurmd would drain the node:
+	 * "Duplicate jobid").  So the agent writes the state itself (decision
+	 * 26) after each pass that has new jobs to start, and starts a job only
+	 * once it is written.  The jobs a pass started are appended to the
+	 * journal of starts before any is launched (sched_libra_starts.c): a
+	 * restarted slurmctld whose state has such a job pending (the state
+	 * save thread's write, packed before the start, came last) takes it as
+	 * running on its nodes again, and the orphan check finds out whether
+	 * its launch got there; one that has it running without its batch step
+	 * is such an orphan too.  Ends are not written here (a burst of ends
+	 * would be a burst of writes, each holding the job read lock while it
+	 * packs every job): jobcomp/libra journals them and the agent replays
+	 * the journal when it starts, before the journal of starts
+	 * (libra_slurm_journal_recover()).  Written: every job submitted before
+	 * second saved_sec, and those of that second up to job id
+	 * saved_upto.  Agent thread only.
+	 */
+	time_t saved_sec;
+	uint32_t saved_upto;
+	/*
+	 * Batch jobs that slurmctld, just started, knows as running without
+	 * their batch step: _launch() had not launched them when it was killed,
+	 * or had and the state was not written again before the kill.  Their
+	 * first node's registration, which a restarted slurmctld asks every
+	 * node for within seconds, tells which (_check_orphans()).  Agent
+	 * thread only.
+	 */
+	id_list_t orphans;
+	time_t adopt_since;
+	/*
+	 * What an incremental pass (decision 25) carries from the last: the ids
+	 * of the pending jobs it tried and did not start, in the order tried
+	 * (admitted first), and the earliest deadline among the jobs it does
+	 * not look at (running jobs' hard deadlines, held jobs'), at which a
+	 * pass walks the whole job list again.  Agent thread.
+	 */
+	id_list_t carry;
+	time_t carry_next;
+	time_t last_full;
+	held_memo_t held_memo[HELD_MEMO];
+	/* _long_pass(): when it last logged, the longest pass, the most CPU
+	 * time a pass took */
+	double last_log, longest, most_cpu;
+} st = { .no_sla_mode = LIBRA_NOSLA_SLURM };
 
-/*
- * For tests only (tests/integration/test_sched_launch.sh,
- * tests/reliability/rel_faults.sh), with LIBRA_TEST_STALE_STATE=1 in
- * slurmctld's environment: each write of the job state before new jobs
- * start is copied to StateSaveLocation/job_state.libra-test, and each
- * launch logged, so that a test can kill slurmctld after a launch and put
- * that copy in place of the job state: what a write of slurmctld's state
- * save thread packed before the start and completed after sched/libra's
- * own leaves (sched_libra_starts.c).  Never set in production.
- */
-static bool test_stale_state;
+extern void libra_sched_set_mode(libra_nosla_t mode)
+{
+	st.no_sla_mode = mode;
+}
 
 /*
  * After a wake-up the agent pauses before its pass: at least GATHER_MIN
@@ -169,35 +237,13 @@ static bool test_stale_state;
 #define LONG_PASS 0.05
 #define LONG_PASS_LOG 10.0
 
-/*
- * slurmctld writes its job state file at most every 5 s (state_save.c).  A
- * job started before it is written, then lost with a SIGKILLed slurmctld,
- * would run on unknown to the restarted one, which would give its id to
- * another job (and slurmd would drain the node: "Duplicate jobid").  So
- * the agent writes the state itself (decision 26) after each pass that
- * has new jobs to start, and starts a job only once it is written.  The
- * jobs a pass started are appended to the journal of starts before any is
- * launched (sched_libra_starts.c): a restarted slurmctld whose state has
- * such a job pending (the state save thread's write, packed before the
- * start, came last) takes it as running on its nodes again, and the
- * orphan check finds out whether its launch got there; one that has it
- * running without its batch step is such an orphan too.  Ends are not
- * written here (a burst of ends would be a burst of writes, each holding
- * the job read lock while it packs every job): jobcomp/libra journals
- * them and the agent replays the journal when it starts, before the
- * journal of starts (libra_slurm_journal_recover()).
- * Written: every job submitted before second saved_sec, and those of that
- * second up to job id saved_upto.  Agent thread only.
- */
-static time_t saved_sec = 0;
-static uint32_t saved_upto = 0;
 
 static bool _state_saved(job_record_t *job_ptr)
 {
 	time_t t = job_ptr->details->submit_time;
 
-	return t < saved_sec ||
-	       (t == saved_sec && job_ptr->job_id <= saved_upto);
+	return t < st.saved_sec ||
+	       (t == st.saved_sec && job_ptr->job_id <= st.saved_upto);
 }
 
 /* Write the job state; every job up to id "upto" exists already. */
@@ -208,12 +254,12 @@ static void _save_state(uint32_t upto)
 	/* takes slurmctld's job read lock itself */
 	if (dump_all_job_state() != SLURM_SUCCESS)
 		error("sched/libra: could not write the job state; starting the new jobs anyway");
-	if (test_stale_state)
+	if (st.test_stale_state)
 		libra_slurm_copy_state("job_state", "job_state.libra-test");
-	if (t == saved_sec && upto < saved_upto)
-		upto = saved_upto;
-	saved_sec = t;
-	saved_upto = upto;
+	if (t == st.saved_sec && upto < st.saved_upto)
+		upto = st.saved_upto;
+	st.saved_sec = t;
+	st.saved_upto = upto;
 }
 
 /* Statistics for sdiag, kept in slurmctld's backfill counters. */
@@ -354,7 +400,7 @@ static int _start_job(job_record_t *job_ptr, const char *nodes,
 	if (job_ptr->batch_flag == 0)
 		srun_allocate(job_ptr);
 	else if (!IS_JOB_CONFIGURING(job_ptr))
-		_ids_add(&launches, job_ptr->job_id);
+		_ids_add(&st.launches, job_ptr->job_id);
 	return SLURM_SUCCESS;
 }
 
@@ -440,7 +486,7 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 		names = libra_slurm_place_names(rec);
 		info("sched/libra: %pJ: its admitted nodes failed; admitted again on %s",
 		     job_ptr, names);
-		if (no_sla_mode == LIBRA_NOSLA_SLURM)
+		if (st.no_sla_mode == LIBRA_NOSLA_SLURM)
 			_pin(job_ptr, names);
 		xfree(names);
 		ok = true;
@@ -451,6 +497,7 @@ out:
 	return ok;
 }
 
+/* Are the admitted nodes of the record all up in the ledger?  Hub lock held. */
 static bool _placement_up(const libra_record_t *rec)
 {
 	libra_ledger_t *l = libra_hub_ledger();
@@ -575,22 +622,6 @@ static bool _before_deadline(job_record_t *job_ptr, time_t now, time_t *next,
 }
 
 /*
- * Held jobs (priority 0) in the ledger, looked up once (finding F.3): a
- * pending job's SLA in the ledger changes only when it is placed again,
- * which a held job is not, so its hard deadline (0: none) is the one its
- * first look found.  Direct-mapped by job id; an entry is this job's only
- * with the same record pointer, id and submission time.  Agent thread.
- */
-#define HELD_MEMO 4096
-
-static struct {
-	job_record_t *job_ptr;
-	uint32_t job_id;
-	time_t submit;
-	double deadline;
-} held_memo[HELD_MEMO];
-
-/*
  * An admitted job that Slurm requeued held because its batch launch failed
  * (slurmd's _launch_job_fail(): a prolog that failed, or a slurmctld
  * killed before slurmd could confirm the launch) is released, as
@@ -629,10 +660,10 @@ static void _held(job_record_t *job_ptr, time_t now, time_t *next)
 	time_t submit = job_ptr->details->submit_time;
 	double dl;
 
-	if (held_memo[k].job_ptr == job_ptr &&
-	    held_memo[k].job_id == job_ptr->job_id &&
-	    held_memo[k].submit == submit) {
-		dl = held_memo[k].deadline;
+	if (st.held_memo[k].job_ptr == job_ptr &&
+	    st.held_memo[k].job_id == job_ptr->job_id &&
+	    st.held_memo[k].submit == submit) {
+		dl = st.held_memo[k].deadline;
 	} else {
 		const libra_sla_t *sla;
 		bool known;
@@ -647,10 +678,10 @@ static void _held(job_record_t *job_ptr, time_t now, time_t *next)
 		/* not yet in the ledger (its admission not re-keyed): look
 		 * again next pass */
 		if (known) {
-			held_memo[k].job_ptr = job_ptr;
-			held_memo[k].job_id = job_ptr->job_id;
-			held_memo[k].submit = submit;
-			held_memo[k].deadline = dl;
+			st.held_memo[k].job_ptr = job_ptr;
+			st.held_memo[k].job_id = job_ptr->job_id;
+			st.held_memo[k].submit = submit;
+			st.held_memo[k].deadline = dl;
 		}
 	}
 	(void) _before_deadline(job_ptr, now, next, dl);
@@ -757,7 +788,7 @@ static void _adopt(job_record_t *job_ptr, time_t since)
 {
 	libra_record_t rec;
 
-	if (no_sla_mode != LIBRA_NOSLA_SLURM || job_ptr->start_time < since ||
+	if (st.no_sla_mode != LIBRA_NOSLA_SLURM || job_ptr->start_time < since ||
 	    !_is_admitted(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
 		return;
 	if (!rec.best_effort && !rec.settled && rec.started <= 0.0) {
@@ -805,13 +836,11 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	admitted = has_rec && !rec.best_effort;
 
 	if (admitted) {
-		if (!_placement_up(&rec)) {
-			libra_hub_lock();
-			if (!_replace(job_ptr, &rec, now))
-				_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
-					    "libra: admitted nodes are down and no others can meet the deadline");
-			libra_hub_unlock();
-		}
+		libra_hub_lock();	/* the ledger's nodes, then a new place */
+		if (!_placement_up(&rec) && !_replace(job_ptr, &rec, now))
+			_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
+				    "libra: admitted nodes are down and no others can meet the deadline");
+		libra_hub_unlock();
 		nodes = libra_slurm_place_names(&rec);
 	} else if (libra_slurm_job_demand(job_ptr, &demand)) {
 		/* not where admitted jobs, started or not, hold memory or
@@ -986,14 +1015,6 @@ static bool _unlaunched(job_record_t *job_ptr)
 	       !IS_JOB_CONFIGURING(job_ptr) && !_batch_step(job_ptr);
 }
 
-/*
- * Batch jobs that slurmctld, just started, knows as running without their
- * batch step: _launch() had not launched them when it was killed, or had
- * and the state was not written again before the kill.  Their first
- * node's registration, which a restarted slurmctld asks every node for
- * within seconds, tells which (_check_orphans()).  Agent thread only.
- */
-static id_list_t orphans;
 
 /*
  * An orphan's time_last_active until its node registers: Slurm sets the
@@ -1027,7 +1048,7 @@ static void _find_orphans(void)
 		    !build_batch_step(job_ptr))
 			continue;
 		job_ptr->time_last_active = ORPHAN_MARK;
-		_ids_add(&orphans, job_ptr->job_id);
+		_ids_add(&st.orphans, job_ptr->job_id);
 		info("sched/libra: %pJ was started before slurmctld was restarted, and may not have been launched: waiting for %s to register",
 		     job_ptr, node_record_table_ptr[first]->name);
 	}
@@ -1048,8 +1069,8 @@ static bool _check_orphans(void)
 {
 	int n = 0;
 
-	for (int i = 0; i < orphans.n; i++) {
-		job_record_t *job_ptr = find_job_record(orphans.id[i]);
+	for (int i = 0; i < st.orphans.n; i++) {
+		job_record_t *job_ptr = find_job_record(st.orphans.id[i]);
 		step_record_t *step_ptr;
 		node_record_t *node_ptr;
 
@@ -1064,7 +1085,7 @@ static bool _check_orphans(void)
 		}
 		node_ptr = node_record_table_ptr[bit_ffs(job_ptr->node_bitmap)];
 		if (!node_ptr->slurmd_start_time) {
-			orphans.id[n++] = orphans.id[i];
+			st.orphans.id[n++] = st.orphans.id[i];
 			continue;
 		}
 		if (job_ptr->time_last_active != ORPHAN_MARK) {
@@ -1084,11 +1105,9 @@ static bool _check_orphans(void)
 		launch_job(job_ptr);
 		last_job_update = job_ptr->time_last_active;
 	}
-	orphans.n = n;
+	st.orphans.n = n;
 	return n > 0;
 }
-
-static time_t adopt_since;	/* agent thread only */
 
 /*
  * End the running (and suspended) jobs of the snapshot that reached their
@@ -1107,13 +1126,13 @@ static time_t _check_running(job_record_t **jobs, int njobs, time_t now,
 			continue;
 		(*nrunning)++;
 		if (IS_JOB_RUNNING(jobs[i]))
-			_adopt(jobs[i], adopt_since);
+			_adopt(jobs[i], st.adopt_since);
 		t = _check_deadline(jobs[i], now);
 		if (t && (!next || t < next))
 			next = t;
 		jobs[i] = NULL;
 	}
-	adopt_since = now - 1;
+	st.adopt_since = now - 1;
 	return next;
 }
 
@@ -1155,26 +1174,25 @@ static void _pass_clock_start(pass_clock_t *c)
 static void _long_pass(pass_clock_t *c, double cpu, bool full,
 		       uint32_t pending, uint32_t started, int nrunning)
 {
-	static double last_log, longest, most_cpu;
 	const double *t = c->t;
 	double wall = t[5] - t[0];
 	struct rusage ru;
 
-	if (cpu > most_cpu)
-		most_cpu = cpu;
+	if (cpu > st.most_cpu)
+		st.most_cpu = cpu;
 	if (wall <= LONG_PASS ||
-	    (wall <= longest && t[5] - last_log < LONG_PASS_LOG))
+	    (wall <= st.longest && t[5] - st.last_log < LONG_PASS_LOG))
 		return;
-	last_log = t[5];
-	if (wall > longest)
-		longest = wall;
+	st.last_log = t[5];
+	if (wall > st.longest)
+		st.longest = wall;
 	getrusage(RUSAGE_THREAD, &ru);
 	info("sched/libra: %s pass took %.1f ms, %.1f ms of it on CPU (preempted %ld times, blocked %ld): ledger lock %.1f ms, sync %.1f ms, %d running job(s) %.1f ms, %u pending job(s) %.1f ms (%u started), power %.1f ms; the most CPU of any pass %.1f ms",
 	     full ? "full" : "incremental", 1e3 * wall, 1e3 * cpu,
 	     ru.ru_nivcsw - c->ru.ru_nivcsw, ru.ru_nvcsw - c->ru.ru_nvcsw,
 	     1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]), nrunning,
 	     1e3 * (t[3] - t[2]), pending, 1e3 * (t[4] - t[3]), started,
-	     1e3 * (t[5] - t[4]), 1e3 * most_cpu);
+	     1e3 * (t[5] - t[4]), 1e3 * st.most_cpu);
 }
 
 /*
@@ -1199,15 +1217,6 @@ static void _pass_log(pass_clock_t *c, bool full, uint32_t pending,
 	_long_pass(c, cpu, full, pending, started, nrunning);
 }
 
-/*
- * What an incremental pass (decision 25) carries from the last: the ids
- * of the pending jobs it tried and did not start, in the order tried
- * (admitted first), and the earliest deadline among the jobs it does not
- * look at (running jobs' hard deadlines, held jobs'), at which a pass
- * walks the whole job list again.  Agent thread.
- */
-static id_list_t carry;
-static time_t carry_next;
 
 static void _lower(time_t *next, time_t t)
 {
@@ -1222,11 +1231,11 @@ static void _lower(time_t *next, time_t t)
 static job_record_t **_increment(job_record_t **new_jobs, int nnew,
 				 int *njobs)
 {
-	job_record_t **jobs = xcalloc(carry.n + nnew + 1, sizeof(*jobs));
+	job_record_t **jobs = xcalloc(st.carry.n + nnew + 1, sizeof(*jobs));
 	int n = 0;
 
-	for (int i = 0; i < carry.n; i++) {
-		job_record_t *job_ptr = find_job_record(carry.id[i]);
+	for (int i = 0; i < st.carry.n; i++) {
+		job_record_t *job_ptr = find_job_record(st.carry.id[i]);
 
 		if (job_ptr)
 			jobs[n++] = job_ptr;
@@ -1246,7 +1255,7 @@ static void _carry_started(job_record_t *job_ptr, time_t now, time_t *skipped)
 {
 	if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 		if (job_ptr->priority)
-			_ids_add(&carry, job_ptr->job_id);
+			_ids_add(&st.carry, job_ptr->job_id);
 		return;
 	}
 	if (IS_JOB_RUNNING(job_ptr) &&
@@ -1295,7 +1304,7 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 			continue;
 		(*pending)++;
 		/* jobs without an SLA are Slurm's (decision 27) */
-		if (no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
+		if (st.no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
 			continue;
 		(*examined)++;
 		if (job_ptr->priority == 0 &&
@@ -1327,8 +1336,6 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 	}
 	return n;
 }
-
-static time_t last_full;	/* agent thread only */
 
 /*
  * One pass; returns the time of the next hard deadline (0: none), in
@@ -1366,14 +1373,14 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	libra_slurm_params_current(plugin_type);
 	/* the whole job table every libra_interval, else only what is new
 	 * (decision 25) */
-	full = (double) (now - last_full) >= libra_hub_params()->interval ||
-	       now < last_full || (carry_next && now >= carry_next);
+	full = (double) (now - st.last_full) >= libra_hub_params()->interval ||
+	       now < st.last_full || (st.carry_next && now >= st.carry_next);
 	*waiting = libra_slurm_sync_pass(now, full, &new_jobs, &nnew) > 0;
 	libra_hub_set_synced(true);
 	libra_hub_unlock();
 	if (nnew < 0) {		/* the sync walked the job table */
 		full = true;
-		last_full = now;
+		st.last_full = now;
 	}
 	clk.t[2] = _monotonic();
 	if (full) {
@@ -1381,19 +1388,19 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		skipped_next = _check_running(jobs, njobs, now, &nrunning);
 	} else {
 		jobs = _increment(new_jobs, nnew, &njobs);
-		skipped_next = carry_next;
+		skipped_next = st.carry_next;
 	}
 	xfree(new_jobs);
-	carry.n = 0;
+	st.carry.n = 0;
 	/* jobs started before a restart, maybe not launched: a pass each
 	 * second until their nodes have registered */
-	if (orphans.n && _check_orphans())
+	if (st.orphans.n && _check_orphans())
 		_lower(&skipped_next, now + 1);
 	clk.t[3] = _monotonic();
 	started = _try_jobs(jobs, njobs, now, clk.t[0], &next, &skipped_next,
 			   unsaved, more, &pending, &examined);
 	xfree(jobs);
-	carry_next = skipped_next;
+	st.carry_next = skipped_next;
 	_lower(&next, skipped_next);
 	clk.t[4] = _monotonic();
 	libra_power_pass(now);
@@ -1419,26 +1426,26 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
  */
 static void _launch(slurmctld_lock_t locks)
 {
-	if (test_launch_delay) {
+	if (st.test_launch_delay) {
 		info("sched/libra: LIBRA_TEST_LAUNCH_DELAY: launching %d job(s) in %u s",
-		     launches.n, test_launch_delay);
-		sleep(test_launch_delay);
+		     st.launches.n, st.test_launch_delay);
+		sleep(st.test_launch_delay);
 	}
 	lock_slurmctld(locks);
-	for (int i = 0; i < launches.n; i++) {
-		job_record_t *job_ptr = find_job_record(launches.id[i]);
+	for (int i = 0; i < st.launches.n; i++) {
+		job_record_t *job_ptr = find_job_record(st.launches.id[i]);
 
 		/* ended or requeued since the pass: nothing to launch */
 		if (job_ptr && _unlaunched(job_ptr)) {
 			launch_job(job_ptr);
-			if (test_stale_state)
+			if (st.test_stale_state)
 				info("sched/libra: LIBRA_TEST_STALE_STATE: launched %pJ",
 				     job_ptr);
 		}
 	}
 	last_job_update = time(NULL);
 	unlock_slurmctld(locks);
-	launches.n = 0;
+	st.launches.n = 0;
 }
 
 /*
@@ -1584,7 +1591,7 @@ static void *_agent(void *arg)
 				_durable_log(unsaved, started,
 					     t_saved - t_locks,
 					     _monotonic() - t_saved);
-			if (launches.n)
+			if (st.launches.n)
 				_launch(locks);
 			libra_power_flush();
 			if (more)	/* what the budget left: soon */
@@ -1596,9 +1603,9 @@ static void *_agent(void *arg)
 		libra_state_save();
 	}
 	/* what passes carry from one to the next */
-	_ids_free(&carry);
-	_ids_free(&launches);
-	_ids_free(&orphans);
+	_ids_free(&st.carry);
+	_ids_free(&st.launches);
+	_ids_free(&st.orphans);
 	libra_starts_fini();
 	return NULL;
 }
@@ -1612,11 +1619,11 @@ static void *_agent(void *arg)
  */
 static void _agent_reset(void)
 {
-	saved_sec = 0;
-	saved_upto = 0;
-	adopt_since = 0;
-	last_full = 0;
-	carry_next = 0;
+	st.saved_sec = 0;
+	st.saved_upto = 0;
+	st.adopt_since = 0;
+	st.last_full = 0;
+	st.carry_next = 0;
 }
 
 extern int libra_sched_start(void)
@@ -1624,20 +1631,20 @@ extern int libra_sched_start(void)
 	const char *delay = getenv("LIBRA_TEST_LAUNCH_DELAY");
 
 	_agent_reset();
-	test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
-	test_stale_state = getenv("LIBRA_TEST_STALE_STATE") != NULL;
+	st.test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
+	st.test_stale_state = getenv("LIBRA_TEST_STALE_STATE") != NULL;
 	/* every pass reads the records of the pending jobs (finding F.4) */
 	libra_slurm_record_cache(true);
 	/* named for ps -L and top -H, as sched/backfill's "bckfl" */
-	libra_thread_create(&agent_tid, "sched_libra", _agent, NULL);
+	libra_thread_create(&st.agent_tid, "sched_libra", _agent, NULL);
 	return SLURM_SUCCESS;
 }
 
 extern void libra_sched_stop(void)
 {
-	if (!agent_tid)
+	if (!st.agent_tid)
 		return;
 	libra_hub_shutdown();
-	libra_thread_join(agent_tid);
+	libra_thread_join(st.agent_tid);
 	libra_power_fini();
 }
