@@ -391,7 +391,8 @@ for i, t0, t1, jid, kind, msg in subs:
     if kind == "noanswer":
         if not any(m in msg for m in ("Unable to contact slurm controller", "Socket timed out",
                                       "Zero Bytes were transmitted or received", "Connection reset",
-                                      "Unexpected missing socket error")):
+                                      "Unexpected missing socket error",
+                                      "Transport endpoint is not connected")):
             bad.append("%s: neither admitted nor refused by libra: %s" % (name, msg[:200]))
         if not rs:
             continue

@@ -1497,6 +1497,94 @@ static void _recover(void)
 	}
 }
 
+/*
+ * The agent's wait for work: libra_interval at most, less while a pass
+ * waits for a job record to appear or when a hard deadline comes first.
+ * Returns true when the plugin stops; *woken says whether a wake-up ended
+ * the wait.
+ */
+static bool _wait_for_work(bool waiting, double *retry,
+			   time_t next_deadline, bool *woken)
+{
+	double wait;
+	bool stop;
+
+	*woken = false;
+	libra_hub_lock();
+	wait = libra_hub_params()->interval;
+	/*
+	 * job_submit admits a job before slurmctld creates its record, so
+	 * the pass it wakes may not see the job yet: look again soon,
+	 * backing off (a --test-only quote never gets a job).
+	 */
+	if (waiting) {
+		/* 20 ms doubling to half a second, so that a quote's
+		 * capacity is freed soon after its 3 s hold */
+		*retry = *retry > 0.0 ? fmin(*retry * 2.0, 0.5) : 0.02;
+		if (*retry < wait)
+			wait = *retry;
+	} else {
+		*retry = 0.0;
+	}
+	if (next_deadline) {
+		double until = difftime(next_deadline, time(NULL));
+
+		if (until < wait)
+			wait = until > 0.0 ? until : 0.0;
+	}
+	if (wait > 0.0)
+		*woken = libra_hub_wait(wait);
+	stop = libra_hub_stopping();
+	libra_hub_unlock();
+	return stop;
+}
+
+/*
+ * Passes until one leaves nothing unsaved and nothing over its budget:
+ * each under slurmctld's locks, then the new jobs' state and the journal
+ * of starts written, then the launches.  Returns the time the passes held
+ * the locks.
+ */
+static double _run_passes(slurmctld_lock_t locks, bool *waiting,
+			  time_t *next_deadline)
+{
+	double held = 0.0;
+
+	for (;;) {
+		uint32_t unsaved = 0, started = 0;
+		double t0 = _monotonic(), t_locks, t_saved;
+		bool more = false;
+
+		lock_slurmctld(locks);
+		*next_deadline = _pass(waiting, &unsaved, &started, &more);
+		if (started)
+			libra_starts_prune();
+		unlock_slurmctld(locks);
+		t_locks = _monotonic();
+		held += t_locks - t0;
+		/* the new jobs before they start (ends:
+		 * libra_slurm_journal_end()) */
+		if (unsaved)
+			_save_state(unsaved);
+		t_saved = _monotonic();
+		/* the started ones before they are launched */
+		if (started)
+			libra_starts_write();
+		/* their cost (doc/benchmarks.md, bench-starts) */
+		if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
+			_durable_log(unsaved, started, t_saved - t_locks,
+				     _monotonic() - t_saved);
+		if (st.launches.n)
+			_launch(locks);
+		libra_power_flush();
+		if (more)	/* what the budget left: soon */
+			_pause(0.001);
+		else if (!unsaved)
+			break;
+	}
+	return held;
+}
+
 static void *_agent(void *arg)
 {
 	slurmctld_lock_t locks = {
@@ -1516,36 +1604,10 @@ static void *_agent(void *arg)
 	_find_orphans();
 	unlock_slurmctld(locks);
 	while (true) {
-		double wait, t_wait = _monotonic();
-		bool stop, woken = false;
+		double t_wait = _monotonic();
+		bool woken;
 
-		libra_hub_lock();
-		wait = libra_hub_params()->interval;
-		/*
-		 * job_submit admits a job before slurmctld creates its record,
-		 * so the pass it wakes may not see the job yet: look again
-		 * soon, backing off (a --test-only quote never gets a job).
-		 */
-		if (waiting) {
-			/* 20 ms doubling to half a second, so that a quote's
-			 * capacity is freed soon after its 3 s hold */
-			retry = retry > 0.0 ? fmin(retry * 2.0, 0.5) : 0.02;
-			if (retry < wait)
-				wait = retry;
-		} else {
-			retry = 0.0;
-		}
-		if (next_deadline) {
-			double until = difftime(next_deadline, time(NULL));
-
-			if (until < wait)
-				wait = until > 0.0 ? until : 0.0;
-		}
-		if (wait > 0.0)
-			woken = libra_hub_wait(wait);
-		stop = libra_hub_stopping();
-		libra_hub_unlock();
-		if (stop)
+		if (_wait_for_work(waiting, &retry, next_deadline, &woken))
 			break;
 		if (slurmctld_config.shutdown_time) {
 			/*
@@ -1563,42 +1625,7 @@ static void *_agent(void *arg)
 				 fmin(2.0 * gather, GATHER_MAX) : GATHER_MIN;
 			_pause(fmin(GATHER_MAX, fmax(gather, 2.0 * last_pass)));
 		}
-
-		last_pass = 0.0;
-		for (;;) {
-			uint32_t unsaved = 0, started = 0;
-			double t0 = _monotonic(), t_locks, t_saved;
-			bool more = false;
-
-			lock_slurmctld(locks);
-			next_deadline = _pass(&waiting, &unsaved, &started,
-					      &more);
-			if (started)
-				libra_starts_prune();
-			unlock_slurmctld(locks);
-			t_locks = _monotonic();
-			last_pass += t_locks - t0;
-			/* the new jobs before they start (ends:
-			 * libra_slurm_journal_end()) */
-			if (unsaved)
-				_save_state(unsaved);
-			t_saved = _monotonic();
-			/* the started ones before they are launched */
-			if (started)
-				libra_starts_write();
-			/* their cost (doc/benchmarks.md, bench-starts) */
-			if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
-				_durable_log(unsaved, started,
-					     t_saved - t_locks,
-					     _monotonic() - t_saved);
-			if (st.launches.n)
-				_launch(locks);
-			libra_power_flush();
-			if (more)	/* what the budget left: soon */
-				_pause(0.001);
-			else if (!unsaved)
-				break;
-		}
+		last_pass = _run_passes(locks, &waiting, &next_deadline);
 		/* quotes forgotten, betas moved: written outside the locks */
 		libra_state_save();
 	}
