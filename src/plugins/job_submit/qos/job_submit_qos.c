@@ -82,8 +82,10 @@ static const struct {
  * Kept while the admission's token is in the ledger: a token re-keyed to
  * its job, or expired, is dropped here.  Hub lock.
  */
-static libra_slurm_lic_hold_t *lic_recent;
-static int lic_recent_n;
+static struct {
+	libra_slurm_lic_hold_t *hold;
+	int n;
+} lic;
 
 extern int init(void)
 {
@@ -98,9 +100,9 @@ extern int init(void)
 
 extern int fini(void)
 {
-	while (lic_recent_n > 0)
-		xfree(lic_recent[--lic_recent_n].licenses);
-	xfree(lic_recent);
+	while (lic.n > 0)
+		xfree(lic.hold[--lic.n].licenses);
+	xfree(lic.hold);
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
@@ -1184,23 +1186,23 @@ static void _lic_recent_prune(const libra_ledger_t *l)
 {
 	int i, k = 0;
 
-	for (i = 0; i < lic_recent_n; i++) {
-		if (libra_ledger_has_job(l, lic_recent[i].token))
-			lic_recent[k++] = lic_recent[i];
+	for (i = 0; i < lic.n; i++) {
+		if (libra_ledger_has_job(l, lic.hold[i].token))
+			lic.hold[k++] = lic.hold[i];
 		else
-			xfree(lic_recent[i].licenses);
+			xfree(lic.hold[i].licenses);
 	}
-	lic_recent_n = k;
+	lic.n = k;
 }
 
 static void _lic_recent_add(uint32_t token, const char *licenses,
 			    double until)
 {
-	xrecalloc(lic_recent, lic_recent_n + 1, sizeof(*lic_recent));
-	lic_recent[lic_recent_n].token = token;
-	lic_recent[lic_recent_n].licenses = xstrdup(licenses);
-	lic_recent[lic_recent_n].until = until;
-	lic_recent_n++;
+	xrecalloc(lic.hold, lic.n + 1, sizeof(*lic.hold));
+	lic.hold[lic.n].token = token;
+	lic.hold[lic.n].licenses = xstrdup(licenses);
+	lic.hold[lic.n].until = until;
+	lic.n++;
 }
 
 /*
@@ -1217,8 +1219,8 @@ static int _licenses(job_desc_msg_t *job_desc, const libra_ledger_t *l,
 	if (!job_desc->licenses || !job_desc->licenses[0])
 		return SLURM_SUCCESS;
 	_lic_recent_prune(l);
-	rc = libra_slurm_licenses(job_desc->licenses, at, now, lic_recent,
-				  lic_recent_n, err_msg);
+	rc = libra_slurm_licenses(job_desc->licenses, at, now, lic.hold,
+				  lic.n, err_msg);
 	if (rc) {
 		snprintf(ref->verdict, sizeof(ref->verdict), "licenses");
 		info("%s: %s", plugin_type, *err_msg);

@@ -836,7 +836,8 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	admitted = has_rec && !rec.best_effort;
 
 	if (admitted) {
-		libra_hub_lock();	/* the ledger's nodes, then a new place */
+		/* the ledger's nodes, then a new place */
+		libra_hub_lock();
 		if (!_placement_up(&rec) && !_replace(job_ptr, &rec, now))
 			_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
 				    "libra: admitted nodes are down and no others can meet the deadline");

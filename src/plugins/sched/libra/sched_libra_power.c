@@ -46,15 +46,18 @@
 #include "power.h"
 #include "sched_libra.h"
 
-static int nnodes;
-static int *idle_points;
-static libra_node_power_t *seen;	/* the state last noted */
-static time_t next_decision;
-/* lines not yet written, and where; the pass fills them under its locks,
- * libra_power_flush() takes them after: their own mutex */
-static pthread_mutex_t journal_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *journal;
-static char *journal_path;
+/* The power plan's state (decision 24), in one place. */
+static struct {
+	int nnodes;
+	int *idle_points;
+	libra_node_power_t *seen;	/* the state last noted */
+	time_t next_decision;
+	/* lines not yet written, and where; the pass fills them under its
+	 * locks, libra_power_flush() takes them after: their own mutex */
+	pthread_mutex_t journal_lock;
+	char *journal;
+	char *journal_path;
+} pw = { .journal_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const char *_state_name(libra_node_power_t st)
 {
@@ -67,13 +70,13 @@ static const char *_state_name(libra_node_power_t st)
 /* Size the per-node tables to the node table (it can grow on reconfigure). */
 static void _resize(void)
 {
-	if (nnodes == node_record_count)
+	if (pw.nnodes == node_record_count)
 		return;
-	xrecalloc(idle_points, node_record_count, sizeof(*idle_points));
-	xrecalloc(seen, node_record_count, sizeof(*seen));
-	for (int i = nnodes; i < node_record_count; i++)
-		seen[i] = (libra_node_power_t) -1;	/* noted at once */
-	nnodes = node_record_count;
+	xrecalloc(pw.idle_points, node_record_count, sizeof(*pw.idle_points));
+	xrecalloc(pw.seen, node_record_count, sizeof(*pw.seen));
+	for (int i = pw.nnodes; i < node_record_count; i++)
+		pw.seen[i] = (libra_node_power_t) -1;	/* noted at once */
+	pw.nnodes = node_record_count;
 }
 
 /* Note the nodes whose power state changed since the last pass. */
@@ -86,17 +89,17 @@ static void _note_states(time_t now)
 		if (!node_ptr)
 			continue;
 		st = libra_slurm_node_power(node_ptr);
-		if (st == seen[i])
+		if (st == pw.seen[i])
 			continue;
-		seen[i] = st;
-		slurm_mutex_lock(&journal_lock);
-		xstrfmtcat(journal, "%ld %s %s\n", (long) now, node_ptr->name,
+		pw.seen[i] = st;
+		slurm_mutex_lock(&pw.journal_lock);
+		xstrfmtcat(pw.journal, "%ld %s %s\n", (long) now, node_ptr->name,
 			   _state_name(st));
-		if (!journal_path)
-			journal_path = xstrdup_printf(
+		if (!pw.journal_path)
+			pw.journal_path = xstrdup_printf(
 				"%s/libra_power",
 				slurm_conf.state_save_location);
-		slurm_mutex_unlock(&journal_lock);
+		slurm_mutex_unlock(&pw.journal_lock);
 	}
 }
 
@@ -138,7 +141,7 @@ extern void libra_power_pass(time_t now)
 	p = *libra_hub_params();
 	libra_hub_unlock();
 	if (p.power == LIBRA_POWER_NONE) {
-		next_decision = 0;
+		pw.next_decision = 0;
 		return;
 	}
 	_resize();
@@ -146,9 +149,9 @@ extern void libra_power_pass(time_t now)
 	/* between decision points, only powered-down nodes are looked at,
 	 * to power up the ones booked work needs: then, not up to an
 	 * interval before (two passes' margin) */
-	decision = now >= next_decision;
+	decision = now >= pw.next_decision;
 	if (decision)
-		next_decision = now + (time_t) p.power_interval;
+		pw.next_decision = now + (time_t) p.power_interval;
 	cfg = libra_params_power(&p);
 	cfg.lead = 2.0 * p.interval;
 
@@ -159,7 +162,7 @@ extern void libra_power_pass(time_t now)
 
 		/* never act on a node that is down or drained */
 		if (!node_ptr || !libra_slurm_node_usable(node_ptr)) {
-			idle_points[i] = 0;
+			pw.idle_points[i] = 0;
 			continue;
 		}
 		n.state = libra_slurm_node_power(node_ptr);
@@ -177,10 +180,10 @@ extern void libra_power_pass(time_t now)
 		if (!decision)
 			;	/* idle points count decision points */
 		else if (n.state == LIBRA_NODE_ON && !n.busy)
-			idle_points[i]++;
+			pw.idle_points[i]++;
 		else
-			idle_points[i] = 0;
-		n.idle_points = idle_points[i];
+			pw.idle_points[i] = 0;
+		n.idle_points = pw.idle_points[i];
 		a = libra_power_decide(&cfg, &p.tariff, &n, (double) now);
 		if (!decision && a != LIBRA_POWER_UP)
 			continue;
@@ -217,11 +220,11 @@ extern void libra_power_flush(void)
 	char *lines, *path;
 	int fd;
 
-	slurm_mutex_lock(&journal_lock);
-	lines = journal;
-	journal = NULL;
-	path = xstrdup(journal_path);
-	slurm_mutex_unlock(&journal_lock);
+	slurm_mutex_lock(&pw.journal_lock);
+	lines = pw.journal;
+	pw.journal = NULL;
+	path = xstrdup(pw.journal_path);
+	slurm_mutex_unlock(&pw.journal_lock);
 	if (!lines)
 		goto out;
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -239,11 +242,11 @@ out:
 
 extern void libra_power_fini(void)
 {
-	slurm_mutex_lock(&journal_lock);
-	xfree(idle_points);
-	xfree(seen);
-	xfree(journal);
-	xfree(journal_path);
-	slurm_mutex_unlock(&journal_lock);
-	nnodes = 0;
+	slurm_mutex_lock(&pw.journal_lock);
+	xfree(pw.idle_points);
+	xfree(pw.seen);
+	xfree(pw.journal);
+	xfree(pw.journal_path);
+	slurm_mutex_unlock(&pw.journal_lock);
+	pw.nnodes = 0;
 }

@@ -62,10 +62,13 @@ typedef struct {
 	char *nodes;
 } start_t;
 
-static start_t *live;		/* the started jobs that may still run */
-static int nlive, live_cap;
-static char *unwritten;		/* lines not yet appended */
-static int file_lines;		/* lines in the file */
+/* The journal's state, in one place. */
+static struct {
+	start_t *live;		/* the started jobs that may still run */
+	int nlive, live_cap;
+	char *unwritten;	/* lines not yet appended */
+	int file_lines;		/* lines in the file */
+} js;
 
 static char *_path(const char *suffix)
 {
@@ -84,16 +87,16 @@ extern void libra_starts_add(job_record_t *job_ptr)
 	start_t *s;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
-	if (nlive == live_cap) {
-		live_cap = live_cap ? 2 * live_cap : 64;
-		xrecalloc(live, live_cap, sizeof(*live));
+	if (js.nlive == js.live_cap) {
+		js.live_cap = js.live_cap ? 2 * js.live_cap : 64;
+		xrecalloc(js.live, js.live_cap, sizeof(*js.live));
 	}
-	s = &live[nlive++];
+	s = &js.live[js.nlive++];
 	s->job_id = job_ptr->job_id;
 	s->restarts = job_ptr->restart_cnt;
 	s->start = job_ptr->start_time;
 	s->nodes = xstrdup(job_ptr->nodes);
-	_line(&unwritten, s);
+	_line(&js.unwritten, s);
 }
 
 extern void libra_starts_prune(void)
@@ -101,16 +104,16 @@ extern void libra_starts_prune(void)
 	int n = 0;
 
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
-	for (int i = 0; i < nlive; i++) {
-		job_record_t *job_ptr = find_job_record(live[i].job_id);
+	for (int i = 0; i < js.nlive; i++) {
+		job_record_t *job_ptr = find_job_record(js.live[i].job_id);
 
-		if (job_ptr && job_ptr->restart_cnt == live[i].restarts &&
+		if (job_ptr && job_ptr->restart_cnt == js.live[i].restarts &&
 		    (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
-			live[n++] = live[i];
+			js.live[n++] = js.live[i];
 		else
-			xfree(live[i].nodes);
+			xfree(js.live[i].nodes);
 	}
-	nlive = n;
+	js.nlive = n;
 }
 
 /* The file anew with the live entries only; false if it could not be. */
@@ -119,11 +122,11 @@ static bool _compact(void)
 	char *buf = NULL;
 	bool ok;
 
-	for (int i = 0; i < nlive; i++)
-		_line(&buf, &live[i]);
+	for (int i = 0; i < js.nlive; i++)
+		_line(&buf, &js.live[i]);
 	ok = !libra_slurm_write_state(STARTS_FILE, buf ? buf : "");
 	if (ok)
-		file_lines = nlive;
+		js.file_lines = js.nlive;
 	xfree(buf);
 	return ok;
 }
@@ -133,28 +136,29 @@ extern void libra_starts_write(void)
 	char *path;
 	int fd, n = 0;
 
-	if (!unwritten)
+	if (!js.unwritten)
 		return;
-	for (const char *p = unwritten; (p = strchr(p, '\n')); p++)
+	for (const char *p = js.unwritten; (p = strchr(p, '\n')); p++)
 		n++;
 	/* the live entries already hold the new ones */
-	if (file_lines + n > STARTS_COMPACT && file_lines + n > 2 * nlive &&
+	if (js.file_lines + n > STARTS_COMPACT &&
+	    js.file_lines + n > 2 * js.nlive &&
 	    _compact()) {
-		xfree(unwritten);
+		xfree(js.unwritten);
 		return;
 	}
 	path = _path("");
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || libra_write_all(fd, unwritten, strlen(unwritten)) ||
+	if (fd < 0 || libra_write_all(fd, js.unwritten, strlen(js.unwritten)) ||
 	    fdatasync(fd))
 		error("sched/libra: cannot append the jobs started to %s: %m; launching them anyway",
 		      path);
 	else
-		file_lines += n;
+		js.file_lines += n;
 	if (fd >= 0)
 		close(fd);
 	xfree(path);
-	xfree(unwritten);
+	xfree(js.unwritten);
 }
 
 /* One line of the file: job id, restart count, start time and nodes. */
@@ -178,8 +182,8 @@ static bool _parse(const char *line, start_t *s)
 /* Is the job among the live entries? */
 static bool _live(uint32_t job_id)
 {
-	for (int i = 0; i < nlive; i++)
-		if (live[i].job_id == job_id)
+	for (int i = 0; i < js.nlive; i++)
+		if (js.live[i].job_id == job_id)
 			return true;
 	return false;
 }
@@ -237,7 +241,7 @@ extern int libra_starts_restore(int (*restart)(job_record_t *job_ptr,
 			      path, lineno);
 			continue;
 		}
-		file_lines++;
+		js.file_lines++;
 		job_ptr = find_job_record(s.job_id);
 		if (job_ptr && IS_JOB_PENDING(job_ptr) &&
 		    job_ptr->restart_cnt == s.restarts)
@@ -252,16 +256,16 @@ extern int libra_starts_restore(int (*restart)(job_record_t *job_ptr,
 	fclose(f);
 	xfree(path);
 	/* the file holds what was restored already */
-	xfree(unwritten);
+	xfree(js.unwritten);
 	return restored;
 }
 
 extern void libra_starts_fini(void)
 {
-	for (int i = 0; i < nlive; i++)
-		xfree(live[i].nodes);
-	xfree(live);
-	nlive = live_cap = 0;
-	xfree(unwritten);
-	file_lines = 0;		/* a takeover reads the file again */
+	for (int i = 0; i < js.nlive; i++)
+		xfree(js.live[i].nodes);
+	xfree(js.live);
+	js.nlive = js.live_cap = 0;
+	xfree(js.unwritten);
+	js.file_lines = 0;		/* a takeover reads the file again */
 }
