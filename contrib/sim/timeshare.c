@@ -1351,6 +1351,216 @@ static int _complete(ts_t *s, int node)
 	return 0;
 }
 
+/*
+ * The run's per-node and per-job arrays (_free_state() frees them); each
+ * job begins at its own begin until the scheduler books another.
+ */
+static void _alloc_state(ts_t *s)
+{
+	const sim_workload_t *w = s->w;
+	size_t n = w->n, i;
+
+	s->nnodes = w->procs;
+	s->q = sim_xmalloc(sizeof(*s->q));
+	s->nodes = sim_xcalloc((size_t) s->nnodes, sizeof(*s->nodes));
+	s->heap = sim_xcalloc((size_t) s->nnodes, sizeof(int));
+	s->pos = sim_xcalloc((size_t) s->nnodes, sizeof(int));
+	s->left = sim_xcalloc(n + 1, sizeof(int));
+	s->price = sim_xcalloc(n + 1, sizeof(double));
+	s->target = sim_xcalloc(n + 1, sizeof(double));
+	s->ret = sim_xcalloc(n + 1, sizeof(double));
+	s->begin = sim_xcalloc(n + 1, sizeof(double));
+	s->booked = sim_xcalloc(n + 1, sizeof(bool));
+	s->bheap = sim_xcalloc(n + 1, sizeof(int));
+	for (i = 0; i < n; i++)
+		s->begin[i] = w->jobs[i].begin;
+}
+
+/* --power: the nodes' power state and the bill, from the tariff's time of
+ * day at the first job. */
+static int _power_setup(ts_t *s, sim_power_t *pw, sim_energy_t *en)
+{
+	const sim_config_t *cfg = s->cfg;
+	long offset;
+	const char *src;
+
+	if (sim_tariff_offset(cfg, s->w, &offset, &src, s->err, s->errlen))
+		return -1;
+	memset(en, 0, sizeof(*en));
+	en->power = cfg->power_slurm ? "slurm" :
+		    libra_power_name(cfg->power);
+	sim_power_init(pw, cfg, s->nnodes, offset, en);
+	s->pw = pw;
+	s->en = en;
+	s->elig = sim_xcalloc((size_t) s->nnodes, sizeof(bool));
+	s->pw_dirty = true;
+	return 0;
+}
+
+/* --predict: the runtime predictor and the per-job plans. */
+static int _predict_setup(ts_t *s)
+{
+	const sim_config_t *cfg = s->cfg;
+	const sim_workload_t *w = s->w;
+	size_t n = w->n, i;
+
+	s->pred = libra_predictor_create(cfg->predict, cfg->predict_min);
+	if (!s->pred) {
+		snprintf(s->err, s->errlen, "core: cannot create the "
+			 "runtime predictor");
+		return -1;
+	}
+	s->pred_q = 1.0 - cfg->predict_risk;
+	s->plan = sim_xcalloc(n + 1, sizeof(double));
+	s->sla_of = sim_xcalloc(n + 1, sizeof(libra_sla_t));
+	s->replan = sim_xcalloc(n + 1, sizeof(int));
+	s->stamp = sim_xcalloc(n + 1, sizeof(unsigned));
+	/* the trace's jobs before the window: the history the
+	 * cluster's job completion records hold at its start */
+	for (i = 0; i < w->nhist; i++)
+		libra_predictor_record(s->pred, w->hist[i].user,
+				       w->hist[i].group,
+				       w->hist[i].runtime,
+				       w->hist[i].estimate);
+	return 0;
+}
+
+/* One 1-CPU ledger node per processor, node k at index k, each idle. */
+static int _nodes_setup(ts_t *s)
+{
+	const sim_config_t *cfg = s->cfg;
+	int k;
+
+	for (k = 0; k < s->nnodes; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%d", k);
+		if (libra_ledger_add_node(s->l, name, 1) != k) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_add_"
+				 "node(%s) did not return index %d", name, k);
+			return -1;
+		}
+		if (cfg->node_mem_mb &&
+		    libra_ledger_set_node_resources(s->l, k, cfg->node_mem_mb,
+						    0)) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_set_"
+				 "node_resources(%s)", name);
+			return -1;
+		}
+		s->nodes[k].next = INFINITY;
+		s->heap[k] = k;
+		s->pos[k] = k;
+	}
+	return 0;
+}
+
+/* The events in time order until none is left, then the power's bill. */
+static int _run_events(ts_t *s)
+{
+	const sim_config_t *cfg = s->cfg;
+	const sim_workload_t *w = s->w;
+	size_t n = w->n, ai = 0;
+	double tp;
+
+	tp = cfg->probe && n ? w->jobs[0].submit : INFINITY;
+	for (;;) {
+		double ta = ai < n ? w->jobs[ai].submit : INFINITY, tb;
+		int top = s->heap[0];
+		double tc = s->nodes[top].next;
+
+		if (ai >= n)
+			tp = INFINITY;	/* probes only while jobs arrive */
+		/* the next admitted booking to begin, by (begin, job) */
+		tb = s->nb ? s->begin[s->bheap[0]] : INFINITY;
+		if (ta == INFINITY && tc == INFINITY && tb == INFINITY)
+			break;
+		if (s->pw && s->pw_dirty) {
+			s->tw = sim_power_next(s->pw);
+			s->pw_dirty = false;
+		}
+		s->horizon = ta;
+		/* completions first: a CPU freed at t is free for a job
+		 * arriving at t; then power (a boot that ends at t serves a
+		 * booking that begins at t); a reservation begins before the
+		 * arrivals at its time; probes after the arrivals at their
+		 * time */
+		if (tc <= ta && tc <= tp && tc <= tb && tc <= s->tw) {
+			if (_complete(s, top))
+				return -1;
+			s->last = tc;
+		} else if (s->tw <= ta && s->tw <= tp && s->tw <= tb) {
+			_power_event(s, s->tw);
+		} else if (tb <= ta && tb <= tp) {
+			if (_begin(s, _bpop(s), tb))
+				return -1;
+			s->last = tb;
+		} else if (tp < ta) {
+			_probe(s, tp);
+			tp += cfg->probe_every;
+		} else {
+			s->horizon = ai + 1 < n ? w->jobs[ai + 1].submit :
+						  INFINITY;
+			if (_arrive(s, (int) ai, ta))
+				return -1;
+			s->last = ta;
+			ai++;
+		}
+	}
+	if (s->pw)
+		sim_power_finish(s->pw, s->last);
+	return 0;
+}
+
+/* Every accepted job ended and left the ledger: anything else is a bug. */
+static int _check_end(ts_t *s)
+{
+	const sim_workload_t *w = s->w;
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		if (s->out[i].accepted && s->left[i]) {
+			snprintf(s->err, s->errlen, "internal error: job %ld "
+				 "still has %d parts running", w->jobs[i].id,
+				 s->left[i]);
+			return -1;
+		}
+	}
+	if (libra_ledger_job_count(s->l) != 0) {
+		snprintf(s->err, s->errlen, "core: %d jobs left in the ledger "
+			 "after every job ended", libra_ledger_job_count(s->l));
+		return -1;
+	}
+	return 0;
+}
+
+static void _free_state(ts_t *s, sim_power_t *pw)
+{
+	int k;
+
+	for (k = 0; k < s->nnodes; k++)
+		free(s->nodes[k].p);
+	free(s->nodes);
+	free(s->heap);
+	free(s->pos);
+	free(s->left);
+	free(s->price);
+	free(s->target);
+	free(s->ret);
+	free(s->done);
+	free(s->q);
+	free(s->plan);
+	free(s->sla_of);
+	free(s->replan);
+	free(s->stamp);
+	free(s->begin);
+	free(s->booked);
+	free(s->bheap);
+	free(s->elig);
+	sim_power_free(pw);
+	libra_predictor_destroy(s->pred);
+	libra_ledger_destroy(s->l);
+}
+
 extern int sim_run_timeshare(const sim_config_t *cfg,
 			     const sim_workload_t *w, sim_policy_t policy,
 			     sim_model_t model, sim_outcome_t *out,
@@ -1358,9 +1568,8 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 {
 	ts_t s;
 	sim_power_t pw;
-	size_t n = w->n, ai = 0, i;
-	double tp;
-	int k, rc = -1;
+	size_t i;
+	int rc = -1;
 
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
@@ -1377,167 +1586,23 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 		snprintf(err, errlen, "core: cannot create the ledger");
 		return -1;
 	}
-	s.nnodes = w->procs;
-	s.q = sim_xmalloc(sizeof(*s.q));
-	s.nodes = sim_xcalloc((size_t) s.nnodes, sizeof(*s.nodes));
-	s.heap = sim_xcalloc((size_t) s.nnodes, sizeof(int));
-	s.pos = sim_xcalloc((size_t) s.nnodes, sizeof(int));
-	s.left = sim_xcalloc(n + 1, sizeof(int));
-	s.price = sim_xcalloc(n + 1, sizeof(double));
-	s.target = sim_xcalloc(n + 1, sizeof(double));
-	s.ret = sim_xcalloc(n + 1, sizeof(double));
-	s.begin = sim_xcalloc(n + 1, sizeof(double));
-	s.booked = sim_xcalloc(n + 1, sizeof(bool));
-	s.bheap = sim_xcalloc(n + 1, sizeof(int));
-	for (i = 0; i < n; i++)
-		s.begin[i] = w->jobs[i].begin;
+	_alloc_state(&s);
 	memset(&pw, 0, sizeof(pw));
 	s.tw = INFINITY;
-	if (cfg->power_on) {
-		long offset;
-		const char *src;
-
-		if (sim_tariff_offset(cfg, w, &offset, &src, err, errlen))
-			goto out;
-		memset(en, 0, sizeof(*en));
-		en->power = cfg->power_slurm ? "slurm" :
-			    libra_power_name(cfg->power);
-		sim_power_init(&pw, cfg, s.nnodes, offset, en);
-		s.pw = &pw;
-		s.en = en;
-		s.elig = sim_xcalloc((size_t) s.nnodes, sizeof(bool));
-		s.pw_dirty = true;
-	}
-	if (cfg->predict != LIBRA_PREDICT_NONE) {
-		s.pred = libra_predictor_create(cfg->predict,
-						cfg->predict_min);
-		if (!s.pred) {
-			snprintf(err, errlen, "core: cannot create the "
-				 "runtime predictor");
-			goto out;
-		}
-		s.pred_q = 1.0 - cfg->predict_risk;
-		s.plan = sim_xcalloc(n + 1, sizeof(double));
-		s.sla_of = sim_xcalloc(n + 1, sizeof(libra_sla_t));
-		s.replan = sim_xcalloc(n + 1, sizeof(int));
-		s.stamp = sim_xcalloc(n + 1, sizeof(unsigned));
-		/* the trace's jobs before the window: the history the
-		 * cluster's job completion records hold at its start */
-		for (i = 0; i < w->nhist; i++)
-			libra_predictor_record(s.pred, w->hist[i].user,
-					       w->hist[i].group,
-					       w->hist[i].runtime,
-					       w->hist[i].estimate);
-	}
-	for (i = 0; i < n; i++) {
+	if (cfg->power_on && _power_setup(&s, &pw, en))
+		goto out;
+	if (cfg->predict != LIBRA_PREDICT_NONE && _predict_setup(&s))
+		goto out;
+	for (i = 0; i < w->n; i++) {
 		const sim_job_t *j = &w->jobs[i];
 
 		s.ret[i] = j->budget / j->estimate /
 			   (j->deadline - j->begin);
 	}
-	for (k = 0; k < s.nnodes; k++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "cpu%d", k);
-		if (libra_ledger_add_node(s.l, name, 1) != k) {
-			snprintf(err, errlen, "core: libra_ledger_add_node(%s)"
-				 " did not return index %d", name, k);
-			goto out;
-		}
-		if (cfg->node_mem_mb &&
-		    libra_ledger_set_node_resources(s.l, k, cfg->node_mem_mb,
-						    0)) {
-			snprintf(err, errlen, "core: libra_ledger_set_node_"
-				 "resources(%s)", name);
-			goto out;
-		}
-		s.nodes[k].next = INFINITY;
-		s.heap[k] = k;
-		s.pos[k] = k;
-	}
-
-	tp = cfg->probe && n ? w->jobs[0].submit : INFINITY;
-	for (;;) {
-		double ta = ai < n ? w->jobs[ai].submit : INFINITY, tb;
-		int top = s.heap[0];
-		double tc = s.nodes[top].next;
-
-		if (ai >= n)
-			tp = INFINITY;	/* probes only while jobs arrive */
-		/* the next admitted booking to begin, by (begin, job) */
-		tb = s.nb ? s.begin[s.bheap[0]] : INFINITY;
-		if (ta == INFINITY && tc == INFINITY && tb == INFINITY)
-			break;
-		if (s.pw && s.pw_dirty) {
-			s.tw = sim_power_next(s.pw);
-			s.pw_dirty = false;
-		}
-		s.horizon = ta;
-		/* completions first: a CPU freed at t is free for a job
-		 * arriving at t; then power (a boot that ends at t serves a
-		 * booking that begins at t); a reservation begins before the
-		 * arrivals at its time; probes after the arrivals at their
-		 * time */
-		if (tc <= ta && tc <= tp && tc <= tb && tc <= s.tw) {
-			if (_complete(&s, top))
-				goto out;
-			s.last = tc;
-		} else if (s.tw <= ta && s.tw <= tp && s.tw <= tb) {
-			_power_event(&s, s.tw);
-		} else if (tb <= ta && tb <= tp) {
-			if (_begin(&s, _bpop(&s), tb))
-				goto out;
-			s.last = tb;
-		} else if (tp < ta) {
-			_probe(&s, tp);
-			tp += cfg->probe_every;
-		} else {
-			s.horizon = ai + 1 < n ? w->jobs[ai + 1].submit :
-						 INFINITY;
-			if (_arrive(&s, (int) ai, ta))
-				goto out;
-			s.last = ta;
-			ai++;
-		}
-	}
-	if (s.pw)
-		sim_power_finish(s.pw, s.last);
-	for (i = 0; i < n; i++) {
-		if (out[i].accepted && s.left[i]) {
-			snprintf(err, errlen, "internal error: job %ld still "
-				 "has %d parts running", w->jobs[i].id,
-				 s.left[i]);
-			goto out;
-		}
-	}
-	if (libra_ledger_job_count(s.l) != 0) {
-		snprintf(err, errlen, "core: %d jobs left in the ledger after "
-			 "every job ended", libra_ledger_job_count(s.l));
+	if (_nodes_setup(&s) || _run_events(&s) || _check_end(&s))
 		goto out;
-	}
 	rc = 0;
 out:
-	for (k = 0; k < s.nnodes; k++)
-		free(s.nodes[k].p);
-	free(s.nodes);
-	free(s.heap);
-	free(s.pos);
-	free(s.left);
-	free(s.price);
-	free(s.target);
-	free(s.ret);
-	free(s.done);
-	free(s.q);
-	free(s.plan);
-	free(s.sla_of);
-	free(s.replan);
-	free(s.stamp);
-	free(s.begin);
-	free(s.booked);
-	free(s.bheap);
-	free(s.elig);
-	sim_power_free(&pw);
-	libra_predictor_destroy(s.pred);
-	libra_ledger_destroy(s.l);
+	_free_state(&s, &pw);
 	return rc;
 }

@@ -180,34 +180,28 @@ static void _due(const sim_config_t *cfg, sim_job_t *j)
 		j->tier = cfg->tier;
 }
 
-extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
-			     char *err, size_t errlen)
+/* What the QoS synthesis of a job needs of its window (see the top). */
+typedef struct {
+	const sim_config_t *cfg;
+	double mean_r;		/* the window's mean run time: the bias */
+	double pb_s;		/* base price per CPU-second: f(R) */
+	double pb_h;		/* base price per CPU-hour: PR */
+	char *err;
+	size_t errlen;
+} synth_t;
+
+/*
+ * The trace's usable jobs (a run time, some processors, no wider than the
+ * cluster), counting the others in w->skipped*, in submission order.
+ */
+static cand_t *_candidates(const libra_swf_t *swf, sim_workload_t *w,
+			   size_t *ncp)
 {
-	libra_swf_t swf;
-	cand_t *c = NULL;
-	size_t nc = 0, i, from, to;
-	double pb_s = libra_price_base_per_sec(&cfg->params);
-	double pb_h = cfg->params.price_base;
-	double mean_r = 0.0, t0;
+	cand_t *c = sim_xcalloc(swf->njobs ? swf->njobs : 1, sizeof(*c));
+	size_t nc = 0, i;
 
-	memset(w, 0, sizeof(*w));
-	if (libra_swf_read(cfg->trace, &swf, err, errlen))
-		return -1;
-
-	w->procs = cfg->procs;
-	if (!w->procs)
-		w->procs = swf.max_procs ? swf.max_procs : swf.max_nodes;
-	if (w->procs <= 0) {
-		snprintf(err, errlen,
-			 "%s: no MaxProcs or MaxNodes in the header: give "
-			 "--procs", cfg->trace);
-		libra_swf_free(&swf);
-		return -2;
-	}
-
-	c = sim_xcalloc(swf.njobs ? swf.njobs : 1, sizeof(*c));
-	for (i = 0; i < swf.njobs; i++) {
-		const libra_swf_job_t *s = &swf.jobs[i];
+	for (i = 0; i < swf->njobs; i++) {
+		const libra_swf_job_t *s = &swf->jobs[i];
 		int procs = s->procs > 0 ? s->procs : s->req_procs;
 
 		if (!(s->run > 0)) {
@@ -229,6 +223,140 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	}
 	w->skipped = w->skipped_runtime + w->skipped_procs + w->skipped_wide;
 	qsort(c, nc, sizeof(*c), _cand_cmp);
+	*ncp = nc;
+	return c;
+}
+
+/* the jobs before the window: the runtime predictor's history */
+static void _history(const sim_config_t *cfg, sim_workload_t *w,
+		     const cand_t *c, size_t from)
+{
+	size_t i;
+
+	w->nhist = from;
+	w->hist = sim_xcalloc(from ? from : 1, sizeof(*w->hist));
+	for (i = 0; i < from; i++) {
+		w->hist[i].user = c[i].s->user >= 0 ? c[i].s->user : -1;
+		w->hist[i].group = c[i].s->group >= 0 ? c[i].s->group : -1;
+		w->hist[i].runtime = c[i].s->run;
+		w->hist[i].estimate = _estimate(cfg, c[i].s);
+		if (!(w->hist[i].estimate > 0))
+			w->hist[i].estimate = c[i].s->run;
+	}
+}
+
+/* A job as the trace has it, its urgency, hardness and reservation. */
+static void _job_base(const sim_config_t *cfg, const cand_t *cd, double t0,
+		      sim_job_t *j)
+{
+	const libra_swf_job_t *s = cd->s;
+	sim_rng_t r;
+
+	j->id = s->id;
+	j->procs = cd->procs;
+	j->runtime = s->run;
+	j->submit = (s->submit - t0) * cfg->adf;
+	j->estimate = _estimate(cfg, s);
+	if (!(j->estimate > 0))
+		j->estimate = j->runtime;
+	j->mem_mb = _mem_mb(cfg, s);
+	j->user = s->user >= 0 ? s->user : -1;
+	j->group = s->group >= 0 ? s->group : -1;
+
+	sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_URGENCY);
+	j->high = sim_rng_uniform(&r) < cfg->high_pct / 100.0;
+	if (cfg->hard_pct < 0) {
+		j->hard = j->high;
+	} else {
+		sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_HARD);
+		j->hard = sim_rng_uniform(&r) < cfg->hard_pct / 100.0;
+	}
+
+	/* an advance reservation: it begins reserve_lead later */
+	j->begin = j->submit;
+	if (cfg->reserve_frac > 0.0) {
+		sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_RESERVE);
+		if (sim_rng_uniform(&r) < cfg->reserve_frac) {
+			j->reserved = true;
+			j->begin = j->submit + cfg->reserve_lead;
+		}
+	}
+}
+
+/* A job's deadline, budget, penalty rate and ISQoS terms; -1: a factor
+ * cannot be drawn (y->err says which). */
+static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
+		    sim_job_t *j)
+{
+	const sim_config_t *cfg = y->cfg;
+	double high_mean, low_mean, df, bf, pf, f;
+
+	/* deadline: urgent = short; from the begin */
+	high_mean = cfg->d_low;
+	low_mean = cfg->d_low * cfg->d_ratio;
+	if (_draw(cfg, s->id, STREAM_DEADLINE,
+		  j->high ? high_mean : low_mean, 1.0, &df,
+		  "deadline", y->err, y->errlen))
+		return -1;
+	df = _bias(df, cfg->bias_d, s->run, y->mean_r);
+	j->deadline = j->begin + df * j->runtime;
+
+	/* budget: urgent = pays more */
+	low_mean = cfg->b_low;
+	high_mean = cfg->b_low * cfg->b_ratio;
+	if (_draw(cfg, s->id, STREAM_BUDGET,
+		  j->high ? high_mean : low_mean, 0.0, &bf,
+		  "budget", y->err, y->errlen))
+		return -1;
+	bf = _bias(bf, cfg->bias_b, s->run, y->mean_r);
+	f = j->runtime * y->pb_s * j->procs;
+	j->budget = bf * f;
+
+	/* penalty rate: urgent = higher */
+	low_mean = cfg->p_low;
+	high_mean = cfg->p_low * cfg->p_ratio;
+	if (_draw(cfg, s->id, STREAM_PENALTY,
+		  j->high ? high_mean : low_mean, 0.0, &pf,
+		  "penalty", y->err, y->errlen))
+		return -1;
+	pf = _bias(pf, cfg->bias_p, s->run, y->mean_r);
+	j->penalty_rate = pf * y->pb_h * j->procs;
+
+	_due(cfg, j);
+	return 0;
+}
+
+extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
+			     char *err, size_t errlen)
+{
+	libra_swf_t swf;
+	cand_t *c = NULL;
+	size_t nc = 0, i, from, to;
+	synth_t y = {
+		.cfg = cfg,
+		.pb_s = libra_price_base_per_sec(&cfg->params),
+		.pb_h = cfg->params.price_base,
+		.err = err,
+		.errlen = errlen,
+	};
+	double mean_r = 0.0, t0;
+
+	memset(w, 0, sizeof(*w));
+	if (libra_swf_read(cfg->trace, &swf, err, errlen))
+		return -1;
+
+	w->procs = cfg->procs;
+	if (!w->procs)
+		w->procs = swf.max_procs ? swf.max_procs : swf.max_nodes;
+	if (w->procs <= 0) {
+		snprintf(err, errlen,
+			 "%s: no MaxProcs or MaxNodes in the header: give "
+			 "--procs", cfg->trace);
+		libra_swf_free(&swf);
+		return -2;
+	}
+
+	c = _candidates(&swf, w, &nc);
 
 	from = 0;
 	to = nc;
@@ -241,92 +369,19 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	w->jobs = sim_xcalloc(w->n ? w->n : 1, sizeof(*w->jobs));
 	t0 = w->n ? c[from].s->submit : 0.0;
 	w->t0 = t0;
-	/* the jobs before the window: the runtime predictor's history */
-	w->nhist = from;
-	w->hist = sim_xcalloc(from ? from : 1, sizeof(*w->hist));
-	for (i = 0; i < from; i++) {
-		w->hist[i].user = c[i].s->user >= 0 ? c[i].s->user : -1;
-		w->hist[i].group = c[i].s->group >= 0 ? c[i].s->group : -1;
-		w->hist[i].runtime = c[i].s->run;
-		w->hist[i].estimate = _estimate(cfg, c[i].s);
-		if (!(w->hist[i].estimate > 0))
-			w->hist[i].estimate = c[i].s->run;
-	}
+	_history(cfg, w, c, from);
 	for (i = from; i < to; i++)
 		mean_r += c[i].s->run;
 	if (w->n)
 		mean_r /= (double) w->n;
+	y.mean_r = mean_r;
 
 	for (i = from; i < to; i++) {
-		const libra_swf_job_t *s = c[i].s;
 		sim_job_t *j = &w->jobs[i - from];
-		sim_rng_t r;
-		double high_mean, low_mean, df, bf, pf, f;
 
-		j->id = s->id;
-		j->procs = c[i].procs;
-		j->runtime = s->run;
-		j->submit = (s->submit - t0) * cfg->adf;
-		j->estimate = _estimate(cfg, s);
-		if (!(j->estimate > 0))
-			j->estimate = j->runtime;
-		j->mem_mb = _mem_mb(cfg, s);
-		j->user = s->user >= 0 ? s->user : -1;
-		j->group = s->group >= 0 ? s->group : -1;
-
-		sim_rng_init(&r, cfg->seed, (uint64_t) s->id, STREAM_URGENCY);
-		j->high = sim_rng_uniform(&r) < cfg->high_pct / 100.0;
-		if (cfg->hard_pct < 0) {
-			j->hard = j->high;
-		} else {
-			sim_rng_init(&r, cfg->seed, (uint64_t) s->id,
-				     STREAM_HARD);
-			j->hard = sim_rng_uniform(&r) < cfg->hard_pct / 100.0;
-		}
-
-		/* an advance reservation: it begins reserve_lead later */
-		j->begin = j->submit;
-		if (cfg->reserve_frac > 0.0) {
-			sim_rng_init(&r, cfg->seed, (uint64_t) s->id,
-				     STREAM_RESERVE);
-			if (sim_rng_uniform(&r) < cfg->reserve_frac) {
-				j->reserved = true;
-				j->begin = j->submit + cfg->reserve_lead;
-			}
-		}
-
-		/* deadline: urgent = short; from the begin */
-		high_mean = cfg->d_low;
-		low_mean = cfg->d_low * cfg->d_ratio;
-		if (_draw(cfg, s->id, STREAM_DEADLINE,
-			  j->high ? high_mean : low_mean, 1.0, &df,
-			  "deadline", err, errlen))
+		_job_base(cfg, &c[i], t0, j);
+		if (_job_qos(&y, c[i].s, j))
 			goto fail;
-		df = _bias(df, cfg->bias_d, s->run, mean_r);
-		j->deadline = j->begin + df * j->runtime;
-
-		/* budget: urgent = pays more */
-		low_mean = cfg->b_low;
-		high_mean = cfg->b_low * cfg->b_ratio;
-		if (_draw(cfg, s->id, STREAM_BUDGET,
-			  j->high ? high_mean : low_mean, 0.0, &bf,
-			  "budget", err, errlen))
-			goto fail;
-		bf = _bias(bf, cfg->bias_b, s->run, mean_r);
-		f = j->runtime * pb_s * j->procs;
-		j->budget = bf * f;
-
-		/* penalty rate: urgent = higher */
-		low_mean = cfg->p_low;
-		high_mean = cfg->p_low * cfg->p_ratio;
-		if (_draw(cfg, s->id, STREAM_PENALTY,
-			  j->high ? high_mean : low_mean, 0.0, &pf,
-			  "penalty", err, errlen))
-			goto fail;
-		pf = _bias(pf, cfg->bias_p, s->run, mean_r);
-		j->penalty_rate = pf * pb_h * j->procs;
-
-		_due(cfg, j);
 	}
 	free(c);
 	libra_swf_free(&swf);
