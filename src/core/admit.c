@@ -170,6 +170,74 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
 	return d->mem_per_cpu * (uint64_t) cpus;
 }
 
+/* Candidates found by one scan for the least before admit_fill makes a heap of
+ * the rest: most requests take one or two nodes, and a scan of the
+ * candidates costs less than making a heap of them. */
+#define _FILL_SCANS 3
+
+static inline bool _cand_less(const cand_t *x, const cand_t *y)
+{
+	return _key_less(x->key, x->node, y->key, y->node);
+}
+
+/*
+ * The first few (_FILL_SCANS) of the candidates, the least in order, into
+ * first[]; returns how many.  None when a key is NaN.
+ */
+static int _fill_first(const cand_t *c, int n, int first[_FILL_SCANS])
+{
+	int nfirst = 0;
+
+	for (int i = 0; i < n; i++) {
+		int pos;
+
+		if (isnan(c[i].key)) {
+			nfirst = 0;	/* no order: the heap of all at once */
+			break;
+		}
+		/* the _FILL_SCANS least, in order */
+		if (nfirst == _FILL_SCANS &&
+		    !_cand_less(&c[i], &c[first[nfirst - 1]]))
+			continue;
+		pos = nfirst < _FILL_SCANS ? nfirst++ : _FILL_SCANS - 1;
+		for (; pos > 0 && _cand_less(&c[i], &c[first[pos - 1]]); pos--)
+			first[pos] = first[pos - 1];
+		first[pos] = i;
+	}
+	return nfirst;
+}
+
+/*
+ * The candidates not among the nfirst in first[]: a heap of references to
+ * them, *nleft of them; NULL when out of memory.
+ */
+static cref_t *_fill_heap(const cand_t *c, int n, const int *first,
+			  int nfirst, int *nleft)
+{
+	/* the rest: a heap of references */
+	cref_t *h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+	int hleft = 0;
+
+	if (!h)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		bool out = false;
+
+		for (int k = 0; k < nfirst; k++)
+			out |= first[k] == i;
+		if (out)
+			continue;
+		h[hleft].key = c[i].key;
+		h[hleft].node = c[i].node;
+		h[hleft].idx = i;
+		hleft++;
+	}
+	for (int i = hleft / 2 - 1; i >= 0; i--)
+		_sift(h, hleft, i);
+	*nleft = hleft;
+	return h;
+}
+
 /*
  * Take CPUs from the candidates in their order (_ref_less) into q->place.  Spreads
  * over at least min_nodes nodes; with a node limit, skips nodes too small
@@ -190,16 +258,6 @@ static uint64_t _place_mem(const libra_request_t *req, const cand_t *c,
  * exactly as a sort would put them and the placement is the same.  Leaves
  * c as it is.  Out of memory: nothing placed.
  */
-/* Candidates found by one scan for the least before admit_fill makes a heap of
- * the rest: most requests take one or two nodes, and a scan of the
- * candidates costs less than making a heap of them. */
-#define _FILL_SCANS 3
-
-static inline bool _cand_less(const cand_t *x, const cand_t *y)
-{
-	return _key_less(x->key, x->node, y->key, y->node);
-}
-
 extern int admit_fill(cand_t *c, int n, const libra_request_t *req,
 		      libra_quote_t *q, bool sorted)
 {
@@ -212,22 +270,8 @@ extern int admit_fill(cand_t *c, int n, const libra_request_t *req,
 	bool heap = false;
 
 	q->nplace = 0;
-	for (int i = 0; !sorted && i < n; i++) {
-		int pos;
-
-		if (isnan(c[i].key)) {
-			nfirst = 0;	/* no order: the heap of all at once */
-			break;
-		}
-		/* the _FILL_SCANS least, in order */
-		if (nfirst == _FILL_SCANS &&
-		    !_cand_less(&c[i], &c[first[nfirst - 1]]))
-			continue;
-		pos = nfirst < _FILL_SCANS ? nfirst++ : _FILL_SCANS - 1;
-		for (; pos > 0 && _cand_less(&c[i], &c[first[pos - 1]]); pos--)
-			first[pos] = first[pos - 1];
-		first[pos] = i;
-	}
+	if (!sorted)
+		nfirst = _fill_first(c, n, first);
 	while (left > 0 && need > 0 && q->nplace < max_nodes) {
 		int nodes_left = max_nodes - q->nplace;
 		int still = min_nodes - q->nplace - 1;	/* after this one */
@@ -242,26 +286,11 @@ extern int admit_fill(cand_t *c, int n, const libra_request_t *req,
 			left--;
 		} else {
 			if (!heap) {
-				/* the rest: a heap of references */
-				h = malloc((size_t) (n ? n : 1) * sizeof(*h));
+				h = _fill_heap(c, n, first, nfirst, &hleft);
 				if (!h) {
 					q->nplace = 0;
 					return 0;
 				}
-				for (int i = 0; i < n; i++) {
-					bool out = false;
-
-					for (int k = 0; k < nfirst; k++)
-						out |= first[k] == i;
-					if (out)
-						continue;
-					h[hleft].key = c[i].key;
-					h[hleft].node = c[i].node;
-					h[hleft].idx = i;
-					hleft++;
-				}
-				for (int i = hleft / 2 - 1; i >= 0; i--)
-					_sift(h, hleft, i);
 				heap = true;
 			}
 			top = c[h[0].idx];

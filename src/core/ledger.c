@@ -6,7 +6,9 @@
  *  part on that node) and its running totals; an open-addressing hash table
  *  from job id to the job (its SLA and placement); a second one from node
  *  name to index.  Entries are removed by swapping with the last one, so a
- *  node's entries are in no particular order.
+ *  node's entries are in no particular order.  The types are in
+ *  ledger_int.h; what the entries commit over time, and their progress,
+ *  are in ledger_window.c.
 \*****************************************************************************/
 
 #include <math.h>
@@ -15,75 +17,9 @@
 #include <string.h>
 
 #include "ledger.h"
+#include "ledger_int.h"
 #include "share.h"
 #include "vec.h"
-
-typedef struct ledger_job {
-	uint32_t id;
-	bool used;
-	bool best_effort;
-	double committed;
-	libra_sla_t sla;
-	int nplace;
-	libra_place_t *place;
-} ledger_job_t;
-
-/*
- * What the window work reads of the entries, kept beside them in the same
- * order: entry i is lane i % 2 of pair i / 2, so two entries fill one
- * 64-byte line and the sum over a node's entries, which Libra+$ makes for
- * every node at every decision, forms two terms with each operation
- * (finding B).  The terms are the same products as from the entries, and
- * are added one by one in entry order, so the sum is the same to the bit.
- * The lane after an odd last entry is padding whose term is +0.
- */
-typedef struct ledger_wpair {
-	libra_v2_t deadline;	/* TD (0: best effort) */
-	libra_v2_t cs;		/* cpus * share */
-	libra_v2_t cs_late;	/* cpus * min(share, share_min): what a job
-				 * past TD commits (cs when best effort) */
-	libra_v2_t start;	/* a booking's begin, -INFINITY: now */
-} ledger_wpair_t;
-
-typedef struct ledger_node {
-	char *name;
-	int cpus;
-	bool up;
-	double beta;
-	double load_avg;	/* smoothed share_sum / cpus (NaN: unset) */
-	double load_t;		/* when load_avg was last brought forward */
-	double share_sum;	/* sum of cpus * share */
-	int job_cpus;		/* sum of cpus, best effort included */
-	double thesis_work;	/* sum of cpus * RE */
-	uint64_t mem_mb;	/* the node's memory; 0: not tracked */
-	int gpus;		/* the node's GPUs */
-	uint64_t mem_used;	/* sum of the entries' memory */
-	int gpus_used;		/* sum of the entries' GPUs */
-	int nbooked;		/* entries with a begin time (start finite) */
-	bool added;		/* an entry was added since the last
-				 * _node_resum(): thesis_work is a running
-				 * sum, not the entries' sum in order */
-	int nentries, capacity;
-	libra_entry_t *entries;
-	ledger_wpair_t *win;	/* mirror of entries, capacity / 2 pairs */
-	uint64_t stamp;		/* changes with any entry (node_stamp) */
-	uint64_t shape;		/* changes with any entry but by its
-				 * progress (node_shape) */
-} ledger_node_t;
-
-struct libra_ledger {
-	double share_min;
-	int nnodes, nodes_cap;
-	ledger_node_t *nodes;
-	libra_node_memo_t *memos;	/* one per node, beside them (not in
-					 * the node: loops over the nodes read
-					 * less) */
-	int *name_slots;	/* hash of node names -> index, -1 empty */
-	int name_slots_cap;
-	ledger_job_t *jobs;	/* hash of job ids, linear probing */
-	int jobs_cap, njobs;
-	uint64_t beta_changes;	/* libra_ledger_betas_changes() */
-};
 
 static uint32_t _hash_u32(uint32_t x)
 {
@@ -164,15 +100,13 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 	}
 }
 
-static void _win_sync(const libra_ledger_t *l, ledger_node_t *n, int i);
-
 extern void libra_ledger_set_share_min(libra_ledger_t *l, double share_min)
 {
 	l->share_min = share_min;
 	/* the mirror's tails are of share_min */
 	for (int k = 0; k < l->nnodes; k++)
 		for (int i = 0; i < l->nodes[k].nentries; i++)
-			_win_sync(l, &l->nodes[k], i);
+			ledger_win_sync(l, &l->nodes[k], i);
 }
 
 /* ---------------------------------------------------------------- nodes */
@@ -280,36 +214,29 @@ extern int libra_ledger_find_node(const libra_ledger_t *l, const char *name)
 	return name ? _name_lookup(l, name) : -1;
 }
 
-static const ledger_node_t *_node(const libra_ledger_t *l, int node)
-{
-	if (node < 0 || node >= l->nnodes)
-		return NULL;
-	return &l->nodes[node];
-}
-
 extern const char *libra_ledger_node_name(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->name : NULL;
 }
 
 extern int libra_ledger_node_cpus(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->cpus : 0;
 }
 
 extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up)
 {
-	if (_node(l, node))
+	if (ledger_node(l, node))
 		l->nodes[node].up = up;
 }
 
 extern bool libra_ledger_node_up(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n && n->up;
 }
@@ -317,7 +244,7 @@ extern bool libra_ledger_node_up(const libra_ledger_t *l, int node)
 extern int libra_ledger_set_node_resources(libra_ledger_t *l, int node,
 					   uint64_t mem_mb, int gpus)
 {
-	if (!_node(l, node) || gpus < 0)
+	if (!ledger_node(l, node) || gpus < 0)
 		return -1;
 	l->nodes[node].mem_mb = mem_mb;
 	l->nodes[node].gpus = gpus;
@@ -326,35 +253,35 @@ extern int libra_ledger_set_node_resources(libra_ledger_t *l, int node,
 
 extern uint64_t libra_ledger_node_mem(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->mem_mb : 0;
 }
 
 extern int libra_ledger_node_gpus(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->gpus : 0;
 }
 
 extern uint64_t libra_ledger_node_mem_used(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->mem_used : 0;
 }
 
 extern int libra_ledger_node_gpus_used(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->gpus_used : 0;
 }
 
 extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	if (!n)
 		return 0;
@@ -365,40 +292,16 @@ extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node)
 
 extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	if (!n)
 		return 0;
 	return n->gpus_used < n->gpus ? n->gpus - n->gpus_used : 0;
 }
 
-extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
-					  double now, double t_end,
-					  double *mem_mb_s, double *gpu_s)
-{
-	const ledger_node_t *n = _node(l, node);
-
-	*mem_mb_s = 0.0;
-	*gpu_s = 0.0;
-	if (!n || t_end <= now)
-		return;
-	for (int i = 0; i < n->nentries; i++) {
-		const libra_entry_t *e = &n->entries[i];
-		double until = t_end;
-
-		if (!e->mem_mb && !e->gpus)
-			continue;
-		/* an SLA job runs at its share until its deadline */
-		if (!e->best_effort && e->deadline > now && e->deadline < t_end)
-			until = e->deadline;
-		*mem_mb_s += (double) e->mem_mb * (until - now);
-		*gpu_s += (double) e->gpus * (until - now);
-	}
-}
-
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->beta : NAN;
 }
@@ -406,7 +309,7 @@ extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)
 extern void libra_ledger_set_node_beta(libra_ledger_t *l, int node,
 				       double beta)
 {
-	if (_node(l, node) && l->nodes[node].beta != beta) {
+	if (ledger_node(l, node) && l->nodes[node].beta != beta) {
 		l->nodes[node].beta = beta;
 		l->beta_changes++;
 	}
@@ -475,7 +378,7 @@ extern int libra_ledger_betas_parse(libra_ledger_t *l, const char *text,
 extern double libra_ledger_node_load_avg(const libra_ledger_t *l, int node,
 					 double *when)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	if (when)
 		*when = n ? n->load_t : 0.0;
@@ -485,7 +388,7 @@ extern double libra_ledger_node_load_avg(const libra_ledger_t *l, int node,
 extern void libra_ledger_set_node_load_avg(libra_ledger_t *l, int node,
 					   double load, double when)
 {
-	if (_node(l, node)) {
+	if (ledger_node(l, node)) {
 		l->nodes[node].load_avg = load;
 		l->nodes[node].load_t = when;
 	}
@@ -493,102 +396,21 @@ extern void libra_ledger_set_node_load_avg(libra_ledger_t *l, int node,
 
 extern double libra_ledger_node_share(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->share_sum : 0.0;
 }
 
-extern double libra_entry_work_at(const libra_entry_t *e, double now)
-{
-	double w;
-
-	if (now <= e->since)
-		return e->work;	/* a booked job has not begun */
-	w = e->work - e->share * (now - e->since);
-
-	return w > 0.0 ? w : 0.0;
-}
-
-extern double libra_ledger_node_window_work(const libra_ledger_t *l, int node,
-					    double now, double t_end)
-{
-	const ledger_node_t *n = _node(l, node);
-	const libra_v2_t vnow = libra_v2_set(now), vend = libra_v2_set(t_end);
-	const libra_v2_t zero = libra_v2_set(0.0);
-	double sum = 0.0;
-
-	if (!n || t_end <= now)
-		return 0.0;
-	for (int p = 0; p < (n->nentries + 1) / 2; p++) {
-		const ledger_wpair_t *w = &n->win[p];
-		libra_m2_t inside = (w->deadline > vnow) &
-				    (w->deadline < vend);
-		libra_v2_t from = libra_v2_pick(w->start > vnow, w->start,
-						vnow);
-		libra_v2_t until = libra_v2_pick(inside, w->deadline, vend);
-		libra_v2_t cs = libra_v2_pick(w->deadline <= vnow, w->cs_late,
-					      w->cs);
-		libra_v2_t term = libra_v2_pick(until > from,
-						cs * (until - from), zero);
-
-		/*
-		 * At its share a job does share * (min(T, TD) - now) by T.
-		 * A job already past its deadline runs on at share_min (the
-		 * model of libra_ledger_expire(), whether or not it was
-		 * applied yet).  A booked job works only from its begin
-		 * (decision 21).  (Selects, not branches: the deadlines
-		 * are in no order; an empty term, and the padding's, adds
-		 * +0 and changes no sum, as skipping it did; a deadline at
-		 * or before now is never inside.  Finding B.)
-		 */
-		sum += term[0];
-		sum += term[1];
-	}
-	return sum;
-}
-
-/* The mirror's field f of entry i. */
-#define WIN(n, i, f) ((n)->win[(unsigned) (i) / 2].f[(unsigned) (i) % 2])
-
-extern int libra_ledger_node_targets(const libra_ledger_t *l, int node,
-				     double after, double until, double *t,
-				     int m, int max)
-{
-	const ledger_node_t *n = _node(l, node);
-
-	if (!n || max < 1)
-		return m;
-	for (int i = 0; i < n->nentries; i++) {
-		double at = ceil(WIN(n, i, deadline));
-		int pos;
-
-		if (!(at > after) || at > until || n->entries[i].best_effort)
-			continue;
-		if (m == max && at >= t[m - 1])
-			continue;
-		for (pos = m; pos > 0 && t[pos - 1] > at; pos--)
-			;
-		if (pos > 0 && t[pos - 1] == at)
-			continue;	/* distinct times only */
-		if (m < max)
-			m++;
-		memmove(&t[pos + 1], &t[pos],
-			(size_t) (m - 1 - pos) * sizeof(*t));
-		t[pos] = at;
-	}
-	return m;
-}
-
 extern uint64_t libra_ledger_node_stamp(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->stamp : 0;
 }
 
 extern uint64_t libra_ledger_node_shape(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->shape : 0;
 }
@@ -602,55 +424,16 @@ extern libra_node_memo_t *libra_ledger_node_memo(const libra_ledger_t *l,
 	return &((libra_ledger_t *) l)->memos[node];
 }
 
-/* Prefetch the cache lines of [p, p + bytes), at most "max" of them. */
-static inline void _prefetch_bytes(const void *p, size_t bytes, size_t max)
-{
-	const char *c = p;
-
-	for (size_t off = 0; off < bytes && off < max * 64; off += 64)
-		__builtin_prefetch(c + off);
-}
-
-extern void libra_ledger_prefetch_node(const libra_ledger_t *l, int node)
-{
-	const ledger_node_t *n;
-
-	if (node < 0 || node >= l->nnodes)
-		return;
-	n = &l->nodes[node];
-	/* the first four cache lines: eight entries */
-	_prefetch_bytes(n->win, (size_t) (n->nentries + 1) / 2 *
-			sizeof(*n->win), 4);
-}
-
-extern void libra_ledger_prefetch_entries(const libra_ledger_t *l, int node)
-{
-	const ledger_node_t *n;
-	const libra_node_memo_t *m;
-
-	if (node < 0 || node >= l->nnodes)
-		return;
-	n = &l->nodes[node];
-	m = &l->memos[node];
-	_prefetch_bytes(n->entries, (size_t) n->nentries * sizeof(*n->entries),
-			32);
-	if (m->ret0)
-		_prefetch_bytes(m->ret0, (size_t) m->nret0 * sizeof(*m->ret0),
-				4);
-	if (m->bid)
-		_prefetch_bytes(m->bid, (size_t) m->nret0 * sizeof(*m->bid), 4);
-}
-
 extern int libra_ledger_node_job_cpus(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->job_cpus : 0;
 }
 
 extern double libra_ledger_node_thesis_work(const libra_ledger_t *l, int node)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	return n ? n->thesis_work : 0.0;
 }
@@ -658,7 +441,7 @@ extern double libra_ledger_node_thesis_work(const libra_ledger_t *l, int node)
 extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
 				     const libra_entry_t **entries)
 {
-	const ledger_node_t *n = _node(l, node);
+	const ledger_node_t *n = ledger_node(l, node);
 
 	if (!n) {
 		*entries = NULL;
@@ -669,7 +452,7 @@ extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
 }
 
 /* Recompute a node's totals from its entries (no drift). */
-static void _node_resum(ledger_node_t *n)
+extern void ledger_node_resum(ledger_node_t *n)
 {
 	double share = 0.0, work = 0.0;
 
@@ -707,7 +490,7 @@ static ledger_job_t *_job_slot(const libra_ledger_t *l, uint32_t id)
 	}
 }
 
-static ledger_job_t *_job_find(const libra_ledger_t *l, uint32_t id)
+extern ledger_job_t *ledger_job_find(const libra_ledger_t *l, uint32_t id)
 {
 	ledger_job_t *j = _job_slot(l, id);
 
@@ -755,27 +538,6 @@ static void _job_delete(libra_ledger_t *l, ledger_job_t *j)
 	}
 }
 
-/* The mirror of entry i after its share changed. */
-static inline void _win_share(const libra_ledger_t *l, ledger_node_t *n,
-			      int i)
-{
-	const libra_entry_t *e = &n->entries[i];
-	double low = e->share < l->share_min ? e->share : l->share_min;
-
-	n->stamp++;
-	WIN(n, i, cs) = e->cpus * e->share;
-	WIN(n, i, cs_late) = e->best_effort ? e->cpus * e->share :
-					      e->cpus * low;
-}
-
-/* Bring the mirror of entry i up to date (after any change to it). */
-static void _win_sync(const libra_ledger_t *l, ledger_node_t *n, int i)
-{
-	WIN(n, i, deadline) = n->entries[i].deadline;
-	WIN(n, i, start) = n->entries[i].start;
-	_win_share(l, n, i);
-}
-
 /* Lane i of the mirror as padding: its term in the window work is +0. */
 static void _win_pad(ledger_node_t *n, int i)
 {
@@ -810,7 +572,7 @@ static int _entry_add(const libra_ledger_t *l, ledger_node_t *n,
 	}
 	n->entries[n->nentries] = *e;
 	n->shape++;
-	_win_sync(l, n, n->nentries);
+	ledger_win_sync(l, n, n->nentries);
 	if (n->nentries % 2 == 0)
 		_win_pad(n, n->nentries + 1);
 	n->nentries++;
@@ -825,29 +587,21 @@ static int _entry_add(const libra_ledger_t *l, ledger_node_t *n,
 	return 0;
 }
 
-static libra_entry_t *_entry_find(ledger_node_t *n, uint32_t id)
-{
-	for (int i = 0; i < n->nentries; i++)
-		if (n->entries[i].job_id == id)
-			return &n->entries[i];
-	return NULL;
-}
-
 static void _entry_remove(const libra_ledger_t *l, ledger_node_t *n,
 			  uint32_t id)
 {
-	libra_entry_t *e = _entry_find(n, id);
+	libra_entry_t *e = ledger_entry_find(n, id);
 	int i = e ? (int) (e - n->entries) : -1, last;
 
 	if (!e)
 		return;
 	last = --n->nentries;
 	*e = n->entries[last];
-	_win_sync(l, n, i);	/* the entry moved into the hole */
+	ledger_win_sync(l, n, i);	/* the entry moved into the hole */
 	_win_pad(n, last);
 	n->stamp++;
 	n->shape++;
-	_node_resum(n);
+	ledger_node_resum(n);
 }
 
 /*
@@ -862,10 +616,10 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 	ledger_job_t *j;
 	int added = 0;
 
-	if (nplace < 1 || _job_find(l, job_id))
+	if (nplace < 1 || ledger_job_find(l, job_id))
 		return -1;
 	for (int i = 0; i < nplace; i++) {
-		const ledger_node_t *n = _node(l, place[i].node);
+		const ledger_node_t *n = ledger_node(l, place[i].node);
 
 		if (!n || place[i].cpus < 1 || place[i].cpus > n->cpus ||
 		    place[i].gpus < 0)
@@ -945,71 +699,9 @@ extern int libra_ledger_commit_booked(libra_ledger_t *l, uint32_t job_id,
 	return _commit(l, job_id, sla, place, nplace, now, begin, begin);
 }
 
-extern int libra_ledger_node_booked(const libra_ledger_t *l, int node,
-				    double t)
-{
-	const ledger_node_t *n = _node(l, node);
-	int count = 0;
-
-	if (!n || !n->nbooked)
-		return 0;
-	for (int i = 0; i < n->nentries; i++)
-		count += n->entries[i].start > t;
-	return count;
-}
-
-/*
- * What entry e commits at time t >= now (ledger.h): nothing before its
- * start; its share until its target; its tail after.  A job already past
- * its target at now keeps its share: when it ends is not known.
- */
-static double _entry_share_at(const ledger_node_t *n, int i, double now,
-			      double t)
-{
-	double deadline = WIN(n, i, deadline);
-
-	if (t < WIN(n, i, start))
-		return 0.0;
-	if (t < deadline || deadline <= now)
-		return WIN(n, i, cs);
-	return WIN(n, i, cs_late);	/* cs when best effort */
-}
-
-extern double libra_ledger_node_peak_share(const libra_ledger_t *l, int node,
-					   double now, double from,
-					   double until)
-{
-	const ledger_node_t *n = _node(l, node);
-	double peak = 0.0;
-
-	if (!n)
-		return 0.0;
-	if (!n->nbooked && from <= now)
-		return n->share_sum;
-	/*
-	 * The sum only falls between the times booked entries begin (a
-	 * target turns a share into its smaller tail), so its most in the
-	 * window is at "from" or at one of those begins.  (The entries'
-	 * compact mirror has all it needs.)
-	 */
-	if (from < now)
-		from = now;
-	for (int b = -1; b < n->nentries; b++) {
-		double t = b < 0 ? from : WIN(n, b, start), sum = 0.0;
-
-		if (b >= 0 && !(t > from && t < until))
-			continue;
-		for (int i = 0; i < n->nentries; i++)
-			sum += _entry_share_at(n, i, now, t);
-		if (sum > peak)
-			peak = sum;
-	}
-	return peak;
-}
-
 extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id)
 {
-	ledger_job_t *j = _job_find(l, job_id);
+	ledger_job_t *j = ledger_job_find(l, job_id);
 
 	if (!j)
 		return -1;
@@ -1022,7 +714,7 @@ extern int libra_ledger_release(libra_ledger_t *l, uint32_t job_id)
 extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 				     int node)
 {
-	ledger_job_t *j = _job_find(l, job_id);
+	ledger_job_t *j = ledger_job_find(l, job_id);
 	int i;
 
 	if (!j)
@@ -1039,118 +731,15 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 	return 0;
 }
 
-static void _progress_entry(libra_ledger_t *l, ledger_node_t *n,
-			    uint32_t job_id, double cpu_done, double now)
-{
-	libra_entry_t *e = _entry_find(n, job_id);
-	double old;
-
-	if (!e || e->best_effort || now < e->start)
-		return;		/* a booked job's share holds until its begin */
-	old = e->share;
-	e->work = e->runtime - cpu_done;
-	if (e->work < 0.0)
-		e->work = 0.0;
-	e->since = now;
-	e->share = libra_share_remaining(e->work, e->deadline - now,
-					 l->share_min);
-	_win_sync(l, n, (int) (e - n->entries));
-	n->share_sum += e->cpus * (e->share - old);
-	if (n->share_sum < 0.0)
-		n->share_sum = 0.0;
-}
-
-extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
-				 double cpu_done, double now)
-{
-	ledger_job_t *j = _job_find(l, job_id);
-	bool found = false;
-
-	if (!j)
-		return -1;
-	if (node >= 0) {
-		/* one node: its entry directly, not a scan of the places */
-		if (node >= l->nnodes || !_entry_find(&l->nodes[node], job_id))
-			return -1;
-		_progress_entry(l, &l->nodes[node], job_id, cpu_done, now);
-		return 0;
-	}
-	for (int i = 0; i < j->nplace; i++) {
-		_progress_entry(l, &l->nodes[j->place[i].node], job_id,
-				cpu_done, now);
-		found = true;
-	}
-	return found ? 0 : -1;
-}
-
-extern void libra_ledger_expire(libra_ledger_t *l, double now)
-{
-	for (int n = 0; n < l->nnodes; n++) {
-		ledger_node_t *node = &l->nodes[n];
-		bool changed = false;
-
-		for (int i = 0; i < node->nentries; i++) {
-			libra_entry_t *e = &node->entries[i];
-
-			if (e->best_effort || e->deadline > now ||
-			    e->share <= l->share_min)
-				continue;
-			e->work = 0.0;
-			e->since = now;
-			e->share = l->share_min;
-			_win_sync(l, node, i);
-			changed = true;
-		}
-		if (changed)
-			_node_resum(node);
-	}
-}
-
-extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
-				      const double *cpu_done, int n,
-				      double now)
-{
-	ledger_node_t *nd;
-	double share = 0.0;
-
-	if (node < 0 || node >= l->nnodes || n != l->nodes[node].nentries)
-		return -1;
-	nd = &l->nodes[node];
-	for (int i = 0; i < n; i++) {
-		libra_entry_t *e = &nd->entries[i];
-
-		if (!(e->best_effort || now < e->start)) {
-			e->work = e->runtime - cpu_done[i];
-			if (e->work < 0.0)
-				e->work = 0.0;
-			e->since = now;
-			e->share = libra_share_clamp(e->work, e->deadline - now,
-						     l->share_min);
-			_win_share(l, nd, i);
-		}
-		share += e->cpus * e->share;
-	}
-	/*
-	 * The node's share summed in entry order, as _node_resum() sums it;
-	 * its other totals are integers, or thesis_work, which only an added
-	 * entry leaves a running sum of (then all of it, as before).
-	 */
-	if (nd->added)
-		_node_resum(nd);
-	else
-		nd->share_sum = share;
-	return 0;
-}
-
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
 {
-	return _job_find(l, job_id) != NULL;
+	return ledger_job_find(l, job_id) != NULL;
 }
 
 extern const libra_sla_t *libra_ledger_job_sla(const libra_ledger_t *l,
 					       uint32_t job_id)
 {
-	ledger_job_t *j = _job_find(l, job_id);
+	ledger_job_t *j = ledger_job_find(l, job_id);
 
 	return j ? &j->sla : NULL;
 }
@@ -1158,7 +747,7 @@ extern const libra_sla_t *libra_ledger_job_sla(const libra_ledger_t *l,
 extern double libra_ledger_job_committed(const libra_ledger_t *l,
 					 uint32_t job_id)
 {
-	ledger_job_t *j = _job_find(l, job_id);
+	ledger_job_t *j = ledger_job_find(l, job_id);
 
 	return j ? j->committed : NAN;
 }
@@ -1166,14 +755,15 @@ extern double libra_ledger_job_committed(const libra_ledger_t *l,
 extern int libra_ledger_rekey(libra_ledger_t *l, uint32_t old_id,
 			      uint32_t new_id)
 {
-	ledger_job_t *j = _job_find(l, old_id), copy;
+	ledger_job_t *j = ledger_job_find(l, old_id), copy;
 
-	if (!j || _job_find(l, new_id))
+	if (!j || ledger_job_find(l, new_id))
 		return -1;
 	copy = *j;
 	for (int i = 0; i < copy.nplace; i++) {
-		libra_entry_t *e = _entry_find(&l->nodes[copy.place[i].node],
-					       old_id);
+		libra_entry_t *e =
+			ledger_entry_find(&l->nodes[copy.place[i].node],
+					  old_id);
 		if (e) {
 			e->job_id = new_id;
 			l->nodes[copy.place[i].node].stamp++;
@@ -1211,7 +801,7 @@ extern int libra_ledger_job_count(const libra_ledger_t *l)
 extern int libra_ledger_job_places(const libra_ledger_t *l, uint32_t job_id,
 				   const libra_place_t **place)
 {
-	ledger_job_t *j = _job_find(l, job_id);
+	ledger_job_t *j = ledger_job_find(l, job_id);
 
 	if (!j) {
 		*place = NULL;

@@ -5,7 +5,8 @@
  *  Parsing happens on a private copy and into a private record; the caller's
  *  record is written only when everything parsed and checked, and zeroed
  *  otherwise.  Every message starts with the key it is about, so that a user
- *  reading "budget: '12x' is not a number" knows what to fix.
+ *  reading "budget: '12x' is not a number" knows what to fix.  Merging
+ *  and completing a parsed SLA are in sla_finish.c.
 \*****************************************************************************/
 
 #include <ctype.h>
@@ -19,15 +20,9 @@
 
 #include "number.h"
 #include "sla.h"
+#include "sla_int.h"
 
-/* term: a term of the agreement under its own name, as the job record
- * lists the terms given (an alias or "quote", which names a quote to
- * take, is none) */
-static const struct {
-	const char *key;
-	uint32_t bit;
-	bool term;
-} sla_keys[] = {
+const sla_key_t sla_keys[] = {
 	{ "runtime",	 LIBRA_SLA_RUNTIME,	true },
 	{ "deadline",	 LIBRA_SLA_DEADLINE,	true },
 	{ "budget",	 LIBRA_SLA_BUDGET,	true },
@@ -40,6 +35,7 @@ static const struct {
 	{ "quote",	 LIBRA_SLA_QUOTE,	false },
 };
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
+const size_t sla_nkeys = SLA_NKEYS;
 #define SLA_KNOWN_KEYS \
 	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote"
 
@@ -61,12 +57,8 @@ extern uint32_t libra_sla_term_bit(const char *key)
 	return 0;
 }
 
-static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
-			     const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static libra_sla_err_t _fail(char *err, size_t errlen, libra_sla_err_t code,
-			     const char *fmt, ...)
+extern libra_sla_err_t sla_fail(char *err, size_t errlen, libra_sla_err_t code,
+				const char *fmt, ...)
 {
 	va_list ap;
 
@@ -294,19 +286,19 @@ extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 	double v;
 
 	if (len == 0)
-		return _fail(err, errlen, LIBRA_SLA_EVALUE,
-			     "%s: empty value", what);
+		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				"%s: empty value", what);
 	if (s[0] == '-')
-		return _fail(err, errlen, LIBRA_SLA_ERANGE,
-			     "%s: '%s' is negative", what, s);
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%s' is negative", what, s);
 	if (!libra_is_decimal(s, len))
-		return _fail(err, errlen, LIBRA_SLA_EVALUE,
-			     "%s: '%.40s' is not a decimal number", what, s);
+		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				"%s: '%.40s' is not a decimal number", what, s);
 	if (!libra_decimal_value(s, len, &v) || !isfinite(v) ||
 	    v > LIBRA_SLA_MAX_MONEY)
-		return _fail(err, errlen, LIBRA_SLA_ERANGE,
-			     "%s: '%.40s' is too large (at most %g)", what, s,
-			     LIBRA_SLA_MAX_MONEY);
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%.40s' is too large (at most %g)", what, s,
+				LIBRA_SLA_MAX_MONEY);
 	*val = v;
 	return LIBRA_SLA_OK;
 }
@@ -336,9 +328,9 @@ static libra_sla_err_t _duration_unit(const char *what, const char *s,
 			goto bad;
 		if (!(u = strchr(units, s[i])) || !*u) {
 			if (isalpha((unsigned char) s[i]))
-				return _fail(err, errlen, LIBRA_SLA_EVALUE,
-					     "%s: '%.40s' has an unknown unit '%c' (use s, m, h, d or [D-]HH:MM:SS)",
-					     what, s, s[i]);
+				return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+						"%s: '%.40s' has an unknown unit '%c' (use s, m, h, d or [D-]HH:MM:SS)",
+						what, s, s[i]);
 			goto bad;
 		}
 		if (u - units <= last)
@@ -353,9 +345,9 @@ static libra_sla_err_t _duration_unit(const char *what, const char *s,
 	*secs = total;
 	return LIBRA_SLA_OK;
 bad:
-	return _fail(err, errlen, LIBRA_SLA_EVALUE,
-		     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1h30m, 1-12:00:00)",
-		     what, s);
+	return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+			"%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1h30m, 1-12:00:00)",
+			what, s);
 }
 
 /*
@@ -408,9 +400,9 @@ static libra_sla_err_t _duration_slurm(const char *what, const char *s,
 	}
 	return LIBRA_SLA_OK;
 bad:
-	return _fail(err, errlen, LIBRA_SLA_EVALUE,
-		     "%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1-12:00:00)",
-		     what, s);
+	return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+			"%s: '%.40s' is not a duration (e.g. 90s, 45m, 2h, 1-12:00:00)",
+			what, s);
 }
 
 extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
@@ -422,12 +414,12 @@ extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
 	double v = 0.0;
 
 	if (len == 0)
-		return _fail(err, errlen, LIBRA_SLA_EVALUE,
-			     "%s: empty value", what);
+		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				"%s: empty value", what);
 	if (s[0] == '-' || s[0] == '+')
-		return _fail(err, errlen, LIBRA_SLA_ERANGE,
-			     "%s: '%.40s' must be a positive duration",
-			     what, s);
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%.40s' must be a positive duration",
+				what, s);
 	if (isalpha((unsigned char) s[len - 1]))
 		rc = _duration_unit(what, s, len, &v, err, errlen);
 	else
@@ -435,13 +427,13 @@ extern libra_sla_err_t libra_parse_duration(const char *what, const char *s,
 	if (rc != LIBRA_SLA_OK)
 		return rc;
 	if (!isfinite(v) || v > LIBRA_SLA_MAX_DURATION)
-		return _fail(err, errlen, LIBRA_SLA_ERANGE,
-			     "%s: '%.40s' is too long (at most 3650 days)",
-			     what, s);
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%.40s' is too long (at most 3650 days)",
+				what, s);
 	if (v <= 0.0)
-		return _fail(err, errlen, LIBRA_SLA_ERANGE,
-			     "%s: '%.40s' must be a positive duration",
-			     what, s);
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%.40s' must be a positive duration",
+				what, s);
 	*secs = v;
 	return LIBRA_SLA_OK;
 }
@@ -493,9 +485,9 @@ static libra_sla_err_t _parse_absolute(const char *what, const char *s,
 	return LIBRA_SLA_OK;
 	/* (how far ahead is checked by the caller, which knows "now") */
 bad:
-	return _fail(err, errlen, LIBRA_SLA_EVALUE,
-		     "%s: '%.40s' is not a time (use YYYY-MM-DDTHH:MM[:SS][Z] or a duration such as 3h)",
-		     what, s);
+	return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+			"%s: '%.40s' is not a time (use YYYY-MM-DDTHH:MM[:SS][Z] or a duration such as 3h)",
+			what, s);
 }
 
 /* A deadline or due date: absolute time, or a duration from now. */
@@ -509,9 +501,9 @@ static libra_sla_err_t _parse_when(const char *what, const char *s,
 	if (_looks_absolute(s)) {
 		rc = _parse_absolute(what, s, when, err, errlen);
 		if (rc == LIBRA_SLA_OK && *when - now > LIBRA_SLA_MAX_DURATION)
-			rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
-				   "%s: '%.40s' is more than 3650 days ahead",
-				   what, s);
+			rc = sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				      "%s: '%.40s' is more than 3650 days ahead",
+				      what, s);
 		return rc;
 	}
 	rc = libra_parse_duration(what, s, &d, err, errlen);
@@ -547,16 +539,16 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 		else if (!strcmp(val, "soft"))
 			tmp->type = LIBRA_DEADLINE_SOFT;
 		else
-			return _fail(err, errlen, LIBRA_SLA_EVALUE,
-				     "%s: '%.40s' is not hard or soft",
-				     key, val);
+			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+					"%s: '%.40s' is not hard or soft",
+					key, val);
 		return LIBRA_SLA_OK;
 	case LIBRA_SLA_TIER:
 		if (!libra_tier_from_name(val, &tmp->tier) ||
 		    tmp->tier == LIBRA_TIER_NONE)
-			return _fail(err, errlen, LIBRA_SLA_EVALUE,
-				     "%s: '%.40s' is not value, standard or premium",
-				     key, val);
+			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+					"%s: '%.40s' is not value, standard or premium",
+					key, val);
 		return LIBRA_SLA_OK;
 	case LIBRA_SLA_QUOTE: {
 		unsigned long id;
@@ -567,14 +559,14 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 		}
 		if (!_parse_uint(val, strlen(val), &id) || !id ||
 		    id > LIBRA_SLA_QUOTE_MAX_ID)
-			return _fail(err, errlen, LIBRA_SLA_EVALUE,
-				     "%s: '%.40s' is not hold or a quote number (1-%u)",
-				     key, val, LIBRA_SLA_QUOTE_MAX_ID);
+			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+					"%s: '%.40s' is not hold or a quote number (1-%u)",
+					key, val, LIBRA_SLA_QUOTE_MAX_ID);
 		tmp->quote = (uint32_t) id;
 		return LIBRA_SLA_OK;
 	}
 	}
-	return _fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
+	return sla_fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
 }
 
 /*
@@ -619,9 +611,9 @@ static libra_sla_err_t _check_bytes(const char *what, const char *s,
 			if ((unsigned char) *k < 0x20 ||
 			    (unsigned char) *k > 0x7e)
 				*k = '?';
-		return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-			     "%s: byte 0x%02x at position %zu is not printable ASCII",
-			     key[0] ? key : what, c, i + 1);
+		return sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				"%s: byte 0x%02x at position %zu is not printable ASCII",
+				key[0] ? key : what, c, i + 1);
 	}
 	return LIBRA_SLA_OK;
 }
@@ -637,18 +629,18 @@ extern libra_sla_err_t libra_sla_parse_field(const char *key,
 
 	bit = _key_bit(key, strlen(key));
 	if (!bit)
-		return _fail(err, errlen, LIBRA_SLA_EKEY,
-			     "%.40s: unknown key (known: " SLA_KNOWN_KEYS ")",
-			     key);
+		return sla_fail(err, errlen, LIBRA_SLA_EKEY,
+				"%.40s: unknown key (known: " SLA_KNOWN_KEYS ")",
+				key);
 	if (strlen(value) > LIBRA_SLA_MAX_TEXT)
-		return _fail(err, errlen, LIBRA_SLA_ETOOLONG,
-			     "%s: value longer than %d bytes", key,
-			     LIBRA_SLA_MAX_TEXT);
+		return sla_fail(err, errlen, LIBRA_SLA_ETOOLONG,
+				"%s: value longer than %d bytes", key,
+				LIBRA_SLA_MAX_TEXT);
 	if ((rc = _check_bytes(key, value, err, errlen)))
 		return rc;
 	if (tmp.set & bit)
-		return _fail(err, errlen, LIBRA_SLA_EDUP,
-			     "%s: given twice", key);
+		return sla_fail(err, errlen, LIBRA_SLA_EDUP,
+				"%s: given twice", key);
 	if (tmp.submit == 0.0)
 		tmp.submit = now;
 	if ((rc = _parse_value(bit, key, value, now, &tmp, err, errlen)))
@@ -672,13 +664,13 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.submit = now;
 	if (!text)
-		return _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-			     "comment: no SLA text");
+		return sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				"comment: no SLA text");
 	len = strlen(text);
 	if (len > LIBRA_SLA_MAX_TEXT)
-		return _fail(err, errlen, LIBRA_SLA_ETOOLONG,
-			     "comment: %zu bytes, at most %d allowed",
-			     len, LIBRA_SLA_MAX_TEXT);
+		return sla_fail(err, errlen, LIBRA_SLA_ETOOLONG,
+				"comment: %zu bytes, at most %d allowed",
+				len, LIBRA_SLA_MAX_TEXT);
 	if ((rc = _check_bytes("comment", text, err, errlen)))
 		return rc;
 	memcpy(buf, text, len + 1);
@@ -694,15 +686,15 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 		pos++;
 		key = (char *) _skip_space(p);
 		if (!*key) {
-			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-				   "comment: field %zu is empty (stray comma?)",
-				   pos);
+			rc = sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				      "comment: field %zu is empty (stray comma?)",
+				      pos);
 			break;
 		}
 		eq = strchr(key, '=');
 		if (!eq) {
-			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-				   "comment: '%.40s' is not key=value", key);
+			rc = sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				      "comment: '%.40s' is not key=value", key);
 			break;
 		}
 		kend = eq;
@@ -715,9 +707,9 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 			vend--;
 		*vend = '\0';
 		if (!*key) {
-			rc = _fail(err, errlen, LIBRA_SLA_ESYNTAX,
-				   "comment: field %zu has no key before '='",
-				   pos);
+			rc = sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
+				      "comment: field %zu has no key before '='",
+				      pos);
 			break;
 		}
 		bit = _key_bit(key, strlen(key));
@@ -726,23 +718,23 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 								 strlen(key));
 
 			if (near)
-				rc = _fail(err, errlen, LIBRA_SLA_EKEY,
-					   "%.40s: unknown key, did you mean %s?",
-					   key, near);
+				rc = sla_fail(err, errlen, LIBRA_SLA_EKEY,
+					      "%.40s: unknown key, did you mean %s?",
+					      key, near);
 			else
-				rc = _fail(err, errlen, LIBRA_SLA_EKEY,
-					   "%.40s: unknown key (known: "
-					   SLA_KNOWN_KEYS ")", key);
+				rc = sla_fail(err, errlen, LIBRA_SLA_EKEY,
+					      "%.40s: unknown key (known: "
+					      SLA_KNOWN_KEYS ")", key);
 			break;
 		}
 		if (tmp.set & bit) {
-			rc = _fail(err, errlen, LIBRA_SLA_EDUP,
-				   "%s: given twice", key);
+			rc = sla_fail(err, errlen, LIBRA_SLA_EDUP,
+				      "%s: given twice", key);
 			break;
 		}
 		if (!*val) {
-			rc = _fail(err, errlen, LIBRA_SLA_EVALUE,
-				   "%s: empty value", key);
+			rc = sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				      "%s: empty value", key);
 			break;
 		}
 		if ((rc = _parse_value(bit, key, val, now, &tmp, err, errlen)))
@@ -767,9 +759,9 @@ extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
 	for (size_t i = 0; i < SLA_NKEYS; i++) {
 		if (sla_keys[i].bit != LIBRA_SLA_QUOTE &&
 		    (sla->set & sla_keys[i].bit))
-			return _fail(err, errlen, LIBRA_SLA_EDUP,
-				     "quote: quote %u carries its own SLA; give no %s with it",
-				     sla->quote, sla_keys[i].key);
+			return sla_fail(err, errlen, LIBRA_SLA_EDUP,
+					"quote: quote %u carries its own SLA; give no %s with it",
+					sla->quote, sla_keys[i].key);
 	}
 	return LIBRA_SLA_OK;
 }
@@ -797,177 +789,4 @@ extern bool libra_tier_from_name(const char *name, libra_tier_t *tier)
 		}
 	}
 	return false;
-}
-
-static bool _same(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
-}
-
-static double _field(const libra_sla_t *s, uint32_t bit)
-{
-	switch (bit) {
-	case LIBRA_SLA_RUNTIME:		return s->runtime;
-	case LIBRA_SLA_DEADLINE:	return s->deadline;
-	case LIBRA_SLA_BUDGET:		return s->budget;
-	case LIBRA_SLA_PENALTY:		return s->penalty_rate;
-	case LIBRA_SLA_PENALTY_CAP:	return s->penalty_cap;
-	case LIBRA_SLA_DUEDATE:		return s->due_date;
-	case LIBRA_SLA_TYPE:		return (double) s->type;
-	case LIBRA_SLA_TIER:		return (double) s->tier;
-	case LIBRA_SLA_QUOTE:		return (double) s->quote;
-	}
-	return 0.0;
-}
-
-static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
-			uint32_t bit)
-{
-	switch (bit) {
-	case LIBRA_SLA_RUNTIME:	    dst->runtime = src->runtime; break;
-	case LIBRA_SLA_DEADLINE:    dst->deadline = src->deadline; break;
-	case LIBRA_SLA_BUDGET:	    dst->budget = src->budget; break;
-	case LIBRA_SLA_PENALTY:	    dst->penalty_rate = src->penalty_rate;
-				    break;
-	case LIBRA_SLA_PENALTY_CAP: dst->penalty_cap = src->penalty_cap; break;
-	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
-	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
-	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
-	case LIBRA_SLA_QUOTE:	    dst->quote = src->quote; break;
-	}
-	dst->set |= bit;
-}
-
-extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
-				       const libra_sla_t *src,
-				       const char *src_name,
-				       char *err, size_t errlen)
-{
-	libra_sla_t tmp = *dst;
-
-	for (size_t i = 0; i < SLA_NKEYS; i++) {
-		uint32_t bit = sla_keys[i].bit;
-
-		if (!(src->set & bit))
-			continue;
-		if ((tmp.set & bit) &&
-		    !_same(_field(&tmp, bit), _field(src, bit)))
-			return _fail(err, errlen, LIBRA_SLA_EDUP,
-				     "%s: %s and %s give different values",
-				     sla_keys[i].key, dst_name, src_name);
-		_copy_field(&tmp, src, bit);
-	}
-	if (!tmp.submit)
-		tmp.submit = src->submit;
-	*dst = tmp;
-	return LIBRA_SLA_OK;
-}
-
-extern void libra_format_duration(double secs, char *buf, size_t len)
-{
-	long s = lround(secs);
-	long part[4] = { s / 86400, (s % 86400) / 3600, (s % 3600) / 60,
-			 s % 60 };
-	static const char unit[] = "dhms";
-	size_t used = 0;
-
-	if (s < 0 || !isfinite(secs)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	buf[0] = '\0';
-	/* every non-zero part, so that the text parses back exactly */
-	for (int i = 0; i < 4 && used < len; i++)
-		if (part[i] || (i == 3 && !used))
-			used += (size_t) snprintf(buf + used, len - used,
-						  "%ld%c", part[i], unit[i]);
-}
-
-/*
- * A duration a refusal names, formatted into buf (32 bytes) only when a
- * message needs it: "in the past" when it is not positive.
- */
-static const char *_span(double secs, char buf[32])
-{
-	if (!(secs > 0.0))
-		return "in the past";
-	libra_format_duration(secs, buf, 32);
-	return buf;
-}
-
-extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
-					double slurm_deadline,
-					char *err, size_t errlen)
-{
-	libra_sla_t tmp = *sla;
-	char a_buf[32], b_buf[32];
-	libra_sla_err_t rc = LIBRA_SLA_OK;
-
-	if (!(tmp.set & LIBRA_SLA_RUNTIME)) {
-		if (time_limit > 0.0) {
-			tmp.runtime = time_limit;
-		} else {
-			rc = _fail(err, errlen, LIBRA_SLA_EMISSING,
-				   "runtime: no runtime estimate (give runtime= in the comment, or --time)");
-			goto out;
-		}
-	}
-	if (slurm_deadline > 0.0) {
-		if ((tmp.set & LIBRA_SLA_DEADLINE) &&
-		    fabs(tmp.deadline - slurm_deadline) > 1.0) {
-			rc = _fail(err, errlen, LIBRA_SLA_EDUP,
-				   "deadline: --deadline and deadline= give different times");
-			goto out;
-		}
-		if (!(tmp.set & LIBRA_SLA_DEADLINE))
-			tmp.deadline = slurm_deadline;
-	} else if (!(tmp.set & LIBRA_SLA_DEADLINE)) {
-		rc = _fail(err, errlen, LIBRA_SLA_EMISSING,
-			   "deadline: no deadline (give deadline= in the comment, or --deadline)");
-		goto out;
-	}
-	if (!(tmp.runtime > 0.0) || tmp.runtime > LIBRA_SLA_MAX_DURATION) {
-		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
-			   "runtime: must be positive and at most 3650 days");
-		goto out;
-	}
-	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
-		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
-			   "deadline: %s from submission is not after the runtime estimate %s",
-			   _span(tmp.deadline - tmp.submit, a_buf),
-			   _span(tmp.runtime, b_buf));
-		goto out;
-	}
-	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
-		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
-			   "deadline: more than 3650 days after submission");
-		goto out;
-	}
-	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {
-		rc = _fail(err, errlen, LIBRA_SLA_ERANGE,
-			   "duedate: %s from submission is after the deadline %s",
-			   _span(tmp.due_date - tmp.submit, a_buf),
-			   _span(tmp.deadline - tmp.submit, b_buf));
-		goto out;
-	}
-	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
-	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
-		rc = _fail(err, errlen, LIBRA_SLA_EDEADLINE,
-			   "duedate: %s from submission is before the runtime estimate %s has run",
-			   _span(tmp.due_date - tmp.submit, a_buf),
-			   _span(tmp.runtime, b_buf));
-		goto out;
-	}
-	if (!(tmp.set & LIBRA_SLA_BUDGET))
-		tmp.budget = 0.0;
-	if (!(tmp.set & LIBRA_SLA_PENALTY))
-		tmp.penalty_rate = 0.0;
-	if (!(tmp.set & LIBRA_SLA_TYPE))
-		tmp.type = LIBRA_DEADLINE_HARD;
-out:
-	if (rc == LIBRA_SLA_OK)
-		*sla = tmp;
-	else
-		memset(sla, 0, sizeof(*sla));
-	return rc;
 }

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  record_encode.c - the job record, the SLA and the refusal written as
+ *  JSON, with json-c (see record.h), and a record's JSON with its admin
+ *  comment set.  The decoder is in record.c.
+ *
+ *  Numbers are written with the fewest significant digits (15 to 17) that
+ *  read back as the same double, so records are short for people and exact
+ *  for programs.
+\*****************************************************************************/
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "record_int.h"
+
+/* ------------------------------------------------------------ encode */
+
+static json_object *_num(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return NULL;
+	/* "-0" would come back as the integer 0: a zero is written unsigned */
+	if (v == 0.0)
+		v = 0.0;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return json_object_new_double_s(v, buf);
+}
+
+/* Add a number; a non-finite value poisons the whole encoding. */
+static void _add_num(json_object *o, const char *key, double v, bool *ok)
+{
+	json_object *n = _num(v);
+
+	if (!n)
+		*ok = false;
+	else
+		json_object_object_add(o, key, n);
+}
+
+static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
+{
+	json_object *o = json_object_new_object();
+	json_object *given = json_object_new_array();
+	const char *name;
+	uint32_t bit;
+
+	_add_num(o, "runtime", sla->runtime, ok);
+	_add_num(o, "submit", sla->submit, ok);
+	_add_num(o, "deadline", sla->deadline, ok);
+	if (sla->set & LIBRA_SLA_BUDGET)
+		_add_num(o, "budget", sla->budget, ok);
+	if (sla->set & LIBRA_SLA_PENALTY)
+		_add_num(o, "penalty", sla->penalty_rate, ok);
+	if (sla->set & LIBRA_SLA_PENALTY_CAP)
+		_add_num(o, "penalty_cap", sla->penalty_cap, ok);
+	if (sla->set & LIBRA_SLA_DUEDATE)
+		_add_num(o, "duedate", sla->due_date, ok);
+	if (sla->set & LIBRA_SLA_TIER)
+		json_object_object_add(o, "tier", json_object_new_string(
+			libra_tier_name(sla->tier)));
+	if (sla->set & LIBRA_SLA_TARGET)
+		_add_num(o, "target", sla->target, ok);
+	json_object_object_add(o, "type", json_object_new_string(
+		sla->type == LIBRA_DEADLINE_SOFT ? "soft" : "hard"));
+	/* the terms the user gave, by sla.c's one table of keys */
+	for (size_t i = 0; (name = libra_sla_term(i, &bit)); i++)
+		if (sla->set & bit)
+			json_object_array_add(given,
+					      json_object_new_string(name));
+	json_object_object_add(o, "given", given);
+	return o;
+}
+
+/* The memory and GPUs a job asked; NULL when it asked none. */
+static json_object *_demand_object(const libra_demand_t *d)
+{
+	json_object *o;
+
+	if (!d->mem_per_cpu && !d->mem_per_node && !d->mem_whole_node &&
+	    !d->gpus_per_node && !d->gpus)
+		return NULL;
+	o = json_object_new_object();
+	if (d->mem_per_cpu)
+		json_object_object_add(o, "mem_per_cpu", json_object_new_int64(
+					       (int64_t) d->mem_per_cpu));
+	if (d->mem_per_node)
+		json_object_object_add(o, "mem_per_node", json_object_new_int64(
+					       (int64_t) d->mem_per_node));
+	if (d->mem_whole_node)
+		json_object_object_add(o, "mem_whole_node",
+				       json_object_new_boolean(1));
+	if (d->gpus_per_node)
+		json_object_object_add(o, "gpus_per_node",
+				       json_object_new_int(d->gpus_per_node));
+	if (d->gpus)
+		json_object_object_add(o, "gpus", json_object_new_int(d->gpus));
+	return o;
+}
+
+static char *_to_string(json_object *o, bool ok)
+{
+	char *s = NULL;
+
+	if (ok)
+		s = strdup(json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PLAIN |
+			   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return s;
+}
+
+extern char *libra_sla_to_json(const libra_sla_t *sla)
+{
+	bool ok = true;
+	json_object *o = _sla_object(sla, &ok);
+
+	return _to_string(o, ok);
+}
+
+extern char *libra_record_to_json(const libra_record_t *r)
+{
+	json_object *o = json_object_new_object(), *admit, *place, *demand;
+	bool ok = true;
+
+	json_object_object_add(o, "libra",
+			       json_object_new_int(LIBRA_RECORD_VERSION));
+	json_object_object_add(o, "policy", json_object_new_string(
+				       libra_policy_name(r->policy)));
+	if (r->token)
+		json_object_object_add(o, "token",
+				       json_object_new_int64(r->token));
+	if (r->best_effort)
+		json_object_object_add(o, "best_effort",
+				       json_object_new_boolean(1));
+	else
+		json_object_object_add(o, "sla", _sla_object(&r->sla, &ok));
+
+	admit = json_object_new_object();
+	_add_num(admit, "time", r->admitted, &ok);
+	_add_num(admit, "price", r->price, &ok);
+	_add_num(admit, "rate", r->rate, &ok);
+	if ((demand = _demand_object(&r->demand)))
+		json_object_object_add(admit, "demand", demand);
+	if (r->price_mem != 0.0)
+		_add_num(admit, "price_mem", r->price_mem, &ok);
+	if (r->price_gpus != 0.0)
+		_add_num(admit, "price_gpus", r->price_gpus, &ok);
+	if (r->quote_id) {
+		json_object_object_add(admit, "quote",
+				       json_object_new_int64(r->quote_id));
+		_add_num(admit, "hold_end", r->quote_until, &ok);
+	}
+	if (r->begin > 0.0)
+		_add_num(admit, "begin", r->begin, &ok);
+	if (r->declared > 0.0) {
+		_add_num(admit, "declared", r->declared, &ok);
+		_add_num(admit, "predicted", r->predicted, &ok);
+	}
+	place = json_object_new_array();
+	for (int i = 0; i < r->nplace; i++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "node", json_object_new_string(
+					       r->place[i].node));
+		json_object_object_add(p, "cpus",
+				       json_object_new_int(r->place[i].cpus));
+		if (r->place[i].mem_mb)
+			json_object_object_add(p, "mem", json_object_new_int64(
+				(int64_t) r->place[i].mem_mb));
+		if (r->place[i].gpus)
+			json_object_object_add(p, "gpus", json_object_new_int(
+						       r->place[i].gpus));
+		json_object_array_add(place, p);
+	}
+	json_object_object_add(admit, "place", place);
+	json_object_object_add(o, "admit", admit);
+
+	if (r->started > 0.0)
+		_add_num(o, "start", r->started, &ok);
+	if (r->requeues > 0)
+		json_object_object_add(o, "requeues",
+				       json_object_new_int(r->requeues));
+	if (r->settled) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "how", json_object_new_string(
+					       libra_end_name(r->final.how)));
+		_add_num(f, "end", r->final.end, &ok);
+		_add_num(f, "delay", r->final.delay, &ok);
+		json_object_object_add(f, "met", json_object_new_boolean(
+					       r->final.deadline_met));
+		_add_num(f, "penalty", r->final.penalty, &ok);
+		_add_num(f, "charge", r->final.charge, &ok);
+		json_object_object_add(o, "final", f);
+	}
+	return _to_string(o, ok);
+}
+
+extern char *libra_refusal_to_json(const libra_refusal_t *r)
+{
+	json_object *o = json_object_new_object(), *demand;
+	bool ok = true;
+
+	_add_num(o, "time", r->time, &ok);
+	json_object_object_add(o, "uid", json_object_new_int64(r->uid));
+	json_object_object_add(o, "account",
+			       json_object_new_string(r->account));
+	json_object_object_add(o, "partition",
+			       json_object_new_string(r->partition));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(r->verdict));
+	json_object_object_add(o, "cpus", json_object_new_int(r->cpus));
+	if (r->min_nodes > 0)
+		json_object_object_add(o, "min_nodes",
+				       json_object_new_int(r->min_nodes));
+	if (r->max_nodes > 0)
+		json_object_object_add(o, "max_nodes",
+				       json_object_new_int(r->max_nodes));
+	if (r->has_budget)
+		_add_num(o, "budget", r->budget, &ok);
+	if (r->has_sla)
+		json_object_object_add(o, "sla", _sla_object(&r->sla, &ok));
+	if ((demand = _demand_object(&r->demand)))
+		json_object_object_add(o, "demand", demand);
+	json_object_object_add(o, "reason", json_object_new_string(r->reason));
+	return _to_string(o, ok);
+}
+
+extern char *libra_record_json_with_admin(const char *json,
+					  const char *admin)
+{
+	char err[8];
+	dec_t d = { err, sizeof(err), 0 };
+	json_object *o;
+
+	if (!(o = record_parse(&d, json)) ||
+	    !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_del(o, LIBRA_RECORD_ADMIN_KEY);
+	if (admin && *admin)
+		json_object_object_add(o, LIBRA_RECORD_ADMIN_KEY,
+				       json_object_new_string(admin));
+	return _to_string(o, true);
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  sla_finish.c - what is done with a parsed SLA (see sla.h): merging two
+ *  (a quote's terms and a job's), completing one with Slurm's --time and
+ *  --deadline and checking the whole, and formatting a duration as the
+ *  grammar reads it.  The record's grammar and parser are in sla.c.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sla.h"
+#include "sla_int.h"
+
+static bool _same(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static double _field(const libra_sla_t *s, uint32_t bit)
+{
+	switch (bit) {
+	case LIBRA_SLA_RUNTIME:		return s->runtime;
+	case LIBRA_SLA_DEADLINE:	return s->deadline;
+	case LIBRA_SLA_BUDGET:		return s->budget;
+	case LIBRA_SLA_PENALTY:		return s->penalty_rate;
+	case LIBRA_SLA_PENALTY_CAP:	return s->penalty_cap;
+	case LIBRA_SLA_DUEDATE:		return s->due_date;
+	case LIBRA_SLA_TYPE:		return (double) s->type;
+	case LIBRA_SLA_TIER:		return (double) s->tier;
+	case LIBRA_SLA_QUOTE:		return (double) s->quote;
+	}
+	return 0.0;
+}
+
+static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
+			uint32_t bit)
+{
+	switch (bit) {
+	case LIBRA_SLA_RUNTIME:	    dst->runtime = src->runtime; break;
+	case LIBRA_SLA_DEADLINE:    dst->deadline = src->deadline; break;
+	case LIBRA_SLA_BUDGET:	    dst->budget = src->budget; break;
+	case LIBRA_SLA_PENALTY:	    dst->penalty_rate = src->penalty_rate;
+				    break;
+	case LIBRA_SLA_PENALTY_CAP: dst->penalty_cap = src->penalty_cap; break;
+	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
+	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
+	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
+	case LIBRA_SLA_QUOTE:	    dst->quote = src->quote; break;
+	}
+	dst->set |= bit;
+}
+
+extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
+				       const libra_sla_t *src,
+				       const char *src_name,
+				       char *err, size_t errlen)
+{
+	libra_sla_t tmp = *dst;
+
+	for (size_t i = 0; i < sla_nkeys; i++) {
+		uint32_t bit = sla_keys[i].bit;
+
+		if (!(src->set & bit))
+			continue;
+		if ((tmp.set & bit) &&
+		    !_same(_field(&tmp, bit), _field(src, bit)))
+			return sla_fail(err, errlen, LIBRA_SLA_EDUP,
+					"%s: %s and %s give different values",
+					sla_keys[i].key, dst_name, src_name);
+		_copy_field(&tmp, src, bit);
+	}
+	if (!tmp.submit)
+		tmp.submit = src->submit;
+	*dst = tmp;
+	return LIBRA_SLA_OK;
+}
+
+extern void libra_format_duration(double secs, char *buf, size_t len)
+{
+	long s = lround(secs);
+	long part[4] = { s / 86400, (s % 86400) / 3600, (s % 3600) / 60,
+			 s % 60 };
+	static const char unit[] = "dhms";
+	size_t used = 0;
+
+	if (s < 0 || !isfinite(secs)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	buf[0] = '\0';
+	/* every non-zero part, so that the text parses back exactly */
+	for (int i = 0; i < 4 && used < len; i++)
+		if (part[i] || (i == 3 && !used))
+			used += (size_t) snprintf(buf + used, len - used,
+						  "%ld%c", part[i], unit[i]);
+}
+
+/*
+ * A duration a refusal names, formatted into buf (32 bytes) only when a
+ * message needs it: "in the past" when it is not positive.
+ */
+static const char *_span(double secs, char buf[32])
+{
+	if (!(secs > 0.0))
+		return "in the past";
+	libra_format_duration(secs, buf, 32);
+	return buf;
+}
+
+extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
+					double slurm_deadline,
+					char *err, size_t errlen)
+{
+	libra_sla_t tmp = *sla;
+	char a_buf[32], b_buf[32];
+	libra_sla_err_t rc = LIBRA_SLA_OK;
+
+	if (!(tmp.set & LIBRA_SLA_RUNTIME)) {
+		if (time_limit > 0.0) {
+			tmp.runtime = time_limit;
+		} else {
+			rc = sla_fail(err, errlen, LIBRA_SLA_EMISSING,
+				      "runtime: no runtime estimate (give runtime= in the comment, or --time)");
+			goto out;
+		}
+	}
+	if (slurm_deadline > 0.0) {
+		if ((tmp.set & LIBRA_SLA_DEADLINE) &&
+		    fabs(tmp.deadline - slurm_deadline) > 1.0) {
+			rc = sla_fail(err, errlen, LIBRA_SLA_EDUP,
+				      "deadline: --deadline and deadline= give different times");
+			goto out;
+		}
+		if (!(tmp.set & LIBRA_SLA_DEADLINE))
+			tmp.deadline = slurm_deadline;
+	} else if (!(tmp.set & LIBRA_SLA_DEADLINE)) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_EMISSING,
+			      "deadline: no deadline (give deadline= in the comment, or --deadline)");
+		goto out;
+	}
+	if (!(tmp.runtime > 0.0) || tmp.runtime > LIBRA_SLA_MAX_DURATION) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+			      "runtime: must be positive and at most 3650 days");
+		goto out;
+	}
+	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
+			      "deadline: %s from submission is not after the runtime estimate %s",
+			      _span(tmp.deadline - tmp.submit, a_buf),
+			      _span(tmp.runtime, b_buf));
+		goto out;
+	}
+	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+			      "deadline: more than 3650 days after submission");
+		goto out;
+	}
+	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+			      "duedate: %s from submission is after the deadline %s",
+			      _span(tmp.due_date - tmp.submit, a_buf),
+			      _span(tmp.deadline - tmp.submit, b_buf));
+		goto out;
+	}
+	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
+	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
+			      "duedate: %s from submission is before the runtime estimate %s has run",
+			      _span(tmp.due_date - tmp.submit, a_buf),
+			      _span(tmp.runtime, b_buf));
+		goto out;
+	}
+	if (!(tmp.set & LIBRA_SLA_BUDGET))
+		tmp.budget = 0.0;
+	if (!(tmp.set & LIBRA_SLA_PENALTY))
+		tmp.penalty_rate = 0.0;
+	if (!(tmp.set & LIBRA_SLA_TYPE))
+		tmp.type = LIBRA_DEADLINE_HARD;
+out:
+	if (rc == LIBRA_SLA_OK)
+		*sla = tmp;
+	else
+		memset(sla, 0, sizeof(*sla));
+	return rc;
+}

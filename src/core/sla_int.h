@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  sla_int.h - internal to the SLA code (sla.c, sla_finish.c), not part of
+ *  the core's API: the table of the grammar's keys and the message
+ *  helper, both defined in sla.c.  Hidden from libslurm_libra.so's
+ *  exported symbols, which stay the core's libra_* functions.
+\*****************************************************************************/
+
+#ifndef LIBRA_SLA_INT_H
+#define LIBRA_SLA_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sla.h"
+
+#pragma GCC visibility push(hidden)
+
+/* term: a term of the agreement under its own name, as the job record
+ * lists the terms given (an alias or "quote", which names a quote to
+ * take, is none) */
+typedef struct {
+	const char *key;
+	uint32_t bit;
+	bool term;
+} sla_key_t;
+
+extern const sla_key_t sla_keys[];
+extern const size_t sla_nkeys;	/* the entries of sla_keys[] */
+
+extern libra_sla_err_t sla_fail(char *err, size_t errlen, libra_sla_err_t code,
+				const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#pragma GCC visibility pop
+
+#endif
