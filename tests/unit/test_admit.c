@@ -2866,6 +2866,167 @@ START_TEST(test_libra_matches_reference_on_random_ledgers)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* Libra+$'s admission, plainly, from the thesis (section 3.5, Fig.   */
+/* 3.2) with RESFree as Eq. 3.6 has it (libra_resfree=thesis): the   */
+/* reference the fast path is checked against (issue 41)             */
+/* ---------------------------------------------------------------- */
+
+/*
+ * A job of one CPU, work RE by TD.  The nodes that can take it are those
+ * where Libra's share test passes (ref_node_t.load + s <= capacity x N)
+ * and RESFree_ij = N (TD - now) - sum of the node's c_k RE_k - RE_i > 0
+ * (lines 9-17).  Each node's rate is Eq. 3.3 with Eq. 3.4:
+ * P_ij = alpha PBase + beta (RESMax_j / RESFree_ij) PBase.  Best fit
+ * (line 17: RESFree ascending, then the lower index) takes the first node
+ * whose RE P_ij is within the budget (lines 18-29); none: refused for its
+ * budget, the least price the cheapest node's RE P_ij; no node can take
+ * it: refused for its deadline (for its resources when no node is up).
+ * No memory, GPUs or bookings.
+ */
+static libra_verdict_t _ref_libra_price(const ref_node_t *nodes,
+					const double *work, int n,
+					const libra_params_t *p, double re,
+					double td, double now, double budget,
+					int *node, double *price)
+{
+	double s = re / (td - now), base = p->price_base / 3600.0;
+	double rate[64], free_[64], least = INFINITY;
+	int cand[64], m = 0, up = 0;
+
+	for (int i = 0; i < n; i++)
+		up += nodes[i].up;
+	*node = -1;
+	if (!up)	/* no CPU at all: its resources (as Libra's) */
+		return LIBRA_REJECT_RESOURCES;
+	for (int i = 0; i < n; i++) {
+		double res_max = nodes[i].cpus * (td - now);
+
+		if (!nodes[i].up ||
+		    !(nodes[i].load + s <= p->capacity * nodes[i].cpus +
+					   p->tolerance))
+			continue;
+		free_[i] = res_max - work[i] - re;
+		if (!(free_[i] > 0.0))
+			continue;
+		rate[i] = p->alpha * base +
+			  p->beta * (res_max / free_[i] * base);
+		/* insertion by (RESFree, index) */
+		int k = m++;
+
+		while (k > 0 && free_[cand[k - 1]] > free_[i]) {
+			cand[k] = cand[k - 1];
+			k--;
+		}
+		cand[k] = i;
+	}
+	if (!m)
+		return LIBRA_REJECT_DEADLINE;
+	for (int k = 0; k < m; k++) {
+		int i = cand[k];
+		double cost = re * rate[i];
+
+		if (budget < 0.0 ||
+		    !(cost > budget + p->tolerance * fmax(1.0, budget))) {
+			*node = i;
+			*price = cost;
+			return LIBRA_ACCEPT;
+		}
+		least = fmin(least, cost);
+	}
+	*price = least;
+	return LIBRA_REJECT_BUDGET;
+}
+
+START_TEST(test_libra_price_matches_reference_on_random_ledgers)
+{
+	uint64_t st = 0x2545f4914f6cdd1dULL;
+	int accepted = 0, budget = 0, deadline = 0;
+
+	for (int trial = 0; trial < 2000; trial++) {
+		int n = 1 + (int) (_unit(&st) * 8), want_node = -1;
+		ref_node_t nodes[64];
+		double work[64], want_price = 0.0;
+		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+		libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+		double now = 1000.0, td = now + 128.0;
+		uint32_t job = 1;
+
+		p.resfree = LIBRA_RESFREE_THESIS;
+		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
+		p.beta = _unit(&st) < 0.5 ? 0.1 : 1.0;
+		for (int i = 0; i < n; i++) {
+			char name[16];
+			int jobs = (int) (_unit(&st) * 4);
+
+			snprintf(name, sizeof(name), "n%d", i);
+			nodes[i].cpus = 1 + (int) (_unit(&st) * 4);
+			nodes[i].up = _unit(&st) > 0.1;
+			nodes[i].load = 0.0;
+			work[i] = 0.0;
+			ck_assert_int_eq(libra_ledger_add_node(l, name,
+							       nodes[i].cpus), i);
+			libra_ledger_set_node_up(l, i, nodes[i].up);
+			for (int j = 0; j < jobs && nodes[i].up; j++) {
+				/* shares of k/128: exact sums (see above) */
+				double re = 5.0 + (double) (int) (_unit(&st) * 40);
+				int c = 1 + (int) (_unit(&st) * nodes[i].cpus);
+
+				if (nodes[i].load + c * re / 128.0 >
+				    nodes[i].cpus)
+					continue;
+				_commit(l, job++, re, td, i, c, now);
+				nodes[i].load += c * re / 128.0;
+				work[i] += c * re;
+			}
+		}
+		{
+			/* up to 124 s of work by 128 s: shares up to 0.97,
+			 * so that full nodes refuse for the deadline too */
+			double re = 5.0 + (double) (int) (_unit(&st) * 120);
+			double b = _unit(&st) < 0.1 ? NO_BUDGET :
+				   (double) (int) (_unit(&st) * 3.0 * re);
+			libra_sla_t sla = _sla(re, now, td, b);
+			libra_verdict_t want;
+
+			want = _ref_libra_price(nodes, work, n, &p, re, td,
+						now, b, &want_node,
+						&want_price);
+			_admit(l, &p, &sla, 1, 0, 0, now);
+			ck_assert_msg(q.verdict == want,
+				      "trial %d: RE %.0f, budget %.0f on %d nodes: fast path %s, reference %s",
+				      trial, re, b, n,
+				      libra_verdict_name(q.verdict),
+				      libra_verdict_name(want));
+			if (want == LIBRA_ACCEPT) {
+				ck_assert_msg(_on(want_node) == 1,
+					      "trial %d: placed on node %d, the reference on %d",
+					      trial, q.nplace ? q.place[0].node : -1,
+					      want_node);
+				ck_assert_msg(fabs(q.price - want_price) <=
+					      1e-9 * want_price,
+					      "trial %d: price %.12g, the reference %.12g",
+					      trial, q.price, want_price);
+				accepted++;
+			} else if (want == LIBRA_REJECT_BUDGET) {
+				ck_assert_msg(fabs(q.least_price - want_price) <=
+					      1e-9 * want_price,
+					      "trial %d: least price %.12g, the reference %.12g",
+					      trial, q.least_price, want_price);
+				budget++;
+			} else if (want == LIBRA_REJECT_DEADLINE) {
+				deadline++;
+			}
+		}
+		libra_ledger_destroy(l);
+	}
+	/* every outcome well represented */
+	ck_assert_msg(accepted > 200 && budget > 200 && deadline > 20,
+		      "accepted %d, refused for budget %d, for deadline %d of 2000: the cases do not test every side",
+		      accepted, budget, deadline);
+}
+END_TEST
+
 /* Libra, its placement and prices, Libra+$, the offers, Libra+$Auto */
 static void _add_price_cases(Suite *s)
 {
@@ -2891,6 +3052,7 @@ static void _add_price_cases(Suite *s)
 	T(tc, test_admit_never_changes_the_ledger);
 	T(tc, test_committing_a_quote_uses_the_capacity);
 	T(tc, test_libra_matches_reference_on_random_ledgers);
+	T(tc, test_libra_price_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("placement");
