@@ -2794,6 +2794,45 @@ static double _unit(uint64_t *st)
 	return (double) (*st >> 11) / 9007199254740992.0;
 }
 
+/*
+ * n random nodes of 1-4 CPUs, each up with probability 0.9, with up to 3
+ * jobs of 1 CPU to all of the node's, work 5-44 s by now + 128 s, committed
+ * in l and summed in nodes[] (load) and work[] (sum of c RE; NULL: not
+ * kept).  Shares of k/128, capacities 1 and 7/8: every sum is exact in
+ * binary, so that the fast path and a reference see the same ties.
+ */
+static void _random_nodes(uint64_t *st, libra_ledger_t *l, ref_node_t *nodes,
+			  double *work, int n, double now)
+{
+	uint32_t job = 1;
+
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		int jobs = (int) (_unit(st) * 4);
+
+		snprintf(name, sizeof(name), "n%d", i);
+		nodes[i].cpus = 1 + (int) (_unit(st) * 4);
+		nodes[i].up = _unit(st) > 0.1;
+		nodes[i].load = 0.0;
+		if (work)
+			work[i] = 0.0;
+		ck_assert_int_eq(libra_ledger_add_node(l, name, nodes[i].cpus),
+				 i);
+		libra_ledger_set_node_up(l, i, nodes[i].up);
+		for (int j = 0; j < jobs && nodes[i].up; j++) {
+			double re = 5.0 + (double) (int) (_unit(st) * 40);
+			int c = 1 + (int) (_unit(st) * nodes[i].cpus);
+
+			if (nodes[i].load + c * re / 128.0 > nodes[i].cpus)
+				continue;
+			_commit(l, job++, re, now + 128.0, i, c, now);
+			nodes[i].load += c * re / 128.0;
+			if (work)
+				work[i] += c * re;
+		}
+	}
+}
+
 START_TEST(test_libra_matches_reference_on_random_ledgers)
 {
 	uint64_t st = 0x9e3779b97f4a7c15ULL;
@@ -2805,35 +2844,9 @@ START_TEST(test_libra_matches_reference_on_random_ledgers)
 		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
 		libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 		double now = 1000.0;
-		uint32_t job = 1;
 
 		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
-		for (int i = 0; i < n; i++) {
-			char name[16];
-			int jobs = (int) (_unit(&st) * 4);
-
-			snprintf(name, sizeof(name), "n%d", i);
-			nodes[i].cpus = 1 + (int) (_unit(&st) * 4);
-			nodes[i].up = _unit(&st) > 0.1;
-			nodes[i].load = 0.0;
-			ck_assert_int_eq(libra_ledger_add_node(l, name,
-							       nodes[i].cpus), i);
-			libra_ledger_set_node_up(l, i, nodes[i].up);
-			for (int j = 0; j < jobs && nodes[i].up; j++) {
-				/* shares of k/128 and capacity 7/8: every
-				 * sum exact in binary, so that both sides
-				 * see the same ties */
-				double td = now + 128.0;
-				double re = 5.0 + (double) (int) (_unit(&st) * 40);
-				int c = 1 + (int) (_unit(&st) * nodes[i].cpus);
-
-				if (nodes[i].load + c * re / 128.0 >
-				    nodes[i].cpus)
-					continue;
-				_commit(l, job++, re, td, i, c, now);
-				nodes[i].load += c * re / 128.0;
-			}
-		}
+		_random_nodes(&st, l, nodes, NULL, n, now);
 		{
 			int cpus = 1 + (int) (_unit(&st) * 10);
 			double re = 5.0 + (double) (int) (_unit(&st) * 60);
@@ -2950,36 +2963,11 @@ START_TEST(test_libra_price_matches_reference_on_random_ledgers)
 		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
 		libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
 		double now = 1000.0, td = now + 128.0;
-		uint32_t job = 1;
 
 		p.resfree = LIBRA_RESFREE_THESIS;
 		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
 		p.beta = _unit(&st) < 0.5 ? 0.1 : 1.0;
-		for (int i = 0; i < n; i++) {
-			char name[16];
-			int jobs = (int) (_unit(&st) * 4);
-
-			snprintf(name, sizeof(name), "n%d", i);
-			nodes[i].cpus = 1 + (int) (_unit(&st) * 4);
-			nodes[i].up = _unit(&st) > 0.1;
-			nodes[i].load = 0.0;
-			work[i] = 0.0;
-			ck_assert_int_eq(libra_ledger_add_node(l, name,
-							       nodes[i].cpus), i);
-			libra_ledger_set_node_up(l, i, nodes[i].up);
-			for (int j = 0; j < jobs && nodes[i].up; j++) {
-				/* shares of k/128: exact sums (see above) */
-				double re = 5.0 + (double) (int) (_unit(&st) * 40);
-				int c = 1 + (int) (_unit(&st) * nodes[i].cpus);
-
-				if (nodes[i].load + c * re / 128.0 >
-				    nodes[i].cpus)
-					continue;
-				_commit(l, job++, re, td, i, c, now);
-				nodes[i].load += c * re / 128.0;
-				work[i] += c * re;
-			}
-		}
+		_random_nodes(&st, l, nodes, work, n, now);
 		{
 			/* up to 124 s of work by 128 s: shares up to 0.97,
 			 * so that full nodes refuse for the deadline too */
