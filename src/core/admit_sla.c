@@ -259,6 +259,58 @@ static double _short_pairs(const libra_params_t *p,
 	return ret;
 }
 
+/*
+ * The entries of a node and extra (index n; total: n + 1 with it, n
+ * without), best effort left out: the CPU share they hold, the one with
+ * the highest undelayed return (the first of equals: -1 for none), and
+ * whether a committed one has a hard deadline.
+ */
+static double _scan(const libra_params_t *p, const libra_entry_t *ent,
+		    int n, const libra_entry_t *extra, int total, int *best,
+		    bool *any_hard)
+{
+	double sum = 0.0, best_ret = -INFINITY;
+
+	*best = -1;
+	*any_hard = false;
+	for (int i = 0; i < total; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+		double r;
+
+		if (e->best_effort)
+			continue;
+		sum += e->cpus * e->share;
+		r = _return_of(p, e, 0.0);
+		if (r > best_ret) {
+			best_ret = r;
+			*best = i;
+		}
+		if (i < n && e->type == LIBRA_DEADLINE_HARD)
+			*any_hard = true;
+	}
+	return sum;
+}
+
+/*
+ * In a shortfall the best job (index best) and the hard-deadline jobs
+ * keep their shares: the CPU share they hold, of the node's entries and
+ * extra (index n; total as in _scan()).
+ */
+static double _kept(const libra_entry_t *ent, int n,
+		    const libra_entry_t *extra, int total, int best)
+{
+	double prot = 0.0;
+
+	for (int i = 0; i < total; i++) {
+		const libra_entry_t *e = i < n ? &ent[i] : extra;
+
+		if (!e->best_effort &&
+		    (i == best || e->type == LIBRA_DEADLINE_HARD))
+			prot += e->cpus * e->share;
+	}
+	return prot;
+}
+
 static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 			   int node, const libra_node_memo_t *m,
 			   const libra_entry_t *extra, double extra_ret,
@@ -268,8 +320,9 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 	int n = libra_ledger_node_entries(l, node, &ent);
 	int total = n + (extra ? 1 : 0), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
-	double sum = 0.0, prot = 0.0, other, f, best_ret = -INFINITY, ret = 0.0;
+	double sum = 0.0, prot = 0.0, other, f, ret = 0.0;
 	double kept_scale;
+	bool any_hard;
 	int from = 0;
 
 	if (dy_extra)
@@ -287,19 +340,7 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 		prot = _memo_kept(m, extra, extra_ret, n, &best);
 		goto shortfall;
 	}
-	for (int i = 0; i < total; i++) {
-		const libra_entry_t *e = i < n ? &ent[i] : extra;
-		double r;
-
-		if (e->best_effort)
-			continue;
-		sum += e->cpus * e->share;
-		r = _return_of(p, e, 0.0);
-		if (r > best_ret) {
-			best_ret = r;
-			best = i;
-		}
-	}
+	sum = _scan(p, ent, n, extra, total, &best, &any_hard);
 	if (sum <= cap + p->tolerance) {
 		/* enough capacity: nobody is delayed, U_i = B_i */
 		for (int i = 0; i < total; i++) {
@@ -311,13 +352,7 @@ static double _node_return(const libra_ledger_t *l, const libra_params_t *p,
 		return ret;
 	}
 	/* shortfall: the best job and hard jobs keep their shares */
-	for (int i = 0; i < total; i++) {
-		const libra_entry_t *e = i < n ? &ent[i] : extra;
-
-		if (!e->best_effort &&
-		    (i == best || e->type == LIBRA_DEADLINE_HARD))
-			prot += e->cpus * e->share;
-	}
+	prot = _kept(ent, n, extra, total, best);
 shortfall:
 	other = sum - prot;
 	f = other > 0.0 ? fmax(cap - prot, 0.0) / other : 0.0;
@@ -361,8 +396,8 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 	const libra_entry_t *ent;
 	int n = libra_ledger_node_entries(l, node, &ent), best = -1;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
-	double sum = 0.0, prot = 0.0, best_ret = -INFINITY;
-	bool any_hard = false;
+	double sum, prot = 0.0;
+	bool any_hard;
 
 	if (m) {
 		/* as below, from the memo */
@@ -372,30 +407,10 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 		return prot > cap + p->tolerance;
 	}
 
-	for (int i = 0; i <= n; i++) {
-		const libra_entry_t *e = i < n ? &ent[i] : extra;
-		double r;
-
-		if (e->best_effort)
-			continue;
-		sum += e->cpus * e->share;
-		r = _return_of(p, e, 0.0);
-		if (r > best_ret) {
-			best_ret = r;
-			best = i;
-		}
-		if (i < n && e->type == LIBRA_DEADLINE_HARD)
-			any_hard = true;
-	}
+	sum = _scan(p, ent, n, extra, n + 1, &best, &any_hard);
 	if (!any_hard || sum <= cap + p->tolerance)
 		return false;
-	for (int i = 0; i <= n; i++) {
-		const libra_entry_t *e = i < n ? &ent[i] : extra;
-
-		if (!e->best_effort &&
-		    (i == best || e->type == LIBRA_DEADLINE_HARD))
-			prot += e->cpus * e->share;
-	}
+	prot = _kept(ent, n, extra, n + 1, best);
 	return prot > cap + p->tolerance;
 }
 
