@@ -342,30 +342,14 @@ static bool _ends_after(const ts_t *s, tnode_t *nd, double minleft)
 	return true;
 }
 
-/*
- * When does the first part end: part k needs left_k / rate_k =
- * left_k * sum(w) / w_k, so the first is the least left_k / w_k (ties:
- * lowest job index).  Also refreshes the cached sum of weights.  Not
- * computed when no part ends by the horizon (_ends_after()).
- */
-static void _recompute(const ts_t *s, tnode_t *nd)
+/* The part that ends first (the least left_k / w_k, ties: the lowest job
+ * index) and when, from the cached sum of weights nd->sw. */
+static void _first_end(tnode_t *nd)
 {
-	double sw = 0.0, best = INFINITY, minleft = INFINITY;
-	int k, arg = -1;
+	double best = INFINITY;
+	int arg = -1;
 
-	for (k = 0; k < nd->n; k++) {
-		const part_t *pt = &nd->p[k];
-
-		if (pt->pending)
-			continue;
-		sw += pt->w;
-		if (pt->work - pt->done < minleft)
-			minleft = pt->work - pt->done;
-	}
-	nd->sw = sw;
-	if (_ends_after(s, nd, minleft))
-		return;
-	for (k = 0; k < nd->n; k++) {
+	for (int k = 0; k < nd->n; k++) {
 		const part_t *pt = &nd->p[k];
 		double left = pt->work - pt->done;
 		double tk;
@@ -380,7 +364,32 @@ static void _recompute(const ts_t *s, tnode_t *nd)
 		}
 	}
 	nd->argmin = arg;
-	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
+	nd->next = arg >= 0 ? nd->t + best * nd->sw : INFINITY;
+}
+
+/*
+ * When does the first part end: part k needs left_k / rate_k =
+ * left_k * sum(w) / w_k, so the first is the least left_k / w_k (ties:
+ * lowest job index).  Also refreshes the cached sum of weights.  Not
+ * computed when no part ends by the horizon (_ends_after()).
+ */
+static void _recompute(const ts_t *s, tnode_t *nd)
+{
+	double sw = 0.0, minleft = INFINITY;
+
+	for (int k = 0; k < nd->n; k++) {
+		const part_t *pt = &nd->p[k];
+
+		if (pt->pending)
+			continue;
+		sw += pt->w;
+		if (pt->work - pt->done < minleft)
+			minleft = pt->work - pt->done;
+	}
+	nd->sw = sw;
+	if (_ends_after(s, nd, minleft))
+		return;
+	_first_end(nd);
 }
 
 /*
@@ -540,8 +549,8 @@ static int _sync_recompute(ts_t *s, int node)
 {
 	const libra_entry_t *e;
 	tnode_t *nd = &s->nodes[node];
-	int ne = libra_ledger_node_entries(s->l, node, &e), k, arg = -1;
-	double sw = 0.0, best = INFINITY, minleft = INFINITY;
+	int ne = libra_ledger_node_entries(s->l, node, &e), k;
+	double sw = 0.0, minleft = INFINITY;
 
 	nd->lazy = false;	/* every part's weight is set below */
 	if (ne != nd->n || s->policy == SIM_LIBRA_SLA || nd->npending ||
@@ -560,19 +569,7 @@ static int _sync_recompute(ts_t *s, int node)
 	nd->sw = sw;
 	if (_ends_after(s, nd, minleft))
 		return 0;
-	for (k = 0; k < ne; k++) {
-		const part_t *pt = &nd->p[k];
-		double left = pt->work - pt->done, tk;
-
-		tk = left > 0 ? left / pt->w : 0.0;
-		if (tk < best ||
-		    (tk == best && arg >= 0 && pt->job < nd->p[arg].job)) {
-			best = tk;
-			arg = k;
-		}
-	}
-	nd->argmin = arg;
-	nd->next = arg >= 0 ? nd->t + best * sw : INFINITY;
+	_first_end(nd);		/* no part pending: the same parts */
 	return 0;
 slow:
 	if (_sync(s, node))
