@@ -250,11 +250,11 @@ for bp in "${bad_params[@]}"; do
 	n=$((n + 1))
 	key=${bp%%=*}
 	# the entry of the good set with the same key is replaced; the rest kept
-	conf=$(printf '%s' "$good" | tr ',' '\n' | grep -v "^${key}=" | paste -sd, -)
-	conf+=",$bp"
+	bad_set=$(printf '%s' "$good" | tr ',' '\n' | grep -v "^${key}=" | paste -sd, -)
+	bad_set+=",$bp"
 	lines=$(wc -l <"$log")
 	next_second
-	set_params "$conf"
+	set_params "$bad_set"
 	# the plugins read the new configuration at once (sched/libra's
 	# reconfigure hook); the refusal names the key
 	# shellcheck disable=SC2317 # called by wait_until
