@@ -1392,9 +1392,9 @@ START_TEST(test_progress_before_begin_keeps_the_booked_share)
 }
 END_TEST
 
-static Suite *_suite(void)
+/* The nodes, betas, commits, releases and progress */
+static void _add_ledger_cases(Suite *s)
 {
-	Suite *s = suite_create("ledger");
 	TCase *tc;
 
 	tc = tcase_create("nodes");
@@ -1442,6 +1442,12 @@ static Suite *_suite(void)
 	T(tc, test_expire_leaves_best_effort_jobs_alone);
 	T(tc, test_entry_work_falls_at_the_share);
 	suite_add_tcase(s, tc);
+}
+
+/* Work, ids, held resources, bookings, the invariant */
+static void _add_job_cases(Suite *s)
+{
+	TCase *tc;
 
 	tc = tcase_create("work");
 	T(tc, test_window_work_inside_deadline);
@@ -1494,7 +1500,14 @@ static Suite *_suite(void)
 	T(tc, test_window_work_and_stamp_follow_every_change);
 	T(tc, test_shape_follows_all_but_progress);
 	suite_add_tcase(s, tc);
+}
 
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("ledger");
+
+	_add_ledger_cases(s);
+	_add_job_cases(s);
 	return s;
 }
 
