@@ -1101,95 +1101,50 @@ static void _power_event(ts_t *s, double now)
 	s->pw_dirty = true;
 }
 
-/* Quote the job to begin at "at" (a booking when later than now) on the
- * nodes that can be up by then; returns how many nodes were left out. */
-static int _quote_at(ts_t *s, const libra_sla_t *sla, libra_request_t *req,
-		     double now, double at)
+typedef struct {
+	const ts_t *s;
+	double now;
+} ready_arg_t;
+
+/* libra_power_ready_fn: the nodes that can be up by "at" (every node is
+ * eligible here); how many cannot. */
+static int _ready(void *arg, double at, bool *mask)
 {
+	const ready_arg_t *r = arg;
+	const ts_t *s = r->s;
 	int out = 0;
 
 	for (int k = 0; k < s->nnodes; k++) {
-		s->elig[k] = sim_power_ready(s->pw, k, now, at);
-		out += !s->elig[k];
+		mask[k] = sim_power_ready(s->pw, k, r->now, at);
+		out += !mask[k];
 	}
-	req->eligible = s->elig;
-	req->booked = at > now ? (now > 0.0 ? now : nextafter(0.0, 1.0))
-			       : 0.0;
-	libra_admit(s->l, &s->p, sla, req, at, s->q);
 	return out;
 }
 
 /*
- * Admission with power (--power): the job's candidate begins, cheapest
- * first (libra_power_starts(): its own begin alone unless the heuristic
- * defers work), each quoted on the nodes up by then; at its own begin, if
- * those refuse it and some node was left out, once more as a booking from
- * the end of a boot, and from the end of a shutdown and a boot, on every
- * node that can be up by then (the powered-off nodes count as capacity
- * after their boot; with every node up, as under static, nothing changes).
- * The first accepted is taken; s->begin[i] says when it begins, and *sla
- * is what to commit (--power-pace: its deadline the paced one).
- * Refused: the verdict of the widest quote at its own begin.
+ * Admission with power (--power): the core's libra_admit_power(), which
+ * job_submit/qos calls too, with this simulator's nodes and their power
+ * states.  s->begin[i] says when the job begins, and *sla is what to
+ * commit (--power-pace: its deadline the paced one).
  */
 static void _admit_power(ts_t *s, int i, libra_sla_t *sla,
 			 libra_request_t *req, double now)
 {
-	const sim_job_t *j = &s->w->jobs[i];
-	double starts[2 * LIBRA_TARIFF_MAX + 2], e0 = j->begin;
-	libra_verdict_t v = LIBRA_REJECT_DEADLINE;
-	libra_sla_t paced;
-	int n;
+	ready_arg_t r = { s, now };
+	libra_power_plan_t plan = {
+		.l = s->l, .p = &s->p, .cfg = &s->pw->pc,
+		.tariff = &s->pw->tariff, .pace = s->cfg->power_pace,
+		.ready = _ready, .arg = &r, .mask = s->elig,
+	};
+	libra_power_choice_t c;
 
-	n = libra_power_starts(&s->pw->pc, &s->pw->tariff, e0,
-			       sla->deadline - sla->runtime, sla->runtime,
-			       starts, (int) (sizeof(starts) /
-					      sizeof(starts[0])));
-	for (int k = 0; k < n; k++) {
-		double at = starts[k];
-		const libra_sla_t *q = sla;
-		int off;
-
-		/* --power-pace: a deferred job's share is aimed at the end
-		 * of the tariff's stretch it begins in, so that it runs
-		 * there, not on into the next (dearer) one */
-		if (at > e0 && s->cfg->power_pace &&
-		    !(sla->set & LIBRA_SLA_DUEDATE)) {
-			paced = *sla;
-			paced.deadline = fmin(sla->deadline,
-					      fmax(at + sla->runtime,
-						   libra_tariff_next_change(
-							&s->pw->tariff, at)));
-			q = &paced;
-		}
-		off = _quote_at(s, q, req, now, at);
-		if (s->q->verdict == LIBRA_ACCEPT) {
-			s->begin[i] = at;
-			s->en->deferred += at > e0;
-			if (q != sla)
-				*sla = paced;
-			return;
-		}
-		if (at != e0)
-			continue;
-		v = s->q->verdict;
-		/* the nodes left out: after a boot (after a shutdown and a
-		 * boot, for the ones being removed) */
-		for (int w = 0; w < 2 && off; w++) {
-			double later = now + s->pw->pc.boot +
-				       (w ? s->pw->pc.shutdown : 0.0);
-
-			if (!(later > e0))
-				continue;
-			off = _quote_at(s, sla, req, now, later);
-			if (s->q->verdict == LIBRA_ACCEPT) {
-				s->begin[i] = later;
-				s->en->boot_waits++;
-				return;
-			}
-			v = s->q->verdict;
-		}
-	}
-	s->q->verdict = v;
+	libra_admit_power(&plan, sla, req, now, s->w->jobs[i].begin, s->q,
+			  &c);
+	if (s->q->verdict != LIBRA_ACCEPT)
+		return;
+	s->begin[i] = c.begin;
+	s->en->deferred += c.deferred;
+	s->en->boot_waits += c.boot;
 }
 
 /* Job i arrives: progress, then the core's admission, then placement. */

@@ -352,4 +352,49 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
 extern bool libra_admit_held_fits(const libra_ledger_t *l,
 				  const libra_demand_t *d, int node, int cpus);
 
+/*
+ * Admission under a power plan (design.md decision 24): the one rule that
+ * job_submit/qos and libra-sim both follow (admit_power.c).  The caller
+ * says which of its nodes can be up by a time; the core chooses the start
+ * (the tariff's cheapest feasible one first, a boot's end when only
+ * powered-down nodes can take the job) and quotes it there.
+ */
+typedef int (*libra_power_ready_fn)(void *arg, double at, bool *mask);
+				/* fill mask[k]: may the job use node k, up
+				 * by "at"?  Returns how many nodes it may
+				 * not use for want of power alone */
+
+typedef struct libra_power_plan {
+	const libra_ledger_t *l;
+	const libra_params_t *p;
+	const libra_power_cfg_t *cfg;	/* the heuristic, boot, shutdown */
+	const libra_tariff_t *tariff;
+	bool pace;		/* a deferred job's deadline is paced to the end
+				 * of the tariff's stretch it begins in (not
+				 * with a due date) */
+	int max_starts;		/* the candidate starts tried at most (the
+				 * cheapest first); <= 0: all */
+	libra_power_ready_fn ready;
+	void *arg;		/* ready()'s */
+	bool *mask;		/* one per ledger node, ready() fills it */
+} libra_power_plan_t;
+
+typedef struct libra_power_choice {
+	double begin;		/* the start taken (accepted), else earliest */
+	bool deferred;		/* the plan chose a later, cheaper start */
+	bool boot;		/* it waits for a boot (and a shutdown) */
+} libra_power_choice_t;
+
+/*
+ * Quote the job at each of its candidate starts, from "earliest" (its own
+ * begin) on: q holds the accepted quote, made with req->eligible = the
+ * plan's mask and req->booked set for a later start, and *sla is what to
+ * commit (its deadline paced under plan->pace); refused, q's verdict is
+ * that of the widest quote at "earliest".
+ */
+extern void libra_admit_power(const libra_power_plan_t *plan,
+			      libra_sla_t *sla, libra_request_t *req,
+			      double now, double earliest, libra_quote_t *q,
+			      libra_power_choice_t *out);
+
 #endif /* LIBRA_ADMIT_H */

@@ -82,6 +82,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->power_boot = 300.0;
 	p->power_shutdown = 60.0;
 	p->tariff_price = false;
+	p->power_pace = false;
 }
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
@@ -201,6 +202,7 @@ static const param_def_t defs[] = {
 	NUM("libra_power_shutdown",	power_shutdown,	0, 86400, false),
 	WORD("libra_tariff",		KIND_TARIFF,	tariff),
 	WORD("libra_tariff_price",	KIND_BOOL,	tariff_price),
+	WORD("libra_power_pace",	KIND_BOOL,	power_pace),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

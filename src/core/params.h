@@ -109,6 +109,9 @@ typedef struct libra_params {
 	double power_shutdown;	/* a node's removal [s] */
 	libra_tariff_t tariff;	/* per node-hour; n == 0: none */
 	bool tariff_price;	/* Libra+$'s PBase follows the tariff */
+	bool power_pace;	/* h3, h5: a deferred job's deadline paced to
+				 * the end of the tariff's stretch it begins
+				 * in (libra_admit_power()) */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

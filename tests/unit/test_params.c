@@ -769,7 +769,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 10);
+	ck_assert_int_eq(n, (int) NNUMBER + 11);
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "ledger.h"
 #include "params.h"
 #include "power.h"
@@ -351,6 +352,91 @@ START_TEST(test_power_starts_cheapest_first)
 }
 END_TEST
 
+/* libra_power_ready_fn of the cases: node k is up from up[k]. */
+static int _up_by(void *arg, double at, bool *mask)
+{
+	const double *up = arg;
+	int out = 0;
+
+	for (int k = 0; k < 2; k++) {
+		mask[k] = up[k] <= at;
+		out += !mask[k];
+	}
+	return out;
+}
+
+static libra_sla_t _sla(double runtime, double deadline)
+{
+	libra_sla_t sla;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.runtime = runtime;
+	sla.deadline = deadline;
+	sla.set = LIBRA_SLA_DEADLINE;
+	return sla;
+}
+
+/* The one admission under a power plan (admit_power.c) that job_submit/qos
+ * and libra-sim call: a boot's end when only a powered-down node can take
+ * the job, the cheapest start under h3, its paced deadline, a refusal. */
+START_TEST(test_power_admission_boots_defers_and_paces)
+{
+	libra_ledger_t *l = libra_ledger_create(0.01);
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H2);
+	libra_params_t p;
+	double up[2] = { 0.0, INFINITY };
+	bool mask[2];
+	libra_power_plan_t plan = { .l = l, .p = &p, .cfg = &c, .tariff = &t,
+				    .ready = _up_by, .arg = up,
+				    .mask = mask };
+	libra_request_t req = { .cpus = 1 };
+	libra_power_choice_t ch;
+	libra_quote_t q;
+	libra_sla_t busy = _sla(10 * H, 12 * H), sla;
+	libra_place_t pl = PLACE(0, 1);
+
+	libra_params_default(&p);
+	libra_ledger_add_node(l, "n1", 1);
+	libra_ledger_add_node(l, "n2", 1);
+	/* n1 on and full until 12:00, n2 off: a boot's end on n2 */
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &busy, &pl, 1, 2 * H), 0);
+	up[1] = 8 * H + c.boot;
+	sla = _sla(H, 11 * H);
+	libra_admit_power(&plan, &sla, &req, 8 * H, 8 * H, &q, &ch);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(ch.begin, 8 * H + c.boot, TOL);
+	ck_assert(ch.boot && !ch.deferred);
+	ck_assert_int_eq(q.place[0].node, 1);
+	/* a deadline no boot can wait for: the widest quote's verdict */
+	sla = _sla(H, 9 * H + 60);
+	libra_admit_power(&plan, &sla, &req, 8 * H, 8 * H, &q, &ch);
+	ck_assert_int_eq(q.verdict, LIBRA_REJECT_DEADLINE);
+	/* h3 at 20:00, both up: the night start at 23:00 (see
+	 * test_power_starts_cheapest_first); paced, its deadline is the
+	 * morning's 07:00 */
+	up[1] = 0.0;
+	c.heuristic = LIBRA_POWER_H3;
+	sla = _sla(2 * H, 32 * H);
+	libra_admit_power(&plan, &sla, &req, 20 * H, 20 * H, &q, &ch);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(ch.begin, 23 * H, TOL);
+	ck_assert(ch.deferred && !ch.boot);
+	ck_assert_double_eq_tol(sla.deadline, 32 * H, TOL);
+	plan.pace = true;
+	libra_admit_power(&plan, &sla, &req, 20 * H, 20 * H, &q, &ch);
+	ck_assert_double_eq_tol(ch.begin, 23 * H, TOL);
+	ck_assert_double_eq_tol(sla.deadline, 31 * H, TOL);
+	/* at most one start: the cheapest */
+	plan.pace = false;
+	plan.max_starts = 1;
+	sla = _sla(2 * H, 32 * H);
+	libra_admit_power(&plan, &sla, &req, 20 * H, 20 * H, &q, &ch);
+	ck_assert_double_eq_tol(ch.begin, 23 * H, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_power_node_use_from_the_ledger)
 {
 	libra_ledger_t *l = libra_ledger_create(0.01);
@@ -389,7 +475,8 @@ START_TEST(test_params_power_keys)
 					    "libra_power_interval=60,"
 					    "libra_power_boot=5,"
 					    "libra_tariff=" DAYNIGHT ","
-					    "libra_tariff_price=yes",
+					    "libra_tariff_price=yes,"
+					    "libra_power_pace=yes",
 					    err, sizeof(err)), 0);
 	ck_assert_int_eq(p.power, LIBRA_POWER_H3);
 	ck_assert_double_eq_tol(p.power_interval, 60, TOL);
@@ -397,6 +484,7 @@ START_TEST(test_params_power_keys)
 	ck_assert_double_eq_tol(p.power_shutdown, 60, TOL);
 	ck_assert_int_eq(p.tariff.n, 3);
 	ck_assert(p.tariff_price);
+	ck_assert(p.power_pace);
 	libra_params_format(&p, shown, sizeof(shown));
 	ck_assert_names(shown, "libra_power=h3");
 	ck_assert_names(shown, "libra_tariff=00:00=0.5;07:00=1;23:00=0.5");
@@ -459,6 +547,7 @@ static Suite *_suite(void)
 	T(tc, test_power_h3_removes_only_when_cheaper_than_cycling);
 	T(tc, test_power_transitions_are_left_alone);
 	T(tc, test_power_starts_cheapest_first);
+	T(tc, test_power_admission_boots_defers_and_paces);
 	T(tc, test_power_node_use_from_the_ledger);
 	T(tc, test_params_power_keys);
 	T(tc, test_price_base_follows_the_tariff);

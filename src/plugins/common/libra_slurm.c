@@ -692,18 +692,32 @@ extern libra_node_power_t libra_slurm_node_power(node_record_t *node_ptr)
 	return LIBRA_NODE_ON;
 }
 
-extern bool *libra_slurm_powered(const bool *eligible)
+extern double *libra_slurm_power_up(const bool *eligible, double now,
+				    double boot, double shutdown)
 {
-	bool *on = xcalloc(node_record_count + 1, sizeof(*on));
+	double *up = xcalloc(node_record_count + 1, sizeof(*up));
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
 
-		on[i] = eligible[i] && node_ptr &&
-			libra_slurm_node_power(node_ptr) == LIBRA_NODE_ON;
+		if (!eligible[i] || !node_ptr) {
+			up[i] = INFINITY;
+			continue;
+		}
+		switch (libra_slurm_node_power(node_ptr)) {
+		case LIBRA_NODE_ON:
+			up[i] = now;
+			break;
+		case LIBRA_NODE_STOPPING:
+			up[i] = now + shutdown + boot;
+			break;
+		default:
+			up[i] = now + boot;
+			break;
+		}
 	}
-	return on;
+	return up;
 }
 
 extern bool libra_slurm_node_usable(node_record_t *node_ptr)

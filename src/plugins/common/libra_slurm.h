@@ -208,9 +208,13 @@ extern bool libra_slurm_node_usable(node_record_t *node_ptr);
  * stopping, off (powered down, or asked to be), else on.  Node lock. */
 extern libra_node_power_t libra_slurm_node_power(node_record_t *node_ptr);
 
-/* A copy of eligible (one per node) kept to the nodes that are powered on
- * now (xfree() it).  Node read lock. */
-extern bool *libra_slurm_powered(const bool *eligible);
+/* For each node, from when it can be up, as libra_admit_power() asks
+ * (decision 24): now when on; after a boot when off or booting (Slurm
+ * keeps no boot's start, so a whole one); after a shutdown and a boot
+ * when stopping; INFINITY where eligible says no (xfree() it).  Node read
+ * lock. */
+extern double *libra_slurm_power_up(const bool *eligible, double now,
+				    double boot, double shutdown);
 
 /*
  * What a job asks besides CPUs (decision 17): its memory (--mem,

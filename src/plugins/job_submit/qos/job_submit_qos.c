@@ -865,17 +865,40 @@ static const char *_booking_error(const libra_sla_t *sla, double begin,
 	return NULL;
 }
 
+/* The candidate starts a submission tries at most under a power plan:
+ * every start of a tariff that changes up to three times a day, over the
+ * two days libra_power_starts() looks at; each is a quote or three under
+ * slurmctld's locks. */
+#define POWER_STARTS 8
+
+typedef struct {
+	const double *up;	/* libra_slurm_power_up() */
+	const bool *eligible;	/* the job's nodes, powered or not */
+} power_ready_t;
+
+/* libra_power_ready_fn: the job's nodes up by "at"; how many of them are
+ * not. */
+static int _power_ready(void *arg, double at, bool *mask)
+{
+	const power_ready_t *r = arg;
+	int out = 0;
+
+	for (int i = 0; i < node_record_count; i++) {
+		mask[i] = r->up[i] <= at;
+		out += r->eligible[i] && !mask[i];
+	}
+	return out;
+}
+
 /*
- * libra_admit() under a power plan (decision 24).  Without one, at "at".
- * With one, each start libra_power_starts() offers (cheapest first; now
- * alone for the heuristics that do not defer) is tried: before the boot
- * time has passed, on the powered nodes only; from then on, on every
- * eligible node, powered-down ones counted from their boot.  The first
- * admitted wins and its start is returned (> now: the job is booked
- * there); *deferred says whether the plan chose a later start (not only a
- * wait for a boot).  When none is admitted the quote is the plain one at
- * now, so that the refusal says why; if that one would admit, only the
- * boot is in the way, and *boot_wait says so.
+ * libra_admit() under a power plan (decision 24): without one, at "at";
+ * with one, the core's libra_admit_power(), which libra-sim calls too,
+ * over the nodes' power states in Slurm's power saving.  Returns the
+ * start taken (> now: the job is booked there); *deferred says whether
+ * the plan chose a later start (not only a wait for a boot).  When none
+ * is admitted the quote is the plain one at now, so that the refusal says
+ * why; if that one would admit, only the boot is in the way, and
+ * *boot_wait says so.
  */
 static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 			   libra_sla_t *sla, libra_request_t *req, double at,
@@ -884,45 +907,29 @@ static double _admit_power(libra_ledger_t *l, const libra_params_t *p,
 {
 	libra_power_cfg_t cfg = libra_params_power(p);
 	const bool *all = req->eligible;
-	bool *on;
-	double starts[8], ready = now + p->power_boot, chosen = -1.0;
-	int n;
+	power_ready_t r = { .eligible = all };
+	libra_power_plan_t plan = {
+		.l = l, .p = p, .cfg = &cfg, .tariff = &p->tariff,
+		.pace = p->power_pace, .max_starts = POWER_STARTS, .ready = _power_ready, .arg = &r,
+	};
+	libra_power_choice_t c;
 
 	*boot_wait = *deferred = false;
 	if (plain || p->power == LIBRA_POWER_NONE) {
 		libra_admit(l, p, sla, req, at, q);
 		return at;
 	}
-	on = libra_slurm_powered(all);
-	n = libra_power_starts(&cfg, &p->tariff, now,
-			       sla->deadline - sla->runtime, sla->runtime,
-			       starts, (int) ARRAY_SIZE(starts));
-	for (int i = 0; i < n && chosen < 0.0; i++) {
-		double s = starts[i], b = fmax(s, ready);
-
-		if (s < ready) {
-			req->eligible = on;
-			req->booked = s > now ? now : 0.0;
-			libra_admit(l, p, sla, req, s, q);
-			if (q->verdict == LIBRA_ACCEPT) {
-				chosen = s;
-				*deferred = s > now;
-				break;
-			}
-		}
-		req->eligible = all;
-		req->booked = b > now ? now : 0.0;
-		libra_admit(l, p, sla, req, b, q);
-		if (q->verdict == LIBRA_ACCEPT) {
-			chosen = b;
-			*deferred = s > now;
-		}
-	}
+	r.up = libra_slurm_power_up(all, now, cfg.boot, cfg.shutdown);
+	plan.mask = xcalloc(node_record_count + 1, sizeof(bool));
+	libra_admit_power(&plan, sla, req, now, now, q, &c);
 	req->eligible = all;
 	req->booked = 0.0;
-	xfree(on);
-	if (chosen >= 0.0)
-		return chosen;
+	xfree(plan.mask);
+	xfree(r.up);
+	if (q->verdict == LIBRA_ACCEPT) {
+		*deferred = c.deferred;
+		return c.begin;
+	}
 	libra_admit(l, p, sla, req, now, q);
 	if (q->verdict == LIBRA_ACCEPT) {
 		*boot_wait = true;
