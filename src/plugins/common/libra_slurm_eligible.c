@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  libra_slurm_eligible.c - the nodes a job may be admitted to, for the
+ *  slurmctld plugins (see libra_slurm.h): its partition, -w and -x, less
+ *  those held by jobs that do not share or stuck completing one; its
+ *  reservation, the others', node features and --exclusive; why nodes were
+ *  left out; the names of a placement's nodes.
+\*****************************************************************************/
+
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/parse_time.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/reservation.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "libra_slurm.h"
+
+/*
+ * A pending job admitted to whole nodes (--exclusive, decision 29): its
+ * admitted nodes into *held (allocated when NULL), as a running job that
+ * does not share would be, so that no other job is admitted there before
+ * it starts.
+ */
+static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_record_t rec;
+
+	if (!job_ptr->details ||
+	    !(job_ptr->details->whole_node & WHOLE_NODE_REQUIRED) ||
+	    !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	for (int i = 0; i < rec.nplace; i++) {
+		int n = libra_ledger_find_node(l, rec.place[i].node);
+
+		if (n < 0 || n >= node_record_count)
+			continue;
+		if (!*held)
+			*held = bit_alloc(node_record_count);
+		bit_set(*held, n);
+	}
+	libra_record_free(&rec);
+}
+
+/*
+ * Nodes admission leaves out, from slurmctld's jobs (not from the ledger:
+ * jobs that Slurm's own scheduler starts reach the ledger only at
+ * sched/libra's next pass), in one walk of the job list per admission
+ * (tens of microseconds at 10,000 jobs):
+ *  - *unshared (when not NULL): where a running job does not share its
+ *    CPUs: one of a partition not OverSubscribe=FORCE that did not ask
+ *    --oversubscribe (a job without an SLA: job_submit/qos drops the
+ *    request).  Slurm's select/cons_tres then puts no job that shares on
+ *    any CPU of such a node (it is in "one row" use: job_test.c,
+ *    _get_job_node_req()), so an admitted job could not start there until
+ *    it ends (decision 27);
+ *  - *stuck: where a job ended more than MessageTimeout ago and its node
+ *    has not yet reported the end done (node_bitmap_cg).  select_nodes()
+ *    takes no node completing a job; most complete within a second of
+ *    the end, and a job admitted there starts at the next pass, but one
+ *    still completing after a message timeout waits for something that
+ *    went wrong (a slurmd killed in the job's end: 54 s in rel_faults),
+ *    for as long as that takes (decision 29).
+ * A pending job admitted to whole nodes (--exclusive) counts in *unshared
+ * as a running one that does not share (decision 29).
+ * Each NULL when empty.
+ */
+static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
+{
+	time_t old = time(NULL) - (time_t) slurm_conf.msg_timeout;
+	libra_list_itr_t iter;
+	job_record_t *job_ptr;
+
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (unshared)
+		*unshared = NULL;
+	*stuck = NULL;
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		part_record_t *p = job_ptr->part_ptr;
+
+		if (IS_JOB_COMPLETING(job_ptr) && job_ptr->node_bitmap_cg &&
+		    job_ptr->end_time && job_ptr->end_time < old) {
+			if (!*stuck)
+				*stuck = bit_alloc(node_record_count);
+			bit_or(*stuck, job_ptr->node_bitmap_cg);
+		}
+		if (unshared && IS_JOB_PENDING(job_ptr) && p &&
+		    !(p->max_share & SHARED_FORCE))
+			_whole_admitted(job_ptr, unshared);
+		if (!unshared ||
+		    (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
+		    !job_ptr->node_bitmap || !p ||
+		    (p->max_share & SHARED_FORCE))
+			continue;
+		if (p->max_share > 1 && job_ptr->details &&
+		    job_ptr->details->share_res == 1)
+			continue;	/* it shares */
+		if (!*unshared)
+			*unshared = bit_alloc(node_record_count);
+		bit_or(*unshared, job_ptr->node_bitmap);
+	}
+	list_iterator_destroy(iter);
+}
+
+extern bool *libra_slurm_eligible(part_record_t *part_ptr,
+				  const char *req_nodes,
+				  const char *exc_nodes,
+				  libra_slurm_left_out_t *out,
+				  char **err_msg)
+{
+	bitstr_t *req = NULL, *exc = NULL, *held = NULL, *stuck = NULL;
+	libra_slurm_left_out_t none;
+	bool *mask;
+
+	if (!out)
+		out = &none;
+	memset(out, 0, sizeof(*out));
+
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	LIBRA_LOCKED(PART_LOCK, READ_LOCK);
+	if (req_nodes && libra_node_name2bitmap((char *) req_nodes, &req)) {
+		xstrfmtcat(*err_msg, "libra: invalid node list '%s'",
+			   req_nodes);
+		FREE_NULL_BITMAP(req);
+		return NULL;
+	}
+	if (exc_nodes && libra_node_name2bitmap((char *) exc_nodes, &exc)) {
+		xstrfmtcat(*err_msg, "libra: invalid excluded node list '%s'",
+			   exc_nodes);
+		FREE_NULL_BITMAP(req);
+		FREE_NULL_BITMAP(exc);
+		return NULL;
+	}
+	_held_nodes(part_ptr && !(part_ptr->max_share & SHARED_FORCE) ?
+		    &held : NULL, &stuck);
+	mask = xcalloc(node_record_count ? node_record_count : 1,
+		       sizeof(*mask));
+	for (int i = 0; i < node_record_count; i++) {
+		if (!node_record_table_ptr[i])
+			continue;
+		if (part_ptr && part_ptr->node_bitmap &&
+		    !bit_test(part_ptr->node_bitmap, i))
+			continue;
+		if (req && !bit_test(req, i))
+			continue;
+		if (exc && bit_test(exc, i))
+			continue;
+		if (stuck && bit_test(stuck, i) &&
+		    IS_NODE_COMPLETING(node_record_table_ptr[i])) {
+			out->completing++;
+			continue;
+		}
+		if (held && bit_test(held, i)) {
+			out->unshared++;
+			continue;
+		}
+		mask[i] = true;
+	}
+	FREE_NULL_BITMAP(req);
+	FREE_NULL_BITMAP(exc);
+	FREE_NULL_BITMAP(held);
+	FREE_NULL_BITMAP(stuck);
+	return mask;
+}
+
+/* Does the node satisfy the feature expression (its active features,
+ * else its configured ones: demand.h)? */
+static bool _node_features(node_record_t *node_ptr, const char *expr)
+{
+	return libra_features_match(expr, node_ptr->features_act ?
+					  node_ptr->features_act :
+					  node_ptr->features);
+}
+
+/* Can admission read this feature expression?  Else why not in err_msg. */
+static int _features_ok(const char *expr, char **err_msg)
+{
+	if (libra_features_valid(expr))
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: --constraint=%s: an SLA job may ask node features joined by & and | only (no brackets, counts, parentheses or !)",
+		   expr);
+	return ESLURM_INVALID_FEATURE;
+}
+
+/* A reservation's node_bitmap over the job's window; NULL when it reserves
+ * no nodes or does not overlap [start, end]. */
+static bitstr_t *_resv_nodes(slurmctld_resv_t *resv, time_t start,
+			     time_t end)
+{
+	if (!resv->node_bitmap || resv->start_time >= end ||
+	    (resv->end_time && resv->end_time <= start))
+		return NULL;
+	return resv->node_bitmap;
+}
+
+/* Its own reservation: its nodes only, the window inside its time. */
+static int _own_resv(bool *mask, const libra_slurm_window_t *w,
+		     char **err_msg)
+{
+	slurmctld_resv_t *resv = find_resv_name((char *) w->resv_name);
+
+	if (!resv) {
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s: no such reservation",
+			   w->resv_name);
+		return ESLURM_RESERVATION_INVALID;
+	}
+	if (resv->start_time > w->start ||
+	    (resv->end_time && resv->end_time < w->end)) {
+		char s[32], e[32];
+
+		slurm_make_time_str(&resv->start_time, s, sizeof(s));
+		slurm_make_time_str(&resv->end_time, e, sizeof(e));
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s runs from %s to %s, and the job's window (from its start to its deadline) is not inside it: admission places a job in its reservation only when the whole window is",
+			   w->resv_name, s, e);
+		/* it begins later, long enough for the window (to the
+		 * second: the deadline is rounded up): book it there
+		 * (decision 21: its times then count from its begin) */
+		if (resv->start_time > w->start &&
+		    (!resv->end_time ||
+		     resv->end_time - resv->start_time + 1 >= w->end - w->start))
+			xstrfmtcat(*err_msg, "; to book it there, submit it with --begin=%s (its times then count from its begin)",
+				   s);
+		return ESLURM_RESERVATION_NOT_USABLE;
+	}
+	/* one that reserves no nodes (licenses only) leaves the nodes be */
+	for (int i = 0; resv->node_bitmap && i < node_record_count; i++)
+		if (!bit_test(resv->node_bitmap, i))
+			mask[i] = false;
+	return SLURM_SUCCESS;
+}
+
+/* The nodes of the reservations, other than its own, in its window. */
+static bitstr_t *_reserved(const libra_slurm_window_t *w,
+			   libra_slurm_left_out_t *out)
+{
+	bitstr_t *reserved = NULL, *b;
+	libra_list_itr_t iter;
+	slurmctld_resv_t *resv;
+
+	if (!resv_list)
+		return NULL;
+	iter = list_iterator_create(resv_list);
+	while ((resv = list_next(iter))) {
+		if (w->resv_name && !xstrcmp(resv->name, w->resv_name))
+			continue;
+		if (!(b = _resv_nodes(resv, w->start, w->end)))
+			continue;
+		if (!reserved)
+			reserved = bit_alloc(node_record_count);
+		bit_or(reserved, b);
+		if (!out->resv[0]) {
+			snprintf(out->resv, sizeof(out->resv), "%s",
+				 resv->name);
+			out->resv_start = resv->start_time;
+		}
+	}
+	list_iterator_destroy(iter);
+	return reserved;
+}
+
+/* Whole nodes: those where no job runs (slurmctld's), none is admitted
+ * (the ledger's). */
+static bool _node_idle(int i, bitstr_t *running)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+
+	if (running && bit_test(running, i))
+		return false;
+	return i >= libra_ledger_node_count(l) ||
+	       (!libra_ledger_node_job_cpus(l, i) &&
+		libra_ledger_node_share(l, i) <= 0.0);
+}
+
+static bitstr_t *_running_nodes(void)
+{
+	bitstr_t *running = NULL;
+	libra_list_itr_t iter;
+	job_record_t *job_ptr;
+
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if ((!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
+		    !job_ptr->node_bitmap)
+			continue;
+		if (!running)
+			running = bit_alloc(node_record_count);
+		bit_or(running, job_ptr->node_bitmap);
+	}
+	list_iterator_destroy(iter);
+	return running;
+}
+
+extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
+				libra_slurm_left_out_t *out, char **err_msg)
+{
+	bitstr_t *reserved, *running = NULL;
+	int rc;
+
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (w->features && (rc = _features_ok(w->features, err_msg)))
+		return rc;
+	if (w->resv_name && (rc = _own_resv(mask, w, err_msg)))
+		return rc;
+	reserved = _reserved(w, out);
+	if (w->whole)
+		running = _running_nodes();
+	for (int i = 0; i < node_record_count; i++) {
+		if (!mask[i])
+			continue;
+		if (reserved && bit_test(reserved, i)) {
+			out->reserved++;
+			mask[i] = false;
+		} else if (w->features &&
+			   !_node_features(node_record_table_ptr[i],
+					   w->features)) {
+			out->features++;
+			mask[i] = false;
+		} else if (w->whole && !_node_idle(i, running)) {
+			out->busy++;
+			mask[i] = false;
+		}
+	}
+	FREE_NULL_BITMAP(reserved);
+	FREE_NULL_BITMAP(running);
+	return SLURM_SUCCESS;
+}
+
+extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
+				     char **msg)
+{
+	if (out->unshared)
+		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it: submit it again when those end",
+			   out->unshared);
+	if (out->completing)
+		xstrfmtcat(*msg, "; %d of the nodes it may use have been completing a job for longer than MessageTimeout, and Slurm starts nothing there until they finish: submit it again then",
+			   out->completing);
+	if (out->reserved) {
+		char t[32];
+
+		slurm_make_time_str((time_t *) &out->resv_start, t, sizeof(t));
+		xstrfmtcat(*msg, "; %d of the nodes it may use are in reservation %s (from %s) or another, inside the job's window, which the job is not in",
+			   out->reserved, out->resv, t);
+	}
+	if (out->features)
+		xstrfmtcat(*msg, "; %d of the nodes it may use lack the features it asks (--constraint)",
+			   out->features);
+	if (out->busy)
+		xstrfmtcat(*msg, "; %d of the nodes it may use run or are admitted jobs, and --exclusive takes whole idle nodes",
+			   out->busy);
+}
+
+extern char *libra_slurm_place_names(const libra_record_t *rec)
+{
+	char *names = NULL;
+
+	for (int i = 0; i < rec->nplace; i++)
+		xstrfmtcat(names, "%s%s", i ? "," : "", rec->place[i].node);
+	return names;
+}
+
+extern char *libra_slurm_quote_nodes(const libra_quote_t *q)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	libra_hostlist_t hl = hostlist_create(NULL);
+	char *out;
+
+	for (int i = 0; i < q->nplace; i++)
+		hostlist_push_host(hl, libra_ledger_node_name(l,
+							     q->place[i].node));
+	hostlist_sort(hl);
+	out = hostlist_ranged_string_xmalloc(hl);
+	hostlist_destroy(hl);
+	return out;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  libra_slurm_record.c - a job's record in its AdminComment for the
+ *  slurmctld plugins (see libra_slurm.h): read (through a cache of parsed
+ *  records by job id and text, which the full sync prunes: libra_slurm_
+ *  sync()), encoded and stored.
+\*****************************************************************************/
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/log.h"
+#include "src/common/macros.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "libra_slurm_int.h"
+
+extern bool libra_slurm_is_record(const char *admin_comment)
+{
+	return libra_record_text_is_record(admin_comment);
+}
+
+/*
+ * Parsed records by job id (finding F.4 of contrib/bench/findings.md):
+ * sched/libra reads the record of every pending admitted job in every pass.
+ * Direct-mapped: slot job_id % REC_CACHE holds one job's AdminComment as
+ * it was parsed and the record it gave; a hit needs the same job id and
+ * the same text (length and bytes: a pointer alone could be reused by a
+ * new string), so any change of the AdminComment, by libra_slurm_store_
+ * record() or anyone else, misses and parses again.  A colliding job
+ * replaces the slot; the full sync frees the slots of jobs no longer
+ * pending, running or suspended, so the cache holds active jobs only.  Off
+ * unless the plugin turns it on (sched/libra; jobcomp/libra reads a record
+ * once, at the job's end).  The mutex, because job_submit/qos may read
+ * records under the job read lock in several RPC threads at once.
+ */
+#define REC_CACHE 4096
+
+typedef struct {
+	uint32_t job_id;
+	size_t len;		/* strlen(text) */
+	char *text;		/* the AdminComment parsed (xmalloc'd) */
+	libra_record_t rec;	/* what it gave */
+} rec_slot_t;
+
+static bool rec_cache_on;
+static rec_slot_t *rec_cache[REC_CACHE];
+static pthread_mutex_t rec_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+extern void libra_slurm_record_cache(bool on)
+{
+	rec_cache_on = on;
+}
+
+/* A deep copy of a record (its placement is malloc'd: libra_record_free()).
+ * Returns false when out of memory. */
+static bool _record_copy(libra_record_t *to, const libra_record_t *from)
+{
+	*to = *from;
+	to->place = NULL;
+	if (from->nplace > 0) {
+		to->place = malloc((size_t) from->nplace * sizeof(*to->place));
+		if (!to->place) {
+			to->nplace = 0;
+			return false;
+		}
+		memcpy(to->place, from->place,
+		       (size_t) from->nplace * sizeof(*to->place));
+	}
+	return true;
+}
+
+/* The cached record of this text, copied into rec; false: not cached. */
+static bool _cache_get(uint32_t job_id, const char *text, size_t len,
+		       libra_record_t *rec)
+{
+	rec_slot_t *s;
+	bool hit;
+
+	slurm_mutex_lock(&rec_mutex);
+	s = rec_cache[job_id % REC_CACHE];
+	hit = s && s->job_id == job_id && s->len == len &&
+	      !memcmp(s->text, text, len) && _record_copy(rec, &s->rec);
+	slurm_mutex_unlock(&rec_mutex);
+	return hit;
+}
+
+static void _slot_free(rec_slot_t **s)
+{
+	if (!*s)
+		return;
+	libra_record_free(&(*s)->rec);
+	xfree((*s)->text);
+	xfree(*s);
+}
+
+static void _cache_put(uint32_t job_id, const char *text, size_t len,
+		       const libra_record_t *rec)
+{
+	rec_slot_t **s = &rec_cache[job_id % REC_CACHE];
+
+	slurm_mutex_lock(&rec_mutex);
+	_slot_free(s);
+	*s = xmalloc(sizeof(**s));
+	if (_record_copy(&(*s)->rec, rec)) {
+		(*s)->job_id = job_id;
+		(*s)->len = len;
+		(*s)->text = xmalloc(len + 1);
+		memcpy((*s)->text, text, len + 1);
+	} else {
+		xfree(*s);
+	}
+	slurm_mutex_unlock(&rec_mutex);
+}
+
+/* Free the cached records of jobs no longer active.  Job read lock. */
+extern void glue_cache_prune(void)
+{
+	if (!rec_cache_on)
+		return;
+	slurm_mutex_lock(&rec_mutex);
+	for (int i = 0; i < REC_CACHE; i++) {
+		job_record_t *job_ptr;
+
+		if (!rec_cache[i])
+			continue;
+		job_ptr = find_job_record(rec_cache[i]->job_id);
+		if (!job_ptr || !glue_active(job_ptr))
+			_slot_free(&rec_cache[i]);
+	}
+	slurm_mutex_unlock(&rec_mutex);
+}
+
+extern bool libra_slurm_job_record(job_record_t *job_ptr,
+				   libra_record_t *rec)
+{
+	const char *text = job_ptr->admin_comment;
+	char err[256];
+	size_t len;
+
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (!libra_slurm_is_record(text)) {
+		memset(rec, 0, sizeof(*rec));
+		return false;
+	}
+	len = strlen(text);
+	if (rec_cache_on && _cache_get(job_ptr->job_id, text, len, rec))
+		return true;
+	if (libra_record_from_json(text, rec, err, sizeof(err))) {
+		error("%s: %pJ has an unreadable record in AdminComment: %s",
+		      plugin_type, job_ptr, err);
+		return false;
+	}
+	if (rec_cache_on)
+		_cache_put(job_ptr->job_id, text, len, rec);
+	return true;
+}
+
+extern char *libra_slurm_record_text(const libra_record_t *rec,
+				     const char *current)
+{
+	char *json = libra_record_to_json(rec);
+	char *admin = libra_record_admin_text(current);
+	char *text = NULL, *with;
+
+	if (json && admin && (with = libra_record_json_with_admin(json, admin))) {
+		free(json);
+		json = with;
+	}
+	if (json)
+		text = xstrdup(json);
+	free(json);
+	free(admin);
+	return text;
+}
+
+extern int libra_slurm_store_record(job_record_t *job_ptr,
+				    const libra_record_t *rec)
+{
+	char *text;
+
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
+	text = libra_slurm_record_text(rec, job_ptr->admin_comment);
+	if (!text) {
+		error("%s: %pJ: cannot encode its record", plugin_type, job_ptr);
+		return SLURM_ERROR;
+	}
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = text;
+	return SLURM_SUCCESS;
+}
