@@ -315,16 +315,8 @@ def _parse_window(w):
     raise SystemExit(f"bad window {w!r}: use last:N, first:N or all")
 
 
-def _sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 16), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _sha1_file(path):
-    h = hashlib.sha1()
+def _hash_file(path, algorithm):
+    h = hashlib.new(algorithm)
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 16), b""):
             h.update(chunk)
@@ -368,7 +360,7 @@ class Experiment:
                              "(cd the tree and run make)")
         self.out = os.path.abspath(a.out)
         self.figdir = os.path.abspath(a.figures)
-        self.simhash = _sha1_file(self.sim)[:12]
+        self.simhash = _hash_file(self.sim, "sha1")[:12]
         self.cachedir = os.path.join(self.out, "runs", self.simhash)
         self.plotdir = os.path.join(self.out, "plots")
         self.repdir = os.path.join(self.out, "report")
@@ -808,13 +800,13 @@ class Experiment:
                          ("traces", ", ".join(
                              os.path.basename(t).split("-cln")[0]
                              for t, _ in self.traces)),
-                         ("trace_sha256", _sha256_file(trace)),
+                         ("trace_sha256", _hash_file(trace, "sha256")),
                          ("procs", procs), ("window", self.window),
                          ("window_jobs", len(jobs)),
                          ("load", f"{offered_load(jobs, procs)[0]:.3f}"),
                          ("seeds", " ".join(map(str, self.seeds))),
                          ("jobs", self.jobs), ("sim_version", ver),
-                         ("sim_sha1", _sha1_file(self.sim))):
+                         ("sim_sha1", _hash_file(self.sim, "sha1"))):
                 f.write(f"{k}={v}\n")
         sys.stderr.write(f"{self.name}: done in {took:.1f} s "
                          f"({self.nruns} runs, {self.ncached} cached); "

@@ -98,6 +98,16 @@ static void _usage(FILE *f)
 "See libra-report(1) for the columns and their formulas.\n");
 }
 
+/* The one way messages go out: "libra-report: " + what + the message +
+ * tail. */
+static void _vsay(const char *what, const char *tail, const char *fmt,
+		  va_list ap)
+{
+	fprintf(stderr, PROG ": %s", what);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 static void _die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
@@ -105,11 +115,9 @@ static void _die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	_vsay("", "\nTry '" PROG " --help'.\n", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
 	exit(2);
 }
 
@@ -120,11 +128,9 @@ static void _die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	_vsay("error: ", "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
@@ -134,11 +140,9 @@ static void _note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	_vsay("", "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void _accounts(const char *list)

@@ -93,6 +93,17 @@ static int _two(const char *s, size_t *p, int *v)
 	return 0;
 }
 
+/* Exactly two digits, 00 to 59 (minutes, seconds). */
+static int _sixty(const char *s, size_t *p, int *v)
+{
+	if (!isdigit((unsigned char) s[*p]) ||
+	    !isdigit((unsigned char) s[*p + 1]))
+		return -1;
+	*v = (s[*p] - '0') * 10 + (s[*p + 1] - '0');
+	*p += 2;
+	return *v > 59 ? -1 : 0;
+}
+
 /* HH:MM[:SS] [AM|PM] */
 static int _clock(const char *s, size_t *p, int *h, int *m, int *sec)
 {
@@ -101,22 +112,12 @@ static int _clock(const char *s, size_t *p, int *h, int *m, int *sec)
 	if (_two(s, &i, h) || *h > 23 || s[i] != ':')
 		return -1;
 	i++;
-	if (!isdigit((unsigned char) s[i]) ||
-	    !isdigit((unsigned char) s[i + 1]))
-		return -1;
-	*m = (s[i] - '0') * 10 + (s[i + 1] - '0');
-	i += 2;
-	if (*m > 59)
+	if (_sixty(s, &i, m))
 		return -1;
 	*sec = 0;
 	if (s[i] == ':') {
 		i++;
-		if (!isdigit((unsigned char) s[i]) ||
-		    !isdigit((unsigned char) s[i + 1]))
-			return -1;
-		*sec = (s[i] - '0') * 10 + (s[i + 1] - '0');
-		i += 2;
-		if (*sec > 59)
+		if (_sixty(s, &i, sec))
 			return -1;
 	}
 	while (isspace((unsigned char) s[i]))

@@ -113,26 +113,23 @@ extern void admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 			 const libra_sla_t *sla, const libra_request_t *req,
 			 double now, libra_quote_t *q);
 
-/* admit_price.c: Libra, fixed, peak; Libra+$, Libra+$Auto */
-extern void admit_libra(const libra_ledger_t *l, const libra_params_t *p,
+/* One policy's admission over the candidates admit_policy() gathered. */
+typedef void admit_fn_t(const libra_ledger_t *l, const libra_params_t *p,
 			const libra_sla_t *sla, const libra_request_t *req,
 			double now, cand_t *c, libra_quote_t *q);
-extern void admit_market(const libra_ledger_t *l, const libra_params_t *p,
-			 const libra_sla_t *sla, const libra_request_t *req,
-			 double now, cand_t *c, libra_quote_t *q);
+
+/* admit_price.c: Libra, fixed, peak (admit_libra); Libra+$, Libra+$Auto
+ * (admit_market) */
+extern admit_fn_t admit_libra, admit_market;
 extern void admit_price_held(const libra_ledger_t *l,
 			     const libra_params_t *p, const libra_sla_t *sla,
 			     double now, bool market, libra_quote_t *q);
 
 /* admit_sla.c: LibraSLA */
-extern void admit_sla(const libra_ledger_t *l, const libra_params_t *p,
-		      const libra_sla_t *sla, const libra_request_t *req,
-		      double now, cand_t *c, libra_quote_t *q);
+extern admit_fn_t admit_sla;
 
 /* admit_riskd.c: LibraRiskD */
-extern void admit_riskd(const libra_ledger_t *l, const libra_params_t *p,
-			const libra_sla_t *sla, const libra_request_t *req,
-			double now, cand_t *c, libra_quote_t *q);
+extern admit_fn_t admit_riskd;
 
 #pragma GCC visibility pop
 
