@@ -208,12 +208,23 @@ extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
  *		 no deadline= was given; both given and different is an error.
  * Rules: runtime and deadline must be known; runtime > 0; deadline after
  * submit + runtime (else LIBRA_SLA_EDEADLINE); the due date, if any, after
- * submit + runtime and not after the deadline.  Unset budget means "no limit", unset penalty 0,
+ * submit + runtime and not after the deadline (the two comparisons with
+ * the runtime left to the caller with LIBRA_SLA_RUNTIME_LATER).  Unset budget means "no limit", unset penalty 0,
  * unset type hard.
  */
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
-					double slurm_deadline,
+					double slurm_deadline, unsigned flags,
 					char *err, size_t errlen);
+
+/* libra_sla_finish()'s flags: the runtime is held against the deadline
+ * (and the due date) later, by libra_sla_check_runtime(), once a
+ * prediction may have replaced it (libra_predict, decision 23). */
+#define LIBRA_SLA_RUNTIME_LATER 0x1
+
+/* Does the runtime fit before the deadline and the due date, from
+ * submission?  LIBRA_SLA_OK, or LIBRA_SLA_EDEADLINE with the message. */
+extern libra_sla_err_t libra_sla_check_runtime(const libra_sla_t *sla,
+					       char *err, size_t errlen);
 
 /* "value", "standard", "premium" ("none" for LIBRA_TIER_NONE). */
 extern const char *libra_tier_name(libra_tier_t tier);

@@ -109,8 +109,27 @@ static const char *_span(double secs, char buf[32])
 	return buf;
 }
 
+extern libra_sla_err_t libra_sla_check_runtime(const libra_sla_t *sla,
+					       char *err, size_t errlen)
+{
+	char a_buf[32], b_buf[32];
+
+	if (!(sla->deadline - sla->submit > sla->runtime))
+		return sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
+				"deadline: %s from submission is not after the runtime estimate %s",
+				_span(sla->deadline - sla->submit, a_buf),
+				_span(sla->runtime, b_buf));
+	if ((sla->set & LIBRA_SLA_DUEDATE) &&
+	    !(sla->due_date - sla->submit >= sla->runtime))
+		return sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
+				"duedate: %s from submission is before the runtime estimate %s has run",
+				_span(sla->due_date - sla->submit, a_buf),
+				_span(sla->runtime, b_buf));
+	return LIBRA_SLA_OK;
+}
+
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
-					double slurm_deadline,
+					double slurm_deadline, unsigned flags,
 					char *err, size_t errlen)
 {
 	libra_sla_t tmp = *sla;
@@ -145,11 +164,9 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 			      "runtime: must be positive and at most 3650 days");
 		goto out;
 	}
-	if (!(tmp.deadline - tmp.submit > tmp.runtime)) {
-		rc = sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
-			      "deadline: %s from submission is not after the runtime estimate %s",
-			      _span(tmp.deadline - tmp.submit, a_buf),
-			      _span(tmp.runtime, b_buf));
+	if (!(flags & LIBRA_SLA_RUNTIME_LATER) &&
+	    !(tmp.deadline - tmp.submit > tmp.runtime)) {
+		rc = libra_sla_check_runtime(&tmp, err, errlen);
 		goto out;
 	}
 	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
@@ -164,14 +181,9 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 			      _span(tmp.deadline - tmp.submit, b_buf));
 		goto out;
 	}
-	if ((tmp.set & LIBRA_SLA_DUEDATE) &&
-	    !(tmp.due_date - tmp.submit >= tmp.runtime)) {
-		rc = sla_fail(err, errlen, LIBRA_SLA_EDEADLINE,
-			      "duedate: %s from submission is before the runtime estimate %s has run",
-			      _span(tmp.due_date - tmp.submit, a_buf),
-			      _span(tmp.runtime, b_buf));
+	if (!(flags & LIBRA_SLA_RUNTIME_LATER) &&
+	    (rc = libra_sla_check_runtime(&tmp, err, errlen)))
 		goto out;
-	}
 	if (!(tmp.set & LIBRA_SLA_BUDGET))
 		tmp.budget = 0.0;
 	if (!(tmp.set & LIBRA_SLA_PENALTY))

@@ -19,7 +19,8 @@
 # finished jobs (their wall time, about 10 s, over 40 s declared), paced at
 # 0.8: about 13 s of work, 0.22 of the CPU: admitted.  A machine three
 # times slower than an idle one still fits (work up to 36 s).  The other
-# user, without a history, is refused for the same job.
+# user, without a history, is refused for the same job.  Last, a job that
+# declares twice its deadline is admitted on its prediction (issue 42).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -91,6 +92,26 @@ for j in "${later[@]}" "$filler"; do
 	wait_until 120 "job $j's settled record in sacct" sacct_record_final "$j"
 	assert_eq true "$(json_get "$(sacct_record "$j")" final.met)" "job $j met its deadline (sacct)"
 done
+
+# --- 4. a job that declares more than its deadline allows (issue 42) -------------
+# Declared 3m by a deadline of 90 s: refused without a history, as any
+# runtime past the deadline was; with the user's history (jobs that use a
+# quarter of what they declare) predicted about 45 s, paced about 56 s:
+# admitted, its time limit the deadline's (2 min, not the declared 3), and
+# it meets the deadline.
+SB_USER=$LIBRA_USER
+libra_sbatch_refused "declared past the deadline, no history" \
+	"deadline: 1m30s from submission is not after the runtime estimate 3m (libra_predict: no history of finished jobs predicts it shorter)" \
+	-n 1 --comment="runtime=3m,deadline=90s" --wrap "$burn 15"
+SB_USER=
+libra_sbatch_admitted "declared past the deadline, predicted" -n 1 --comment="runtime=3m,deadline=90s" --wrap "$burn 15"
+over=$SB_JOBID
+assert_contains "$SB_OUT" "declared 3m)" "declared past the deadline: the declared runtime named"
+note "declared past the deadline: $(sed -n 's/.*\(libra: admitted: .*\)/\1/p' <<<"$SB_OUT")"
+assert_eq 00:02:00 "$(job_field "$over" TimeLimit)" "declared past the deadline: the time limit follows the deadline"
+wait_until 180 "job $over to end" job_ended "$over"
+wait_until 120 "job $over's settled record in sacct" sacct_record_final "$over"
+assert_eq true "$(json_get "$(sacct_record "$over")" final.met)" "declared past the deadline: met (sacct)"
 expect_done
 cluster_stop
 assert_nothing_left

@@ -67,7 +67,7 @@ static libra_sla_err_t _parse_finish(const char *text, double time_limit,
 	rc = libra_sla_parse(text, NOW, sla, err, sizeof(err));
 	if (rc != LIBRA_SLA_OK)
 		return rc;
-	return libra_sla_finish(sla, time_limit, slurm_deadline, err,
+	return libra_sla_finish(sla, time_limit, slurm_deadline, 0, err,
 				sizeof(err));
 }
 
@@ -1120,6 +1120,43 @@ START_TEST(test_finish_messages_name_the_durations)
 }
 END_TEST
 
+/* With a predictor (decision 23) the runtime is held against the deadline
+ * after the prediction: finish leaves it, libra_sla_check_runtime() says
+ * the same as finish would have. */
+START_TEST(test_finish_runtime_later_leaves_the_comparison)
+{
+	const char *text[] = { "runtime=2h,deadline=1h30m",
+			       "runtime=1h,deadline=3h,duedate=45m" };
+	const char *said[] = {
+		"deadline: 1h30m from submission is not after the runtime estimate 2h",
+		"duedate: 45m from submission is before the runtime estimate 1h has run" };
+	libra_sla_t sla;
+
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(libra_sla_parse(text[i], NOW, &sla, err,
+						 sizeof(err)), LIBRA_SLA_OK);
+		ck_assert_int_eq(libra_sla_finish(&sla, 0, 0,
+						  LIBRA_SLA_RUNTIME_LATER, err,
+						  sizeof(err)), LIBRA_SLA_OK);
+		ck_assert_int_eq(libra_sla_check_runtime(&sla, err,
+							 sizeof(err)),
+				 LIBRA_SLA_EDEADLINE);
+		ck_assert_str_eq(err, said[i]);
+		/* a prediction of 40 minutes fits both */
+		sla.runtime = 2400.0;
+		ck_assert_int_eq(libra_sla_check_runtime(&sla, err,
+							 sizeof(err)),
+				 LIBRA_SLA_OK);
+	}
+	/* the other rules still hold */
+	ck_assert_int_eq(libra_sla_parse("runtime=1h,deadline=2h,duedate=3h",
+					 NOW, &sla, err, sizeof(err)),
+			 LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_finish(&sla, 0, 0, LIBRA_SLA_RUNTIME_LATER,
+					  err, sizeof(err)), LIBRA_SLA_ERANGE);
+}
+END_TEST
+
 START_TEST(test_finish_duedate_inside_window_is_accepted)
 {
 	libra_sla_t sla;
@@ -1244,8 +1281,8 @@ START_TEST(test_err_field_of_time_keys_is_a_time)
 	ck_assert(libra_sla_err_field(err, NULL) & LIBRA_SLA_TIMES);
 	memset(&sla, 0, sizeof(sla));
 	sla.submit = NOW;
-	ck_assert_int_ne(libra_sla_finish(&sla, 0.0, 0.0, err, sizeof(err)),
-			 LIBRA_SLA_OK);
+	ck_assert_int_ne(libra_sla_finish(&sla, 0.0, 0.0, 0, err,
+					  sizeof(err)), LIBRA_SLA_OK);
 	ck_assert_uint_eq(libra_sla_err_field(err, NULL), LIBRA_SLA_RUNTIME);
 }
 END_TEST
@@ -1448,6 +1485,7 @@ static Suite *_suite(void)
 	T(tc, test_finish_time_limit_shorter_than_deadline_rule);
 	T(tc, test_finish_duedate_after_deadline_is_refused);
 	T(tc, test_finish_messages_name_the_durations);
+	T(tc, test_finish_runtime_later_leaves_the_comparison);
 	T(tc, test_finish_duedate_inside_window_is_accepted);
 	suite_add_tcase(s, tc);
 

@@ -236,7 +236,8 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 	if ((job_desc->time_limit != NO_VAL) &&
 	    (job_desc->time_limit != INFINITE))
 		time_limit = job_desc->time_limit * 60.0;
-	rc = libra_sla_finish(sla, time_limit, deadline, err, sizeof(err));
+	rc = libra_sla_finish(sla, time_limit, deadline, LIBRA_SLA_RUNTIME_LATER,
+			      err, sizeof(err));
 	if (rc) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s", err);
 		return _sla_errno(rc, libra_sla_err_field(err, NULL));
@@ -847,6 +848,42 @@ static void _predict(const job_desc_msg_t *job_desc, libra_sla_t *sla,
 	snprintf(txt, len, " (runtime predicted %s from %d finished job%s; declared %s)",
 		 a, pr.samples, pr.samples == 1 ? "" : "s", b);
 	sla->runtime = work;
+}
+
+/* What a refused booking (--begin later, decision 21) adds: when its times
+ * count from. */
+static void _booked_note(double begin, char **err_msg)
+{
+	char t[32];
+
+	if (!(begin > 0.0))
+		return;
+	_clock(begin, t, sizeof(t));
+	xstrfmtcat(*err_msg, " (booked by --begin: times count from %s)", t);
+}
+
+/*
+ * The runtime, predicted or declared, against the deadline and the due
+ * date (libra_sla_finish() left it, LIBRA_SLA_RUNTIME_LATER): with
+ * libra_predict a job may declare more than its deadline allows and be
+ * admitted on what its user's finished jobs predict; its time limit then
+ * follows the SLA (_set_time_limit()), so a hard job ends at its deadline.
+ */
+static int _runtime_fits(const libra_sla_t *sla, const libra_params_t *p,
+			 const char *predict_txt, double begin, char **err_msg)
+{
+	libra_sla_err_t rc;
+	char err[256];
+
+	if (!(rc = libra_sla_check_runtime(sla, err, sizeof(err))))
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+	if (*predict_txt)
+		xstrfmtcat(*err_msg, "%s", predict_txt);
+	else if (p->predict != LIBRA_PREDICT_NONE)
+		xstrfmtcat(*err_msg, " (libra_predict: no history of finished jobs predicts it shorter)");
+	_booked_note(begin, err_msg);
+	return _sla_errno(rc, libra_sla_err_field(err, NULL));
 }
 
 /*
@@ -1471,6 +1508,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	if (!c.hold)
 		_predict(job_desc, sla, c.p, uid, &c.declared, &c.predicted,
 			 c.predict_txt, sizeof(c.predict_txt));
+	if ((rc = _runtime_fits(sla, c.p, c.predict_txt, begin, err_msg)))
+		goto out;
 	if ((rc = _admit_place(&c))) {
 		_partition_tried(job_desc, c.k, &c.tried, err_msg);
 		goto out;
@@ -1712,13 +1751,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		begin = (double) job_desc->begin_time;
 	if ((rc = _build_sla(job_desc, begin > 0.0 ? begin : now, &sla,
 			     &has_sla, err_msg))) {
-		if (begin > 0.0) {
-			char t[32];
-
-			_clock(begin, t, sizeof(t));
-			xstrfmtcat(*err_msg, " (booked by --begin: times count from %s)",
-				   t);
-		}
+		_booked_note(begin, err_msg);
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return rc;
