@@ -59,17 +59,21 @@ static libra_demand_err_t _demand(libra_job_ask_t *a, uint64_t pn_min_memory,
 	return libra_demand_from_job(a, d, err, errlen);
 }
 
+/* What a job asks per TRES, from job_desc_msg_t and job_record_t alike
+ * (the same fields in both). */
+#define JOB_ASK(j) {						\
+	.mem_per_tres = (j)->mem_per_tres,			\
+	.tres_per_node = (j)->tres_per_node,			\
+	.tres_per_job = (j)->tres_per_job,			\
+	.tres_per_socket = (j)->tres_per_socket,		\
+	.tres_per_task = (j)->tres_per_task,			\
+}
+
 extern int libra_slurm_demand(job_desc_msg_t *job_desc,
 			      part_record_t *part_ptr, libra_demand_t *d,
 			      char **err_msg)
 {
-	libra_job_ask_t a = {
-		.mem_per_tres = job_desc->mem_per_tres,
-		.tres_per_node = job_desc->tres_per_node,
-		.tres_per_job = job_desc->tres_per_job,
-		.tres_per_socket = job_desc->tres_per_socket,
-		.tres_per_task = job_desc->tres_per_task,
-	};
+	libra_job_ask_t a = JOB_ASK(job_desc);
 	char err[256];
 	libra_demand_err_t rc;
 
@@ -84,13 +88,7 @@ extern int libra_slurm_demand(job_desc_msg_t *job_desc,
 
 extern bool libra_slurm_job_demand(job_record_t *job_ptr, libra_demand_t *d)
 {
-	libra_job_ask_t a = {
-		.mem_per_tres = job_ptr->mem_per_tres,
-		.tres_per_node = job_ptr->tres_per_node,
-		.tres_per_job = job_ptr->tres_per_job,
-		.tres_per_socket = job_ptr->tres_per_socket,
-		.tres_per_task = job_ptr->tres_per_task,
-	};
+	libra_job_ask_t a = JOB_ASK(job_ptr);
 	char err[256];
 
 	if (!job_ptr->details)
