@@ -3,7 +3,8 @@
  *  admit_isqos.c - ISQoS around every policy (Kavanagh & Djemame 2014,
  *  doc/design.md decision 18; see libra_admit() in admit.h): the policy's
  *  resource cost quote (admit_policy(), admit.c) marked up to the service
- *  price, and with a due date the earliest target the free share allows;
+ *  price, and with a due date the earliest target the free share allows
+ *  (with opt=time, issue 42, the earliest finish);
  *  libra_admit() and libra_sla_accept().
 \*****************************************************************************/
 
@@ -37,31 +38,31 @@ static void _admit_target(const libra_ledger_t *l, const libra_params_t *p,
 							target - sla->due_date);
 }
 
-extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
-			const libra_sla_t *sla, const libra_request_t *req,
-			double now, libra_quote_t *q)
+/*
+ * The earliest target in [aim, deadline] at which the job is admitted, to
+ * a step of 1% of (deadline - aim): aim itself if the free share allows
+ * it, else the deadline must be possible, then bisection (admission grows
+ * easier as the target moves later).  q: the quote at the target found,
+ * or the deadline's refusal.
+ */
+static void _earliest_target(const libra_ledger_t *l, const libra_params_t *p,
+			     const libra_sla_t *sla,
+			     const libra_request_t *req, double now,
+			     double aim, double m, libra_quote_t *q)
 {
-	double m = libra_params_markup(p, sla->tier);
-	double due = sla->due_date, lo, hi, step;
+	double lo, hi, step;
 
-	if (!libra_sla_has_due_window(sla) || !(sla->deadline > now)) {
-		_admit_target(l, p, sla, req, now, sla->deadline, m, q);
-		return;
-	}
-	/* the due date if the free share allows it */
-	if (due > now) {
-		_admit_target(l, p, sla, req, now, due, m, q);
+	if (aim > now) {
+		_admit_target(l, p, sla, req, now, aim, m, q);
 		if (q->verdict == LIBRA_ACCEPT)
 			return;
 	}
-	/* else the deadline itself must be possible */
 	_admit_target(l, p, sla, req, now, sla->deadline, m, q);
 	if (q->verdict != LIBRA_ACCEPT)
 		return;
-	/* the earliest target in (due, deadline] */
-	lo = fmax(due, now);
+	lo = fmax(aim, now);
 	hi = sla->deadline;
-	step = fmax(1.0, 0.01 * (sla->deadline - due));
+	step = fmax(1.0, 0.01 * (sla->deadline - aim));
 	while (hi - lo > step) {
 		double mid = 0.5 * (lo + hi);
 
@@ -72,6 +73,34 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 			lo = mid;
 	}
 	_admit_target(l, p, sla, req, now, hi, m, q);
+}
+
+extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, libra_quote_t *q)
+{
+	double m = libra_params_markup(p, sla->tier);
+
+	if (!(sla->deadline > now)) {
+		_admit_target(l, p, sla, req, now, sla->deadline, m, q);
+		return;
+	}
+	if (!libra_sla_has_due_window(sla)) {
+		/* opt=time: the earliest finish, from a whole CPU's share
+		 * (RE / (target - now) = 1) on */
+		if (sla->opt == LIBRA_OPT_TIME)
+			_earliest_target(l, p, sla, req, now,
+					 now + sla->runtime, m, q);
+		else
+			_admit_target(l, p, sla, req, now, sla->deadline, m,
+				      q);
+		return;
+	}
+	/* the due date if the free share allows it, else the earliest
+	 * target in (due, deadline] */
+	_earliest_target(l, p, sla, req, now, sla->due_date, m, q);
+	if (q->verdict != LIBRA_ACCEPT)
+		return;
 	/* sold at a loss past the break-even point: charge < R */
 	if (q->verdict == LIBRA_ACCEPT &&
 	    q->charge_target < q->price / (1.0 + m) - p->tolerance) {

@@ -33,11 +33,12 @@ const sla_key_t sla_keys[] = {
 	{ "due",	 LIBRA_SLA_DUEDATE,	false },  /* duedate, shorter */
 	{ "tier",	 LIBRA_SLA_TIER,	true },
 	{ "quote",	 LIBRA_SLA_QUOTE,	false },
+	{ "opt",	 LIBRA_SLA_OPT,		false },
 };
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
 const size_t sla_nkeys = SLA_NKEYS;
 #define SLA_KNOWN_KEYS \
-	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote"
+	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote, opt"
 
 extern const char *libra_sla_term(size_t i, uint32_t *bit)
 {
@@ -207,7 +208,7 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 /*
  * Does field "key=value" (key klen bytes at its start) make a comment an
  * SLA?  A long key does ("runtime=...", "budjet=..."); a short one
- * ("type", "tier", "quote", "due": common words) only with a value it
+ * ("type", "tier", "quote", "due", "opt": common words) only with a value it
  * takes ("type=soft", not "type=analysis").
  */
 static bool _field_is_sla(const char *key, size_t klen, const char *field,
@@ -513,10 +514,25 @@ static libra_sla_err_t _parse_when(const char *what, const char *s,
 }
 
 /* Parse one value into tmp; the key is known and not yet set. */
+/* A value that is one of two words: *second says which. */
+static libra_sla_err_t _one_of(const char *key, const char *val,
+			       const char *first, const char *other,
+			       bool *second, char *err, size_t errlen)
+{
+	*second = !strcmp(val, other);
+	if (*second || !strcmp(val, first))
+		return LIBRA_SLA_OK;
+	return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+			"%s: '%.40s' is not %s or %s", key, val, first, other);
+}
+
 static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 				    const char *val, double now,
 				    libra_sla_t *tmp, char *err, size_t errlen)
 {
+	libra_sla_err_t rc;
+	bool second;
+
 	switch (bit) {
 	case LIBRA_SLA_RUNTIME:
 		return libra_parse_duration(key, val, &tmp->runtime,
@@ -534,14 +550,10 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 		return libra_parse_money(key, val, &tmp->penalty_cap,
 					 err, errlen);
 	case LIBRA_SLA_TYPE:
-		if (!strcmp(val, "hard"))
-			tmp->type = LIBRA_DEADLINE_HARD;
-		else if (!strcmp(val, "soft"))
-			tmp->type = LIBRA_DEADLINE_SOFT;
-		else
-			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-					"%s: '%.40s' is not hard or soft",
-					key, val);
+		if ((rc = _one_of(key, val, "hard", "soft", &second, err,
+				  errlen)))
+			return rc;
+		tmp->type = second ? LIBRA_DEADLINE_SOFT : LIBRA_DEADLINE_HARD;
 		return LIBRA_SLA_OK;
 	case LIBRA_SLA_TIER:
 		if (!libra_tier_from_name(val, &tmp->tier) ||
@@ -549,6 +561,12 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
 					"%s: '%.40s' is not value, standard or premium",
 					key, val);
+		return LIBRA_SLA_OK;
+	case LIBRA_SLA_OPT:
+		if ((rc = _one_of(key, val, "cost", "time", &second, err,
+				  errlen)))
+			return rc;
+		tmp->opt = second ? LIBRA_OPT_TIME : LIBRA_OPT_COST;
 		return LIBRA_SLA_OK;
 	case LIBRA_SLA_QUOTE: {
 		unsigned long id;

@@ -52,6 +52,11 @@
  * Not part of the agreed SLA: job_submit/qos clears it before recording. */
 #define LIBRA_SLA_QUOTE		(1u << 9)
 #define LIBRA_SLA_QUOTE_MAX_ID	999999999u
+/* "opt=time" asks for the earliest finish, "opt=cost" (the default) for
+ * the cheapest finish by the deadline: how the job is admitted, not a term
+ * of the agreement (the target and the price it gives are); job_submit/qos
+ * clears it before recording. */
+#define LIBRA_SLA_OPT		(1u << 10)
 
 /* Limits that make absurd input an error instead of an overflow. */
 #define LIBRA_SLA_MAX_TEXT	1024		/* bytes of SLA text */
@@ -76,6 +81,13 @@ typedef enum {
 	LIBRA_TIER_COUNT
 } libra_tier_t;
 
+/* What admission optimises for the job (the thesis' QoSOptimization). */
+typedef enum {
+	LIBRA_OPT_COST = 0,	/* the deadline-paced share: the cheapest */
+	LIBRA_OPT_TIME,		/* the largest share capacity and budget allow:
+				 * the earliest finish */
+} libra_opt_t;
+
 typedef struct libra_sla {
 	uint32_t set;		/* LIBRA_SLA_* bits: what the user gave */
 	double runtime;		/* RE: CPU seconds per allocated CPU */
@@ -89,6 +101,7 @@ typedef struct libra_sla {
 	libra_tier_t tier;	/* LIBRA_SLA_TIER, else LIBRA_TIER_NONE */
 	uint32_t quote;		/* LIBRA_SLA_QUOTE: 0 "hold", else the id of
 				 * the quote to take */
+	libra_opt_t opt;	/* LIBRA_SLA_OPT, else LIBRA_OPT_COST */
 	double target;		/* LIBRA_SLA_TARGET: when the admitted share
 				 * finishes the estimate [s]: the due date or
 				 * the earliest time after it that admission

@@ -30,6 +30,7 @@ static double _field(const libra_sla_t *s, uint32_t bit)
 	case LIBRA_SLA_TYPE:		return (double) s->type;
 	case LIBRA_SLA_TIER:		return (double) s->tier;
 	case LIBRA_SLA_QUOTE:		return (double) s->quote;
+	case LIBRA_SLA_OPT:		return (double) s->opt;
 	}
 	return 0.0;
 }
@@ -48,6 +49,7 @@ static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
 	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
 	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
 	case LIBRA_SLA_QUOTE:	    dst->quote = src->quote; break;
+	case LIBRA_SLA_OPT:	    dst->opt = src->opt; break;
 	}
 	dst->set |= bit;
 }
@@ -172,6 +174,11 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 	if (tmp.deadline - tmp.submit > LIBRA_SLA_MAX_DURATION) {
 		rc = sla_fail(err, errlen, LIBRA_SLA_ERANGE,
 			      "deadline: more than 3650 days after submission");
+		goto out;
+	}
+	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.opt == LIBRA_OPT_TIME) {
+		rc = sla_fail(err, errlen, LIBRA_SLA_EDUP,
+			      "opt: time aims at the earliest finish; give no duedate with it");
 		goto out;
 	}
 	if ((tmp.set & LIBRA_SLA_DUEDATE) && tmp.due_date > tmp.deadline) {

@@ -2285,6 +2285,51 @@ static libra_sla_t _sla_due(double re, double due, double td,
 	return sla;
 }
 
+/* opt=time (issue 42): the earliest finish capacity and budget allow,
+ * priced there; opt=cost the deadline-paced share. */
+START_TEST(test_opt_time_aims_at_the_earliest_finish)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA_PRICE);
+	libra_sla_t sla = _sla(100, 0, 1000, NO_BUDGET);
+	double cost_price, time_price;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.target, 1000, TOL);
+	cost_price = q.price;
+	/* an idle CPU: (nearly) the whole of it, done about 100 */
+	sla.set |= LIBRA_SLA_OPT;
+	sla.opt = LIBRA_OPT_TIME;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_msg(q.target >= 100 - TOL && q.target <= 109,
+		      "target %g", q.target);	/* 1% of the window: 9 s */
+	ck_assert_double_eq_tol(q.share, 100 / q.target, TOL);
+	time_price = q.price;
+	ck_assert_msg(time_price > cost_price, "opt=time %g, opt=cost %g",
+		      time_price, cost_price);
+	/* half the CPU committed until 1000: about 200 */
+	_commit(l, 1, 500, 1000, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_msg(q.target >= 200 - TOL && q.target <= 218,
+		      "target %g", q.target);
+	/* a budget below the earliest finish's price: a later one */
+	sla.set |= LIBRA_SLA_BUDGET;
+	sla.budget = 0.5 * (time_price + cost_price);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert(q.target > 218 && q.price <= sla.budget + TOL);
+	/* no finish by the deadline: refused as opt=cost is */
+	sla = _sla(600, 0, 1000, NO_BUDGET);
+	sla.opt = LIBRA_OPT_TIME;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_markup_of_the_tier_scales_the_price)
 {
 	/* R = 100 + 100/400 = 100.25; standard tier 20%: S = 120.3 */
@@ -3180,6 +3225,7 @@ static void _add_sla_cases(Suite *s)
 	tc = tcase_create("isqos");
 	T(tc, test_markup_of_the_tier_scales_the_price);
 	T(tc, test_markup_counts_against_the_budget);
+	T(tc, test_opt_time_aims_at_the_earliest_finish);
 	T(tc, test_due_date_share_when_it_fits);
 	T(tc, test_due_date_missed_before_break_even_is_admitted_later);
 	T(tc, test_due_date_missed_past_break_even_is_refused);

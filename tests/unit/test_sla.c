@@ -1148,6 +1148,16 @@ START_TEST(test_finish_runtime_later_leaves_the_comparison)
 							 sizeof(err)),
 				 LIBRA_SLA_OK);
 	}
+	/* opt: time or cost; time takes no due date */
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,opt=time", 0, 0,
+				       &sla), LIBRA_SLA_OK);
+	ck_assert_int_eq(sla.opt, LIBRA_OPT_TIME);
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,opt=fast", 0, 0,
+				       &sla), LIBRA_SLA_EVALUE);
+	ck_assert_str_eq(err, "opt: 'fast' is not cost or time");
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=3h,due=2h,opt=time",
+				       0, 0, &sla), LIBRA_SLA_EDUP);
+	ck_assert_str_eq(err, "opt: time aims at the earliest finish; give no duedate with it");
 	/* the other rules still hold */
 	ck_assert_int_eq(libra_sla_parse("runtime=1h,deadline=2h,duedate=3h",
 					 NOW, &sla, err, sizeof(err)),

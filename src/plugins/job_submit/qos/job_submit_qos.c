@@ -1001,16 +1001,25 @@ static void _refusal_notes(const libra_params_t *p, bool boot_wait,
 
 /*
  * An admission whose due date (ISQoS) cannot be met: when it is planned
- * to finish instead, and what it is charged then.
+ * to finish instead, and what it is charged then; with opt=time, when it
+ * is planned to finish.
  */
 static void _due_date_note(const libra_sla_t *agreed, const libra_quote_t *q,
 			   double from, char **err_msg)
 {
 	char t[32], m[32];
 
-	if (!(agreed->set & LIBRA_SLA_TARGET) ||
-	    agreed->target <= agreed->due_date + LIBRA_DEADLINE_GRACE)
+	if (!(agreed->set & LIBRA_SLA_TARGET)) {
 		return;
+	} else if (!(agreed->set & LIBRA_SLA_DUEDATE)) {
+		/* opt=time (issue 42): the earliest finish admission found */
+		libra_format_duration(agreed->target - from, t, sizeof(t));
+		xstrfmtcat(*err_msg, "; opt=time: planned to finish in %s",
+			   t);
+		return;
+	} else if (agreed->target <= agreed->due_date + LIBRA_DEADLINE_GRACE) {
+		return;
+	}
 	libra_format_duration(agreed->target - from, t, sizeof(t));
 	xstrfmtcat(*err_msg, "; the due date cannot be met: planned to finish in %s, charged %s then",
 		   t, _money(q->charge_target, m, sizeof(m)));
@@ -1447,6 +1456,9 @@ static int _admit_accept(admit_ctx_t *c)
 	_record_init(&rec, c->p->policy, libra_hub_next_token(), c->sla,
 		     c->now, q->price, q->price_mem, q->price_gpus);
 	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
+	/* opt=time is how it was admitted, its target what was agreed */
+	rec.sla.set &= ~LIBRA_SLA_OPT;
+	rec.sla.opt = LIBRA_OPT_COST;
 	agreed = rec.sla;
 	rec.rate = q->rate_max;
 	rec.demand = c->req.demand;

@@ -452,7 +452,10 @@ static bool _load_sla(void)
 			if (!rec.best_effort) {
 				cg.best_effort = false;
 				cg.runtime = rec.sla.runtime;
-				cg.deadline = rec.sla.deadline;
+				/* what the ledger committed the share to:
+				 * a due date's or opt=time's target, else
+				 * the deadline (libra_sla_target()) */
+				cg.deadline = libra_sla_target(&rec.sla);
 				cg.begin = rec.begin;
 			}
 			for (int i = 0; i < rec.nplace; i++)
