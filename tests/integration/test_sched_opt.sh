@@ -5,7 +5,7 @@
 # item 4; the thesis' QoSOptimization).  One node of one CPU, enforcement
 # on.  The same job, 18 s of work declared as 20 s by 3 minutes, is
 # submitted twice at once: first with opt=cost (the default, a share of
-# 20/180 = 0.11), then with opt=time, admitted for the earliest finish the
+# 20/180 = 0.11), then with opt=time (libra_spank's --optimize), admitted for the earliest finish the
 # CPU left can give (about 0.9 - 0.11 of it).  The weights make the second
 # finish first although it started second, and Libra+$ charges it more
 # for the larger share; both meet the deadline, and the record of the
@@ -27,8 +27,10 @@ cost=$SB_JOBID
 [[ $SB_OUT =~ $price_re ]] || fail "opt=cost: no price in: $SB_OUT"
 cost_price=${BASH_REMATCH[1]}
 [[ $SB_OUT != *"opt=time"* ]] || fail "opt=cost: planned as opt=time: $SB_OUT"
-libra_sbatch_admitted "opt=time" -J time -w n1 -n 1 \
-	--comment="runtime=20s,deadline=3m,budget=1000,opt=time" --wrap "$burn 18"
+libra_sbatch_refused "--optimize=fast" "libra: --optimize: 'fast' is not cost or time" \
+	-J bad -w n1 -n 1 --optimize=fast --comment="runtime=20s,deadline=3m" --wrap true
+libra_sbatch_admitted "opt=time" -J time -w n1 -n 1 --optimize=time \
+	--comment="runtime=20s,deadline=3m,budget=1000" --wrap "$burn 18"
 fast=$SB_JOBID
 [[ $SB_OUT =~ $price_re ]] || fail "opt=time: no price in: $SB_OUT"
 time_price=${BASH_REMATCH[1]}

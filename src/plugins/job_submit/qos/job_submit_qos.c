@@ -73,6 +73,7 @@ static const struct {
 	{ "deadline_type", "deadline-type", "type", LIBRA_SLA_TYPE },
 	{ "duedate",	   "duedate",	    "duedate", LIBRA_SLA_DUEDATE },
 	{ "tier",	   "tier",	    "tier", LIBRA_SLA_TIER },
+	{ "optimize",	   "optimize",	    "opt", LIBRA_SLA_OPT },
 };
 
 /*

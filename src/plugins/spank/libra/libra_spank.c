@@ -42,6 +42,9 @@ static struct spank_option libra_options[] = {
 	  "then, less up to the deadline", 1, 5, _check },
 	{ "tier", "value|standard|premium",
 	  "slurm-libra: mark-up tier of the price", 1, 6, _check },
+	{ "optimize", "cost|time",
+	  "slurm-libra: the cheapest finish by the deadline (cost, the "
+	  "default) or the earliest (time, priced higher)", 1, 7, _check },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -66,6 +69,11 @@ static int _check(int val, const char *optarg, int remote)
 	}
 	if (val == 4 && strcmp(optarg, "hard") && strcmp(optarg, "soft")) {
 		slurm_error("libra: --deadline-type: '%s' is not hard or soft",
+			    optarg);
+		return -1;
+	}
+	if (val == 7 && strcmp(optarg, "cost") && strcmp(optarg, "time")) {
+		slurm_error("libra: --optimize: '%s' is not cost or time",
 			    optarg);
 		return -1;
 	}
