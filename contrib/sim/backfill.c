@@ -149,7 +149,8 @@ static void _arrive(bf_t *b, int i)
 	double a;
 
 	if (b->model == SIM_MODEL_COMMODITY &&
-	    sim_base_charge(b->cfg, j) > j->budget) {
+	    sim_base_charge(b->cfg, j) >
+	    j->budget * sim_job_scale(j, b->model)) {
 		_reject(b, i, "budget");
 		return;
 	}

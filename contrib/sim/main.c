@@ -61,7 +61,7 @@ enum {
 	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
-	OPT_SUSPEND_TIME, OPT_POWER_PACE,
+	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -95,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "bias-budget", required_argument, NULL, OPT_BIAS_B },
 	{ "bias-penalty", required_argument, NULL, OPT_BIAS_P },
 	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "economy", required_argument, NULL, OPT_ECONOMY },
 	{ "risk-sigma", required_argument, NULL, OPT_RISK_SIGMA },
 	{ "risk-mu", required_argument, NULL, OPT_RISK_MU },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
@@ -199,6 +200,8 @@ static void _usage(FILE *f)
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
 "                          librariskd libra+$auto firstreward | all\n"
 "  --model M               commodity | bid (per policy by default)\n"
+"  --economy E             site | thesis: budgets and penalty rates x procs,\n"
+"                          or per job as the thesis' (site)\n"
 "  --alpha A, --beta B     Libra+$ price weights (1, 0.1)\n"
 "  --price-base P          base price per CPU-hour\n"
 "  --resfree window|thesis, --charge cpu|thesis\n"
@@ -444,6 +447,7 @@ static void _defaults(sim_config_t *cfg)
 	cfg->est = SIM_EST_ACCURATE;
 	cfg->seed = 1;
 	cfg->model = SIM_MODEL_DEFAULT;
+	cfg->economy = SIM_ECONOMY_SITE;
 	/* thesis 6.4.2 */
 	cfg->fr_alpha = 1.0;
 	cfg->fr_discount = 0.01;
@@ -536,6 +540,25 @@ static void _tier(sim_config_t *cfg, const char *a)
 	     cfg->tier == LIBRA_TIER_NONE))
 		_usage_error("--tier: '%s' is not value, standard, premium "
 			     "or urgency", a);
+}
+
+/* The economic options (--model, --economy): option c, if it is one,
+ * taken into cfg. */
+static bool _money_opt(sim_config_t *cfg, int c, const char *name,
+		       const char *a)
+{
+	switch (c) {
+	case OPT_MODEL:
+		cfg->model = _word(name, a, "commodity", "bid") ?
+			     SIM_MODEL_COMMODITY : SIM_MODEL_BID;
+		return true;
+	case OPT_ECONOMY:
+		cfg->economy = _word(name, a, "thesis", "site") ?
+			       SIM_ECONOMY_THESIS : SIM_ECONOMY_SITE;
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* The runtime predictor's options (--predict and --predict-*): option c,
@@ -696,7 +719,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		}
 		if (_num_opt(cfg, c, name, a) ||
 		    _predict_opt(cfg, c, name, a) ||
-		    _power_opt(cfg, c, name, a, &power_opts))
+		    _power_opt(cfg, c, name, a, &power_opts) ||
+		    _money_opt(cfg, c, name, a))
 			continue;
 		switch (c) {
 		case OPT_TRACE:
@@ -737,10 +761,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_CSV:
 			cfg->csv = _file(name, a);
-			break;
-		case OPT_MODEL:
-			cfg->model = _word(name, a, "commodity", "bid") ?
-				     SIM_MODEL_COMMODITY : SIM_MODEL_BID;
 			break;
 		case OPT_SELF_CHECK:
 			cfg->self_check = true;
@@ -864,6 +884,10 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 					 .prec = p }
 	S("policy", sim_policy_name(policy));
 	S("model", sim_model_name(model));
+	/* only with --economy thesis, so that the line is otherwise
+	 * unchanged */
+	if (cfg->economy == SIM_ECONOMY_THESIS)
+		S("economy", "thesis");
 	/* only with --predict, so that the line is otherwise unchanged,
 	 * and only for the Libra family, the policies that predict */
 	if (cfg->predict != LIBRA_PREDICT_NONE && policy >= SIM_LIBRA &&

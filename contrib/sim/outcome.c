@@ -21,23 +21,25 @@ extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
 {
 	libra_sla_t sla;
 	libra_settlement_t s;
-	double p = model == SIM_MODEL_BID ? j->budget : price;
+	double k = sim_job_scale(j, model), p;
 
-	sim_job_sla(j, &sla);
+	/* the core's money, and the job's (divided by k: workload.c) */
+	sim_job_sla(j, model, &sla);
+	p = model == SIM_MODEL_BID ? sla.budget : price;
 	libra_settle(&sla, p, start, end, LIBRA_END_COMPLETED, &s);
 	o->accepted = true;
 	if (!o->verdict)
 		o->verdict = libra_verdict_name(LIBRA_ACCEPT);
 	o->start = start;
 	o->end = end;
-	o->price = p;
+	o->price = p / k;
 	o->met = s.deadline_met;
 	if (model == SIM_MODEL_BID)
-		o->charge = s.charge;
+		o->charge = s.charge / k;
 	else if (!s.deadline_met)
 		o->charge = 0.0;
 	else	/* the z-curve's charge with a due date, else the price */
-		o->charge = s.charge;
+		o->charge = s.charge / k;
 }
 
 extern void sim_reject(sim_outcome_t *o, const char *verdict)

@@ -14,6 +14,9 @@
  *  - bid-based: the price is the user's bid B and the provider earns
  *    U = B - DY * PR (Eq. 4.1), computed by the core's libra_settle()
  *    (negative U is compensation).
+ *
+ *  Prices come in the core's money and outcomes go out in the job's: they
+ *  differ by sim_job_scale() under --economy thesis (workload.c).
 \*****************************************************************************/
 
 #ifndef LIBRA_SIM_OUTCOME_H
@@ -21,16 +24,17 @@
 
 #include "sim.h"
 
-/* Settle a job that ran from start to end at the quoted price (ignored
- * under the bid model, which charges the budget): fills *o. */
+/* Settle a job that ran from start to end at the quoted price, in the
+ * core's money (ignored under the bid model, which charges the budget):
+ * fills *o, in the job's money. */
 extern void sim_settle(const sim_job_t *j, sim_model_t model, double price,
 		       double start, double end, sim_outcome_t *o);
 
 /* A job that never ran: *o zeroed, with the verdict ("deadline", ...). */
 extern void sim_reject(sim_outcome_t *o, const char *verdict);
 
-/* The commodity-market charge of the space-shared baselines:
- * C = RE * PBase per CPU, times procs. */
+/* The commodity-market charge of the space-shared baselines, in the
+ * core's money: C = RE * PBase per CPU, times procs. */
 extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j);
 
 #endif /* LIBRA_SIM_OUTCOME_H */

@@ -68,6 +68,16 @@ typedef enum {
 	SIM_EST_UNDER,		/* RE = R (1 - pct/100) */
 } sim_est_t;
 
+/*
+ * Whose money a job's budget and penalty rate are (--economy; issue 43):
+ * the site's, where both scale with the job's width, or the thesis', where
+ * they are the job's own (workload.c).
+ */
+typedef enum {
+	SIM_ECONOMY_SITE = 0,	/* B, PR x procs (design.md decision 3) */
+	SIM_ECONOMY_THESIS,	/* per job, without the width (thesis 3.5.1) */
+} sim_economy_t;
+
 /* Memory per processor from the SWF (--memory; design.md decision 17). */
 typedef enum {
 	SIM_MEM_NONE = 0,	/* not read: no job asks memory */
@@ -92,6 +102,7 @@ typedef struct sim_config {
 	double b_ratio, b_low;	/* budget factor B/f(R) */
 	double p_ratio, p_low;	/* penalty factor PR/g */
 	double cv;		/* sd / mean of every factor */
+	sim_economy_t economy;	/* whose money B and PR are */
 	double bias_d, bias_b, bias_p;
 	sim_est_t est;
 	double est_pct;
@@ -180,6 +191,8 @@ typedef struct sim_job {
 				 * its begin) */
 	double budget;		/* B */
 	double penalty_rate;	/* PR per hour */
+	bool per_job;		/* --economy thesis: B and PR are the job's,
+				 * not x procs (sim_job_scale()) */
 	double due_date;	/* ISQoS due date, absolute; 0: none */
 	bool due_rate;		/* the z-curve falls at PR (else to 0 at TD) */
 	libra_tier_t tier;	/* mark-up tier */
@@ -249,7 +262,12 @@ extern const char *sim_model_name(sim_model_t m);
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen);
 extern void sim_workload_free(sim_workload_t *w);
-extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla);
+/* What the core is given for each unit of the job's money under model
+ * (workload.c): 1, or procs under --economy thesis and a commodity price. */
+extern double sim_job_scale(const sim_job_t *j, sim_model_t model);
+/* The SLA the core is given for j under model. */
+extern void sim_job_sla(const sim_job_t *j, sim_model_t model,
+			libra_sla_t *sla);
 /* The job indices in the order they may start: by (begin, index); the
  * caller frees it.  Without reservations it is 0..n-1. */
 extern size_t *sim_jobs_by_begin(const sim_workload_t *w);

@@ -1167,7 +1167,7 @@ static int _arrive(ts_t *s, int i, double now)
 		req.demand.mem_per_cpu = j->mem_mb;
 	if (_progress_all(s, now))
 		return -1;
-	sim_job_sla(j, &sla);
+	sim_job_sla(j, s->model, &sla);
 	/* --predict: admit, price and commit the predicted work; RE stays
 	 * the cap that re-planning never passes */
 	if (s->pred && !(j->hard && s->cfg->predict_hard_declared)) {
@@ -1548,8 +1548,9 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	for (i = 0; i < w->n; i++) {
 		const sim_job_t *j = &w->jobs[i];
 
-		s.ret[i] = j->budget / j->estimate /
-			   (j->deadline - j->begin);
+		/* the core's budget (sim_job_scale()) */
+		s.ret[i] = j->budget * sim_job_scale(j, model) /
+			   j->estimate / (j->deadline - j->begin);
 	}
 	if (_nodes_setup(&s) || _run_events(&s) || _check_end(&s))
 		goto out;

@@ -19,6 +19,11 @@
  *    PR = factor * PBase per CPU-hour * procs (per hour of delay);
  *  - one economy: the money is the same for every policy, charge and
  *    model, so their profits compare (design.md decision 3);
+ *  - --economy thesis (issue 43): the thesis' own economy, per job and
+ *    independent of its width: f(R) = R * PBase_s and g(R) = PBase per
+ *    CPU-hour, without procs (B = factor * f(R), PR = factor * g(R), as
+ *    the thesis draws them against the job's run time alone, 3.5.1); the
+ *    job costs what one of its CPUs costs (sim_job_scale() below);
  *  - bias (thesis 6.4.3): a job longer than the window's mean run time has
  *    its factor divided by the bias, a shorter one multiplied by it;
  *  - hard deadlines: the high-urgency jobs (thesis Table 4.1), or each job
@@ -289,7 +294,7 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		    sim_job_t *j)
 {
 	const sim_config_t *cfg = y->cfg;
-	double high_mean, low_mean, df, bf, pf, f;
+	double high_mean, low_mean, df, bf, pf, f, width;
 
 	/* deadline: urgent = short; from the begin */
 	high_mean = cfg->d_low;
@@ -309,7 +314,9 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		  "budget", y->err, y->errlen))
 		return -1;
 	bf = _bias(bf, cfg->bias_b, s->run, y->mean_r);
-	f = j->runtime * y->pb_s * j->procs;
+	j->per_job = cfg->economy == SIM_ECONOMY_THESIS;
+	width = j->per_job ? 1.0 : j->procs;
+	f = j->runtime * y->pb_s * width;
 	j->budget = bf * f;
 
 	/* penalty rate: urgent = higher */
@@ -320,7 +327,7 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		  "penalty", y->err, y->errlen))
 		return -1;
 	pf = _bias(pf, cfg->bias_p, s->run, y->mean_r);
-	j->penalty_rate = pf * y->pb_h * j->procs;
+	j->penalty_rate = pf * y->pb_h * width;
 
 	_due(cfg, j);
 	return 0;
@@ -443,8 +450,31 @@ extern size_t *sim_jobs_by_begin(const sim_workload_t *w)
 	return ord;
 }
 
-extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla)
+/*
+ * The core tests every CPU of a Libra+$ placement against B / c and
+ * charges c * RE * max P_ij under --charge thesis (design.md decision 3):
+ * its money is the job's on all its CPUs.  A job of the thesis economy
+ * under a commodity price is given to it as c * B and c * PR, which makes
+ * the core's test the thesis' test of each node, RE * P_ij <= B (Fig. 3.2
+ * line 20), and its prices and charges, divided by c (outcome.c), the
+ * thesis' cost of the job, C = RE * max P_ij (lines 22-24); Libra's static
+ * price and the baselines' base charge come to the job's one CPU alike
+ * (gamma RE + delta RE / D, RE * PBase).  Under the bid model the money is
+ * the job's own bid, U = B - DY * PR (Eq. 4.1), and LibraSLA's returns
+ * weigh it per job as the thesis' do (Eq. 4.5): 1.
+ */
+extern double sim_job_scale(const sim_job_t *j, sim_model_t model)
 {
+	if (!j->per_job || model == SIM_MODEL_BID)
+		return 1.0;
+	return j->procs;
+}
+
+extern void sim_job_sla(const sim_job_t *j, sim_model_t model,
+			libra_sla_t *sla)
+{
+	double k = sim_job_scale(j, model);
+
 	memset(sla, 0, sizeof(*sla));
 	sla->set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_BUDGET |
 		   LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
@@ -454,8 +484,8 @@ extern void sim_job_sla(const sim_job_t *j, libra_sla_t *sla)
 	 * date; it is quoted and committed at its submission */
 	sla->submit = j->begin;
 	sla->deadline = j->deadline;
-	sla->budget = j->budget;
-	sla->penalty_rate = j->penalty_rate;
+	sla->budget = j->budget * k;
+	sla->penalty_rate = j->penalty_rate * k;
 	sla->type = j->hard ? LIBRA_DEADLINE_HARD : LIBRA_DEADLINE_SOFT;
 	sla->due_date = j->due_date;
 	if (j->due_date > 0.0)
