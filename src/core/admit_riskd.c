@@ -5,6 +5,30 @@
  *  candidate where the mean and deviation of the deadline delays (DDY)
  *  stay within risk_mu and risk_sigma; nodes in index order, priced as
  *  Libra.  The steps common to every policy are in admit.c.
+ *
+ *  What the fast path guarantees equals the plain algorithm (test_admit's
+ *  reference, test_riskd_matches_reference_on_random_ledgers):
+ *  - A node passes with k = min(N, the job's CPUs, what it can take) CPUs,
+ *    else with 1, when the DDY (Eq. 5.2) of its SLA jobs and the new one
+ *    whose deadlines are ahead have a mean (Eq. 5.3) <= risk_mu + 1e-6 and
+ *    a deviation (Eq. 5.4) <= risk_sigma + 1e-6.  Finishes are projected
+ *    by _project_ps(): job i at min(c_i, lambda w_i), w_i = c_i share_i,
+ *    lambda filling the node (water filling: removing saturated jobs until
+ *    none is left finds the lambda any other search finds), the capacity
+ *    handed back as each job completes.
+ *  - Shortcut: node share + k s <= capacity x N + tolerance passes without
+ *    a projection.  Exact: every job then runs at least at its share
+ *    (w_i <= c_i), none is late, every DDY is 1.
+ *  - Shortcut: above it, with risk_mu <= 1 + tolerance, the node fails
+ *    without a projection.  Every job runs below its share until the first
+ *    completes, and that one is late, so the mean is over 1: exact while
+ *    every share is what its job needs (work left = share x (TD - now)).
+ *    A share floored at share_min, or work already done, needs less: the
+ *    first to complete may be on time, and the projection may pass a node
+ *    this refuses (conservative, as Libra's share test).
+ *  - Nodes in index order; the walk stops once the candidates fill the
+ *    request (admit_fill() takes them in order: later nodes cannot change
+ *    the placement).
 \*****************************************************************************/
 
 #include <math.h>

@@ -7,6 +7,35 @@
  *  (ledger.h), and a shortfall's returns are summed two entries at a time
  *  (vec.h), to the bit as one at a time.  The steps common to every policy
  *  are in admit.c.
+ *
+ *  What the fast path guarantees equals the plain algorithm (test_admit's
+ *  reference, test_librasla_matches_reference_on_random_ledgers):
+ *  - A node's jobs are its entries with an SLA, in ledger order, then the
+ *    new job (k CPUs at share RE / (TD - now)), and its return is Fig.
+ *    4.3's with line 11 read as total share <= capacity x N + tolerance
+ *    (nobody late).  The best job is the first with the highest undelayed
+ *    return; in a shortfall it and the hard jobs keep their shares (cut
+ *    alike by cap / kept when they alone exceed the node), the others get
+ *    max(cap - kept, 0) / (total - kept) of theirs, and a cut job's delay
+ *    is its work left at its cut share (at least share_min).  Returns are
+ *    Eq. 4.1/4.5 of the bid (the budget, else Libra's static price).
+ *  - The memo's sums are the node's without the new job, each summed in
+ *    entry order as the plain loop sums it, and _short_pairs() adds in
+ *    entry order: the returns are the plain loop's to the bit.  A memo
+ *    serves only while the node's stamp (its shape, for the returns) and
+ *    the static price's parameters are those it was made with.
+ *  - A node passes with k = min(N, the job's CPUs, what it can take) CPUs,
+ *    else with 1, when its new return >= its return as it is - tolerance x
+ *    max(1, |return|), a hard new job is late by no more than
+ *    LIBRA_DEADLINE_GRACE, and no admitted hard job is delayed.  The last
+ *    is read off the sums (an admitted hard job, and kept share > cap +
+ *    tolerance), not projected: the same while every hard job's share is
+ *    what it needs.  A share floored at share_min needs less; there the
+ *    fast path refuses nodes the projection passes, and names "return"
+ *    where it would name "deadline" (conservative).
+ *  - Candidates by new return, highest first, then node index; too few:
+ *    refused for the deadline when a node failed for the new job's own
+ *    delay alone, else for the return.
 \*****************************************************************************/
 
 #include <math.h>

@@ -15,6 +15,7 @@
 #include "ledger.h"
 #include "params.h"
 #include "price.h"
+#include "settle.h"
 #include "share.h"
 #include "testutil.h"
 
@@ -3060,6 +3061,670 @@ START_TEST(test_libra_price_matches_reference_on_random_ledgers)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* LibraSLA's admission, plainly, from the thesis (section 4.3, Eq.   */
+/* 4.1-4.6, Fig. 4.2 and 4.3; Yeo & Buyya, IEEE Cluster 2005): the    */
+/* reference the fast path (admit_sla.c) is checked against           */
+/* ---------------------------------------------------------------- */
+
+/*
+ * A job as the references see it (the SLA of section 4.2): its CPUs on
+ * the node, RE_i, its submission TSU_i (when it was committed: its share
+ * counts from then), its deadline TD_i = TSU_i + D_i, its share RE_i / D_i
+ * (Eq. 4.3), its budget B_i (< 0: none, its bid is then Libra's static
+ * price), its penalty rate PR_i per hour of delay and its deadline type.
+ * A best-effort job has no SLA: no share, no return, no deadline.
+ */
+typedef struct {
+	int cpus;
+	double re, submit, td, share, budget, pr;
+	bool hard, best_effort;
+} ref_job_t;
+
+#define REF_JOBS 4
+
+typedef struct {
+	int cpus;
+	bool up;
+	int njobs;
+	ref_job_t job[REF_JOBS];
+} ref_sla_node_t;
+
+/* B_i, or without one Libra's static price C_i = PBase (gamma RE_i +
+ * delta RE_i / D_i) (section 3.5.2): what the job pays if it is on time */
+static double _ref_bid(const libra_params_t *p, const ref_job_t *j)
+{
+	if (j->budget >= 0.0)
+		return j->budget;
+	return p->price_base / 3600.0 *
+	       (p->gamma * j->re + p->delta * j->re / (j->td - j->submit));
+}
+
+/* Eq. 4.1, U_i = B_i - DY_i PR_i (PR_i per hour), in Eq. 4.5:
+ * return_ij = (U_ij / RE_i) / D_i */
+static double _ref_return(const libra_params_t *p, const ref_job_t *j,
+			  double dy)
+{
+	double u = _ref_bid(p, j) - dy / 3600.0 * j->pr;
+
+	return (u / j->re) / (j->td - j->submit);
+}
+
+/*
+ * Eq. 4.2, DY_i = max(0, TF_i - TD_i), of a job that runs from now on at
+ * s of each CPU (never below share_min, as no job in the ledger does) with
+ * the work it has left: RE_i less what its share did since TSU_i (ledger.h:
+ * between reports a job progresses at its share).
+ */
+static double _ref_delay(const libra_params_t *p, const ref_job_t *j,
+			 double s, double now)
+{
+	double left = fmax(j->re - j->share * (now - j->submit), 0.0);
+	double tf = now + left / fmax(s, p->share_min);
+
+	return fmax(tf - j->td, 0.0);
+}
+
+/*
+ * compute_new_return (Fig. 4.3) of the jobs list[0..n) on a node of
+ * capacity cap at now; dy[i] gets each one's projected delay.  Line 11 is
+ * read as the prose has it (notes 3.4): total_share_j within the node's
+ * processor time (and the share tests' tolerance) is the spare-capacity
+ * case, where nobody is late whoever gets the rest (lines 12-15).  In a
+ * shortfall (lines 16-26) the job with the highest return (the first of
+ * equals: lines 3, 7) and the hard ones keep their shares (line 19), and
+ * the soft others share what is left in proportion to their shares (line
+ * 21).  Beyond the thesis: kept jobs that alone exceed the node are cut
+ * alike to fit it.
+ */
+static double _ref_compute_new_return(const libra_params_t *p,
+				      const ref_job_t *list, int n,
+				      double cap, double now, double *dy)
+{
+	double total = 0.0, kept = 0.0, best_ret = -INFINITY, ret = 0.0;
+	double cut, rest;
+	int best = -1;
+
+	for (int i = 0; i < n; i++) {		/* lines 3-10 */
+		dy[i] = 0.0;
+		if (list[i].best_effort)
+			continue;
+		total += list[i].cpus * list[i].share;
+		if (_ref_return(p, &list[i], 0.0) > best_ret) {
+			best_ret = _ref_return(p, &list[i], 0.0);
+			best = i;
+		}
+	}
+	if (total <= cap + p->tolerance) {	/* lines 11-15 */
+		for (int i = 0; i < n; i++)
+			if (!list[i].best_effort)
+				ret += _ref_return(p, &list[i], 0.0);
+		return ret;
+	}
+	for (int i = 0; i < n; i++)
+		if (!list[i].best_effort && (i == best || list[i].hard))
+			kept += list[i].cpus * list[i].share;
+	/* the part of its share a kept job gets, and another job */
+	cut = kept > cap ? cap / kept : 1.0;
+	rest = total > kept ? fmax(cap - kept, 0.0) / (total - kept) : 1.0;
+	for (int i = 0; i < n; i++) {		/* lines 16-26 */
+		double f = i == best || list[i].hard ? cut : rest;
+
+		if (list[i].best_effort)
+			continue;
+		if (f < 1.0)	/* lines 21-23 */
+			dy[i] = _ref_delay(p, &list[i], list[i].share * f,
+					   now);
+		ret += _ref_return(p, &list[i], dy[i]);
+	}
+	return ret;
+}
+
+enum { REF_NO, REF_LATE, REF_YES };
+
+/*
+ * Fig. 4.2 lines 2-11 on node nd with k CPUs of the new job nj: is the
+ * node's new return (line 3) at least its return as it is (line 5, within
+ * the tolerance), is the new job, if hard, not late (line 8, within
+ * LIBRA_DEADLINE_GRACE, the clock's granularity), and (beyond the thesis,
+ * admit.h) is no admitted hard job delayed?  REF_LATE: only the new job's
+ * own deadline stands in the way.  *edge: the return or the new job's
+ * delay was within rounding of its threshold.
+ */
+static int _ref_sla_node(const libra_params_t *p, const ref_sla_node_t *nd,
+			 const ref_job_t *nj, int k, double now,
+			 double *new_ret, bool *edge)
+{
+	ref_job_t list[REF_JOBS + 1];
+	double dy[REF_JOBS + 1], cap = p->capacity * nd->cpus, ret, slack;
+	int n = nd->njobs;
+
+	memcpy(list, nd->job, (size_t) n * sizeof(*list));
+	ret = _ref_compute_new_return(p, list, n, cap, now, dy);
+	list[n] = *nj;				/* line 2 */
+	list[n].cpus = k;
+	*new_ret = _ref_compute_new_return(p, list, n + 1, cap, now, dy);
+	for (int i = 0; i < n; i++)
+		if (!list[i].best_effort && list[i].hard && dy[i] > 0.0)
+			return REF_NO;
+	slack = p->tolerance * fmax(1.0, fabs(ret));
+	if (fabs(*new_ret - ret + slack) <= slack)
+		*edge = true;
+	if (*new_ret < ret - slack)		/* line 5 */
+		return REF_NO;
+	if (!nj->hard)				/* lines 6-7 */
+		return REF_YES;
+	if (fabs(dy[n] - LIBRA_DEADLINE_GRACE) < 1e-6)
+		*edge = true;
+	return dy[n] > LIBRA_DEADLINE_GRACE ? REF_LATE : REF_YES;
+}
+
+/*
+ * Refused before any policy (admit.h): for its resources when the up
+ * nodes have too few CPUs at all, for its deadline when its share is more
+ * than a whole CPU.
+ */
+static bool _ref_refused_first(const ref_sla_node_t *nodes, int n,
+			       const libra_params_t *p, const ref_job_t *nj,
+			       int cpus, libra_verdict_t *v)
+{
+	int up = 0;
+
+	for (int i = 0; i < n; i++)
+		up += nodes[i].up ? nodes[i].cpus : 0;
+	*v = up < cpus ? LIBRA_REJECT_RESOURCES : LIBRA_REJECT_DEADLINE;
+	return up < cpus || nj->share > 1.0 + p->tolerance;
+}
+
+/*
+ * LibraSLA's admission (Fig. 4.2) of cpus CPUs of job nj on nodes[0..n)
+ * at now, into take[] (CPUs per node) and *price.  Each up node offers all
+ * its CPUs up to the job's if it passes with them, else one (the thesis'
+ * nodes have one CPU).  The nodes that pass, by new return, highest first
+ * (line 14; then the lower index), take the job (lines 15-17); too few:
+ * refused (line 19), for its deadline when a node failed for the new
+ * job's own delay alone, else for the return.  The price is the bid: B,
+ * or Libra's static price for each CPU.
+ */
+static libra_verdict_t _ref_sla(const ref_sla_node_t *nodes, int n,
+				const libra_params_t *p, const ref_job_t *nj,
+				int cpus, double now, int *take,
+				double *price, bool *edge)
+{
+	double ret[64];
+	int room[64], need = cpus, late = 0;
+	libra_verdict_t v;
+
+	memset(take, 0, (size_t) n * sizeof(*take));
+	if (_ref_refused_first(nodes, n, p, nj, cpus, &v))
+		return v;
+	for (int j = 0; j < n; j++) {		/* lines 1-12 */
+		int k = nodes[j].cpus < cpus ? nodes[j].cpus : cpus, ok;
+
+		room[j] = 0;
+		if (!nodes[j].up)
+			continue;
+		ok = _ref_sla_node(p, &nodes[j], nj, k, now, &ret[j], edge);
+		late += ok == REF_LATE;
+		if (ok != REF_YES && k > 1) {
+			k = 1;
+			ok = _ref_sla_node(p, &nodes[j], nj, k, now, &ret[j],
+					   edge);
+			late += ok == REF_LATE;
+		}
+		room[j] = ok == REF_YES ? k : 0;
+	}
+	while (need > 0) {			/* lines 13-17 */
+		int top = -1;
+
+		for (int j = 0; j < n; j++) {
+			if (!room[j] || take[j])
+				continue;
+			if (top >= 0 && ret[j] != ret[top] &&
+			    fabs(ret[j] - ret[top]) <=
+			    1e-12 * fmax(1.0, fabs(ret[top])))
+				*edge = true;	/* a near tie */
+			if (top < 0 || ret[j] > ret[top])
+				top = j;
+		}
+		if (top < 0)
+			break;
+		take[top] = room[top] < need ? room[top] : need;
+		need -= take[top];
+	}
+	if (need > 0) {				/* line 19 */
+		memset(take, 0, (size_t) n * sizeof(*take));
+		return late ? LIBRA_REJECT_DEADLINE : LIBRA_REJECT_RETURN;
+	}
+	*price = nj->budget >= 0.0 ? nj->budget : cpus * _ref_bid(p, nj);
+	return LIBRA_ACCEPT;
+}
+
+/*
+ * A random job submitted at "submit": a window D of 64, 128 or 256 s, RE
+ * 4 s to D (a share k/256: exact sums) or, in one in fifty new jobs
+ * ("fresh"), 8 s more than D; a budget of 1 to 3 x RE in seven of ten, a
+ * penalty rate of about 0, 36, 3,600 or 360,000 per hour, a hard deadline
+ * in three of ten.  No share is floored at share_min: a floored share is
+ * more than its job needs, where the fast paths refuse nodes the plain
+ * projections pass (admit_sla.c and admit_riskd.c say so).
+ */
+static void _random_ref_job(uint64_t *st, ref_job_t *j, double submit,
+			    bool fresh)
+{
+	static const double rates[] = { 0.0, 36.0, 3600.0, 360000.0 };
+	double w = 64.0 * (1 << (int) (_unit(st) * 3));
+
+	memset(j, 0, sizeof(*j));
+	j->cpus = 1;
+	j->submit = submit;
+	j->td = submit + w;
+	j->re = 4.0 + (double) (int) (_unit(st) * (w - 3.0));
+	if (fresh && _unit(st) < 0.02)
+		j->re = w + 8.0;
+	j->share = j->re / w;
+	j->budget = _unit(st) < 0.3 ? NO_BUDGET :
+		    1.0 + (double) (int) (_unit(st) * 2.0 * j->re);
+	j->pr = rates[(int) (_unit(st) * 4)] * (0.5 + _unit(st));
+	j->hard = _unit(st) < 0.3;
+}
+
+static libra_sla_t _ref_sla_of(const ref_job_t *j)
+{
+	libra_sla_t sla = _sla(j->re, j->submit, j->td, j->budget);
+
+	sla.set |= LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
+	sla.penalty_rate = j->pr;
+	sla.type = j->hard ? LIBRA_DEADLINE_HARD : LIBRA_DEADLINE_SOFT;
+	return sla;
+}
+
+/*
+ * n random nodes of 1-4 CPUs, each up with probability 0.9, with up to
+ * REF_JOBS jobs (_random_ref_job()) of 1 CPU to all of the node's, one in
+ * ten best effort, committed at now - 0..55 s, so that every deadline is
+ * still ahead at now + 8; up to 1.5 x the node's CPUs in all (LibraSLA
+ * lets soft jobs overload a node).  Committed in l and kept in nodes[].
+ */
+static void _random_sla_nodes(uint64_t *st, libra_ledger_t *l,
+			      ref_sla_node_t *nodes, int n, double now)
+{
+	uint32_t id = 1;
+
+	for (int i = 0; i < n; i++) {
+		ref_sla_node_t *nd = &nodes[i];
+		int jobs = (int) (_unit(st) * (REF_JOBS + 1));
+		double load = 0.0;
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		nd->cpus = 1 + (int) (_unit(st) * 4);
+		nd->up = _unit(st) > 0.1;
+		nd->njobs = 0;
+		ck_assert_int_eq(libra_ledger_add_node(l, name, nd->cpus), i);
+		libra_ledger_set_node_up(l, i, nd->up);
+		for (int k = 0; k < jobs && nd->up; k++) {
+			ref_job_t *j = &nd->job[nd->njobs];
+			double t0 = now - (double) (int) (_unit(st) * 56);
+			libra_place_t pl = PLACE(i, 1);
+			libra_sla_t sla;
+
+			_random_ref_job(st, j, t0, false);
+			j->cpus = pl.cpus = 1 + (int) (_unit(st) * nd->cpus);
+			j->best_effort = _unit(st) < 0.1;
+			if (!j->best_effort &&
+			    load + j->cpus * j->share > 1.5 * nd->cpus)
+				continue;
+			sla = _ref_sla_of(j);
+			ck_assert_int_eq(libra_ledger_commit(l, id++,
+					 j->best_effort ? NULL : &sla, &pl, 1,
+					 t0), 0);
+			load += j->best_effort ? 0.0 : j->cpus * j->share;
+			nd->njobs++;
+		}
+	}
+}
+
+/*
+ * The quote against a reference's verdict, CPUs per node (take[], for an
+ * admission) and price (an admission's; a budget refusal's least price).
+ */
+static void _ck_reference(int trial, libra_verdict_t want, const int *take,
+			  int n, double price)
+{
+	ck_assert_msg(q.verdict == want, "trial %d: fast path %s, reference %s",
+		      trial, libra_verdict_name(q.verdict),
+		      libra_verdict_name(want));
+	if (want == LIBRA_ACCEPT) {
+		for (int i = 0; i < n; i++)
+			ck_assert_msg(_on(i) == take[i],
+				      "trial %d: node %d: fast path %d CPUs, reference %d",
+				      trial, i, _on(i), take[i]);
+		ck_assert_msg(fabs(q.price - price) <= 1e-9 * fabs(price),
+			      "trial %d: price %.12g, the reference %.12g",
+			      trial, q.price, price);
+	} else if (want == LIBRA_REJECT_BUDGET) {
+		ck_assert_msg(fabs(q.least_price - price) <= 1e-9 * price,
+			      "trial %d: least price %.12g, the reference %.12g",
+			      trial, q.least_price, price);
+	}
+}
+
+/* Does the quote say what the reference does (as _ck_reference())? */
+static bool _quote_is(libra_verdict_t want, const int *take, int n,
+		      double price)
+{
+	if (q.verdict != want)
+		return false;
+	for (int i = 0; want == LIBRA_ACCEPT && i < n; i++)
+		if (_on(i) != take[i])
+			return false;
+	if (want == LIBRA_ACCEPT)
+		return fabs(q.price - price) <= 1e-9 * fabs(price);
+	return want != LIBRA_REJECT_BUDGET ||
+	       fabs(q.least_price - price) <= 1e-9 * price;
+}
+
+/*
+ * What a reference check saw: the quotes that agreed, the boundary cases
+ * (a test of the reference's within rounding of its threshold: compared,
+ * not asserted) and how many of those agreed all the same, the verdicts.
+ */
+typedef struct {
+	int agree, edge, edge_same;
+	int seen[LIBRA_REJECT_DUEDATE + 1];
+} ref_tally_t;
+
+static void _ref_count(ref_tally_t *t, int trial, bool near,
+		       libra_verdict_t want, const int *take, int n,
+		       double price)
+{
+	if (near) {
+		t->edge++;
+		t->edge_same += _quote_is(want, take, n, price);
+		return;
+	}
+	_ck_reference(trial, want, take, n, price);
+	t->agree++;
+	t->seen[want]++;
+}
+
+/*
+ * Print the tally (in the test's log): every quote agreed or was a
+ * boundary case, at most 1% were, and each verdict of must[0..3) was
+ * seen in at least 2% of them (the cases test every side).
+ */
+static void _ref_report(const char *name, const ref_tally_t *t, int quotes,
+			const libra_verdict_t must[3])
+{
+	const int *v = t->seen;
+
+	printf("%s reference: %d of %d quotes agreed, %d skipped as boundary cases (%d of them the same all the same); %d accepted, refused: %d return, %d risk, %d deadline, %d budget, %d resources\n",
+	       name, t->agree, quotes, t->edge, t->edge_same,
+	       v[LIBRA_ACCEPT], v[LIBRA_REJECT_RETURN], v[LIBRA_REJECT_RISK],
+	       v[LIBRA_REJECT_DEADLINE], v[LIBRA_REJECT_BUDGET],
+	       v[LIBRA_REJECT_RESOURCES]);
+	ck_assert_int_eq(t->agree + t->edge, quotes);
+	ck_assert_int_le(t->edge, quotes / 100);
+	for (int i = 0; i < 3; i++)
+		ck_assert_msg(v[must[i]] >= quotes / 50,
+			      "%s: %d of %d quotes %s: the cases do not test every side",
+			      name, v[must[i]], quotes,
+			      libra_verdict_name(must[i]));
+}
+
+START_TEST(test_librasla_matches_reference_on_random_ledgers)
+{
+	uint64_t st = 0x853c49e6748fea9bULL;
+	ref_tally_t t = { 0 };
+
+	for (int trial = 0; trial < 2000; trial++) {
+		int n = 1 + (int) (_unit(&st) * 6), take[64];
+		ref_sla_node_t nodes[64];
+		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+		libra_params_t p = _params(LIBRA_POLICY_SLA);
+
+		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
+		_random_sla_nodes(&st, l, nodes, n, 1000.0);
+		/* twice: the second quote from the memos the first made */
+		for (int pass = 0; pass < 2; pass++) {
+			double now = 1000.0 + 8.0 * pass, price = 0.0;
+			int cpus = 1 + (int) (_unit(&st) * 4);
+			bool near = false;
+			ref_job_t nj;
+			libra_sla_t sla;
+			libra_verdict_t want;
+
+			_random_ref_job(&st, &nj, now, true);
+			sla = _ref_sla_of(&nj);
+			want = _ref_sla(nodes, n, &p, &nj, cpus, now, take,
+					&price, &near);
+			_admit(l, &p, &sla, cpus, 0, 0, now);
+			_ref_count(&t, 2 * trial + pass, near, want, take, n,
+				   price);
+		}
+		libra_ledger_destroy(l);
+	}
+	_ref_report("librasla", &t, 4000, (libra_verdict_t[3]) {
+		LIBRA_ACCEPT, LIBRA_REJECT_RETURN, LIBRA_REJECT_DEADLINE });
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* LibraRiskD's admission, plainly, from the thesis (section 5.2,     */
+/* Eq. 5.1-5.6, Fig. 5.1; Yeo & Buyya, ICPP 2006): the reference the  */
+/* fast path (admit_riskd.c) is checked against                       */
+/* ---------------------------------------------------------------- */
+
+/*
+ * lambda such that the running jobs' rates min(c_i, lambda w_i) fill the
+ * capacity cap, found by bisection; when they cannot (all of their CPUs
+ * are no more than cap) one at which every job runs at its CPUs.
+ */
+static double _ref_level(int n, const double *c, const double *w,
+			 const bool *done, double cap)
+{
+	double all = 0.0, lo = 0.0, hi = 0.0;
+
+	for (int i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		all += c[i];
+		hi = fmax(hi, c[i] / w[i]);
+	}
+	if (all <= cap)
+		return hi;
+	for (int it = 0; it < 200; it++) {
+		double mid = 0.5 * (lo + hi), fill = 0.0;
+
+		for (int i = 0; i < n; i++)
+			if (!done[i])
+				fill += fmin(c[i], mid * w[i]);
+		if (fill > cap)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/*
+ * Fig. 5.1 line 4's DY_i needs each job's finish; the thesis does not say
+ * how to project it (notes 4.3).  The model admit.h names: weighted
+ * processor sharing, job i of c_i CPUs and weight w_i = c_i share_i
+ * running at min(c_i, lambda w_i) (_ref_level()) until the next job ends,
+ * then the rates found again.  work[] (CPU-seconds) is used up; finish[]
+ * gets when each job ends.
+ */
+static void _ref_ps(int n, const double *c, const double *w, double *work,
+		    double cap, double now, double *finish)
+{
+	bool done[REF_JOBS + 1];
+	double t = now;
+	int left = n;
+
+	for (int i = 0; i < n; i++) {
+		done[i] = !(work[i] > 0.0);
+		finish[i] = now;
+		left -= done[i];
+	}
+	while (left > 0) {
+		double r[REF_JOBS + 1], dt = INFINITY;
+		double lambda = _ref_level(n, c, w, done, cap);
+
+		for (int i = 0; i < n; i++) {
+			if (done[i])
+				continue;
+			r[i] = fmin(c[i], lambda * w[i]);
+			dt = fmin(dt, work[i] / r[i]);
+		}
+		t += dt;
+		for (int i = 0; i < n; i++) {
+			if (done[i])
+				continue;
+			if (work[i] / r[i] <= dt * (1.0 + 1e-12)) {
+				done[i] = true;
+				finish[i] = t;
+				left--;
+			} else {
+				work[i] -= r[i] * dt;
+			}
+		}
+	}
+}
+
+/*
+ * Fig. 5.1 lines 2-7 on node nd with k CPUs of the new job nj at now: each
+ * job's finish projected (line 4, _ref_ps()), its DY_i (Eq. 5.1) and
+ * DDY_i = (DY_i + remainD_i) / remainD_i (Eq. 5.2), their mean mu_j (Eq.
+ * 5.3) and the risk sigma_j (Eq. 5.4, as the mean squared deviation from
+ * mu_j: the same, without its cancellation).  Line 8's sigma_j = 0 read
+ * as admit.h has it: sigma_j <= risk_sigma and mu_j <= risk_mu, each
+ * within 1e-6.  *edge: sigma_j or mu_j within 5e-7 of its limit.
+ */
+static bool _ref_riskd_node(const libra_params_t *p,
+			    const ref_sla_node_t *nd, const ref_job_t *nj,
+			    int k, double now, bool *edge)
+{
+	ref_job_t list[REF_JOBS + 1];
+	double c[REF_JOBS + 1], w[REF_JOBS + 1], work[REF_JOBS + 1];
+	double tf[REF_JOBS + 1], ddy[REF_JOBS + 1], mu = 0.0, var = 0.0;
+	double sigma_max = p->risk_sigma + 1e-6, mu_max = p->risk_mu + 1e-6;
+	int n = 0;
+
+	for (int i = 0; i < nd->njobs; i++)	/* best effort: no DY */
+		if (!nd->job[i].best_effort)
+			list[n++] = nd->job[i];
+	list[n] = *nj;				/* line 2 */
+	list[n++].cpus = k;
+	for (int i = 0; i < n; i++) {
+		c[i] = list[i].cpus;
+		w[i] = c[i] * list[i].share;
+		work[i] = c[i] * fmax(list[i].re - list[i].share *
+				      (now - list[i].submit), 0.0);
+	}
+	_ref_ps(n, c, w, work, p->capacity * nd->cpus, now, tf);
+	for (int i = 0; i < n; i++) {		/* lines 3-5 */
+		double remain = list[i].td - now;
+		double dy = fmax(tf[i] - list[i].td, 0.0);
+
+		ddy[i] = (dy + remain) / remain;
+		mu += ddy[i] / n;
+	}
+	for (int i = 0; i < n; i++)		/* line 6 */
+		var += (ddy[i] - mu) * (ddy[i] - mu) / n;
+	if (fabs(sqrt(var) - sigma_max) <= 5e-7 ||
+	    fabs(mu - mu_max) <= 5e-7)
+		*edge = true;
+	return sqrt(var) <= sigma_max && mu <= mu_max;	/* line 8 */
+}
+
+/*
+ * LibraRiskD's admission (Fig. 5.1) of cpus CPUs of job nj on nodes[0..n)
+ * at now, into take[] and *price.  The up nodes in index order (no best
+ * fit), each with all its CPUs up to the job's if they pass, else one,
+ * take the job (lines 12-15) until it is placed (the nodes after cannot
+ * change that); too few: refused for the risk (line 17).  Priced as Libra,
+ * C_i = PBase (gamma RE + delta RE / D) for each CPU; over the budget:
+ * refused for it, at that price.
+ */
+static libra_verdict_t _ref_riskd(const ref_sla_node_t *nodes, int n,
+				  const libra_params_t *p,
+				  const ref_job_t *nj, int cpus, double now,
+				  int *take, double *price, bool *edge)
+{
+	ref_job_t static_price;
+	int need = cpus;
+	libra_verdict_t v;
+
+	memset(take, 0, (size_t) n * sizeof(*take));
+	if (_ref_refused_first(nodes, n, p, nj, cpus, &v))
+		return v;
+	for (int j = 0; j < n && need > 0; j++) {	/* lines 1-11 */
+		int k = nodes[j].cpus < cpus ? nodes[j].cpus : cpus;
+
+		if (!nodes[j].up)
+			continue;
+		if (!_ref_riskd_node(p, &nodes[j], nj, k, now, edge)) {
+			if (k == 1 ||
+			    !_ref_riskd_node(p, &nodes[j], nj, 1, now, edge))
+				continue;
+			k = 1;
+		}
+		take[j] = k < need ? k : need;
+		need -= take[j];
+	}
+	if (need > 0) {					/* line 17 */
+		memset(take, 0, (size_t) n * sizeof(*take));
+		return LIBRA_REJECT_RISK;
+	}
+	static_price = *nj;	/* its bid without a budget */
+	static_price.budget = NO_BUDGET;
+	*price = cpus * _ref_bid(p, &static_price);
+	if (nj->budget >= 0.0 &&
+	    *price > nj->budget + p->tolerance * fmax(1.0, nj->budget))
+		return LIBRA_REJECT_BUDGET;
+	return LIBRA_ACCEPT;
+}
+
+START_TEST(test_riskd_matches_reference_on_random_ledgers)
+{
+	static const double sigmas[] = { 0.0, 0.05, 0.25, 1.0 };
+	static const double mus[] = { 1.0, 1.1, 1.5, 3.0 };
+	uint64_t st = 0xda3e39cb94b95bdbULL;
+	ref_tally_t t = { 0 };
+
+	for (int trial = 0; trial < 2000; trial++) {
+		int n = 1 + (int) (_unit(&st) * 6), take[64];
+		int cpus = 1 + (int) (_unit(&st) * 4);
+		ref_sla_node_t nodes[64];
+		libra_ledger_t *l = libra_ledger_create(LIBRA_SHARE_MIN_DEFAULT);
+		libra_params_t p = _params(LIBRA_POLICY_RISKD);
+		double now = 1000.0, price = 0.0;
+		bool near = false;
+		ref_job_t nj;
+		libra_sla_t sla;
+		libra_verdict_t want;
+
+		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
+		p.risk_sigma = sigmas[(int) (_unit(&st) * 4)];
+		p.risk_mu = mus[(int) (_unit(&st) * 4)];
+		_random_sla_nodes(&st, l, nodes, n, now);
+		_random_ref_job(&st, &nj, now, true);
+		if (nj.budget >= 0.0)	/* for each CPU: fewer over it */
+			nj.budget *= 1.5 * cpus;
+		sla = _ref_sla_of(&nj);
+		want = _ref_riskd(nodes, n, &p, &nj, cpus, now, take, &price,
+				  &near);
+		_admit(l, &p, &sla, cpus, 0, 0, now);
+		libra_ledger_destroy(l);
+		_ref_count(&t, trial, near, want, take, n, price);
+	}
+	_ref_report("librariskd", &t, 2000, (libra_verdict_t[3]) {
+		LIBRA_ACCEPT, LIBRA_REJECT_RISK, LIBRA_REJECT_BUDGET });
+}
+END_TEST
+
 /* Libra, its placement and prices, Libra+$, the offers, Libra+$Auto */
 static void _add_price_cases(Suite *s)
 {
@@ -3156,6 +3821,7 @@ static void _add_sla_cases(Suite *s)
 	T(tc, test_librasla_refuses_when_return_falls);
 	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
 	T(tc, test_librasla_spare_capacity_accepts);
+	T(tc, test_librasla_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("librariskd");
@@ -3170,6 +3836,7 @@ static void _add_sla_cases(Suite *s)
 	T(tc, test_riskd_refuses_when_mean_too_high);
 	T(tc, test_riskd_takes_nodes_in_index_order);
 	T(tc, test_riskd_skips_risky_node_for_safe_one);
+	T(tc, test_riskd_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("held");
