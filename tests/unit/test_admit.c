@@ -3473,6 +3473,52 @@ static void _ref_report(const char *name, const ref_tally_t *t, int quotes,
 			      libra_verdict_name(must[i]));
 }
 
+/*
+ * What the references found (issue 41): a share raised to its floor
+ * (share_min) needs less than it holds, and two fast-path shortcuts read
+ * the sums instead of projecting.  The plain algorithms (Fig. 5.1; Fig.
+ * 4.3 with every job projected) accept both jobs below; the fast paths
+ * refuse them, on the safe side.  These cases pin today's decisions: a
+ * change that projects where a share is floored turns them round, with
+ * test-digest recorded again.
+ */
+START_TEST(test_floored_shares_are_judged_from_the_sums)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t a = _sla(1, 0, 1000, NO_BUDGET);
+	libra_sla_t b = _sla(989, 0, 1000, NO_BUDGET);
+	libra_sla_t n = _sla(2, 0, 1000, NO_BUDGET);
+	libra_place_t pl = PLACE(0, 1);
+
+	/* LibraRiskD, risk_mu 1: A's 0.001 floored to 0.01 beside B's
+	 * 0.989 makes 0.999 + the new 0.002 > 1, refused for risk without
+	 * a projection that has every job on time */
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &pl, 1, 0), 0);
+	_admit(l, &p, &n, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RISK);
+	p.risk_mu = 1.001;	/* projected: accepted */
+	_admit(l, &p, &n, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+
+	/* LibraSLA: a hard job of 1 s by 256 s, floored to 0.01, still
+	 * finishes near 101 s beside a soft job of 255 s by 256 s; the sums
+	 * say it is delayed, and the soft job is refused */
+	l = _nodes(1, 1);
+	p = _params(LIBRA_POLICY_SLA);
+	a = _sla(1, 0, 256, NO_BUDGET);
+	n = _sla(255, 0, 256, 1000);
+	n.set |= LIBRA_SLA_TYPE;
+	n.type = LIBRA_DEADLINE_SOFT;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &n, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RETURN);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_librasla_matches_reference_on_random_ledgers)
 {
 	uint64_t st = 0x853c49e6748fea9bULL;
@@ -3821,6 +3867,7 @@ static void _add_sla_cases(Suite *s)
 	T(tc, test_librasla_refuses_when_return_falls);
 	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
 	T(tc, test_librasla_spare_capacity_accepts);
+	T(tc, test_floored_shares_are_judged_from_the_sums);
 	T(tc, test_librasla_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 
