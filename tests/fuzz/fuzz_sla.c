@@ -75,14 +75,28 @@ static void _assert_parsed(const libra_sla_t *s, const char *text)
 static void _finish(const libra_sla_t *parsed, double time_limit,
 		    double slurm_deadline, const char *text)
 {
-	libra_sla_t s = *parsed;
+	libra_sla_t s = *parsed, later = *parsed;
 	char err[256];
-	libra_sla_err_t rc;
+	libra_sla_err_t rc, rc_later;
 
+	/* finished with the runtime's comparison left for later, then that
+	 * comparison: the same verdict as finishing at once */
 	err[0] = '\0';
-	rc = libra_sla_finish(&s, time_limit, slurm_deadline, err,
+	rc_later = libra_sla_finish(&later, time_limit, slurm_deadline,
+				    LIBRA_SLA_RUNTIME_LATER, err,
+				    sizeof(err));
+	fuzz_check_err(err, sizeof(err));
+	if (rc_later == LIBRA_SLA_OK) {
+		rc_later = libra_sla_check_runtime(&later, err, sizeof(err));
+		fuzz_check_err(err, sizeof(err));
+	}
+	err[0] = '\0';
+	rc = libra_sla_finish(&s, time_limit, slurm_deadline, 0, err,
 			      sizeof(err));
 	fuzz_check_err(err, sizeof(err));
+	FUZZ_ASSERT((rc == LIBRA_SLA_OK) == (rc_later == LIBRA_SLA_OK),
+		    "finish %d, finish later and check %d for \"%s\"", rc,
+		    rc_later, text);
 	if (rc != LIBRA_SLA_OK) {
 		FUZZ_ASSERT(err[0] != '\0', "no message for \"%s\"", text);
 		return;
