@@ -3,13 +3,16 @@
 # shellcheck source-path=SCRIPTDIR
 # test_sched_opt: opt=time against opt=cost for the same job (issue 42,
 # item 4; the thesis' QoSOptimization).  One node of one CPU, enforcement
-# on.  The same job, 18 s of work declared as 20 s by 3 minutes, is
+# on.  The same job, 10 s of work declared as 20 s by 3 minutes, is
 # submitted twice at once: first with opt=cost (the default, a share of
 # 20/180 = 0.11), then with opt=time (libra_spank's --optimize), admitted for the earliest finish the
 # CPU left can give (about 0.9 - 0.11 of it).  The weights make the second
 # finish first although it started second, and Libra+$ charges it more
 # for the larger share; both meet the deadline, and the record of the
-# opt=time job carries its target, the planned finish.
+# opt=time job carries its target, the planned finish.  Half the work
+# declared leaves room for a busy machine (two clusters on this CPU, as
+# in the compatibility suite): the opt=time job still ends before its
+# planned finish with under half the CPU.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -22,7 +25,7 @@ cluster_start
 
 price_re='libra: admitted: price ([0-9.]+) '
 libra_sbatch_admitted "opt=cost" -J cost -w n1 -n 1 \
-	--comment="runtime=20s,deadline=3m,budget=1000,opt=cost" --wrap "$burn 18"
+	--comment="runtime=20s,deadline=3m,budget=1000,opt=cost" --wrap "$burn 10"
 cost=$SB_JOBID
 [[ $SB_OUT =~ $price_re ]] || fail "opt=cost: no price in: $SB_OUT"
 cost_price=${BASH_REMATCH[1]}
@@ -30,7 +33,7 @@ cost_price=${BASH_REMATCH[1]}
 libra_sbatch_refused "--optimize=fast" "libra: --optimize: 'fast' is not cost or time" \
 	-J bad -w n1 -n 1 --optimize=fast --comment="runtime=20s,deadline=3m" --wrap true
 libra_sbatch_admitted "opt=time" -J time -w n1 -n 1 --optimize=time \
-	--comment="runtime=20s,deadline=3m,budget=1000" --wrap "$burn 18"
+	--comment="runtime=20s,deadline=3m,budget=1000" --wrap "$burn 10"
 fast=$SB_JOBID
 [[ $SB_OUT =~ $price_re ]] || fail "opt=time: no price in: $SB_OUT"
 time_price=${BASH_REMATCH[1]}

@@ -113,7 +113,7 @@ static struct {
 	char cpuset_node[PATH_MAX];	/* v1 pinning, or "" */
 	int cpus;			/* the job's CPUs on this node */
 	bool has_sla, best_effort;
-	double runtime, deadline;
+	double runtime, deadline, target;
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
 	unsigned last_weight;
@@ -455,7 +455,8 @@ static bool _load_sla(void)
 				/* what the ledger committed the share to:
 				 * a due date's or opt=time's target, else
 				 * the deadline (libra_sla_target()) */
-				cg.deadline = libra_sla_target(&rec.sla);
+				cg.deadline = rec.sla.deadline;
+				cg.target = libra_sla_target(&rec.sla);
 				cg.begin = rec.begin;
 			}
 			for (int i = 0; i < rec.nplace; i++)
@@ -528,18 +529,21 @@ static double _cpu_seconds(void)
 /* The job's share now, per CPU (share.h clamps). */
 static double _share_now(void)
 {
-	double done;
+	double done, t;
 	struct timespec now;
 
 	if (!cg.has_sla || cg.best_effort)
 		return cg.share_min;
 	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
 	clock_gettime(CLOCK_REALTIME, &now);
+	t = now.tv_sec + now.tv_nsec / 1e9;
 	/* share_min before its begin: a job counted from a boot that came
-	 * early (libra_share_enforced()) */
-	return libra_share_enforced(cg.runtime, done,
-				    now.tv_sec + now.tv_nsec / 1e9, cg.begin,
-				    cg.deadline, cg.interval, cg.share_min);
+	 * early (libra_share_enforced()); paced to its target, and once
+	 * that has passed with work left (a busy node), to its deadline,
+	 * which is still the agreement */
+	return libra_share_enforced(cg.runtime, done, t, cg.begin,
+				    t < cg.target ? cg.target : cg.deadline,
+				    cg.interval, cg.share_min);
 }
 
 static void _update_weight(void)
