@@ -26,12 +26,14 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
 }
 
 extern double libra_share_enforced(double runtime, double cpu_done,
-				   double now, double begin, double deadline,
-				   double lead, double share_min)
+				   double now, double begin, double target,
+				   double deadline, double lead,
+				   double share_min)
 {
 	if (begin > 0.0 && now < begin)
 		return share_min;	/* before its share counts */
-	return libra_share_paced(runtime, cpu_done, now, deadline, lead,
+	return libra_share_paced(runtime, cpu_done, now,
+				 now < target ? target : deadline, lead,
 				 share_min);
 }
 

@@ -60,11 +60,15 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
  * counted from the boot of powered-down nodes (design.md decision 24) can
  * run before its begin, when its nodes boot sooner than libra_power_boot;
  * the capacity before its begin may be committed to others, so until then
- * it takes only what they leave.
+ * it takes only what they leave.  Paced to "target" (what the ledger
+ * committed the share to: a due date's or opt=time's, libra_sla_target();
+ * else the deadline) and, once that has passed with work left (a busy
+ * node), to the deadline, which is still the agreement.
  */
 extern double libra_share_enforced(double runtime, double cpu_done,
-				   double now, double begin, double deadline,
-				   double lead, double share_min);
+				   double now, double begin, double target,
+				   double deadline, double lead,
+				   double share_min);
 
 /* The clamped share from remaining work and time left. */
 extern double libra_share_remaining(double work, double time_left,

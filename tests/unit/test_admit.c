@@ -40,6 +40,14 @@ static libra_sla_t _sla(double re, double submit, double td, double budget)
 	return sla;
 }
 
+/* The SLA with a soft deadline. */
+static libra_sla_t _soft(libra_sla_t sla)
+{
+	sla.set |= LIBRA_SLA_TYPE;
+	sla.type = LIBRA_DEADLINE_SOFT;
+	return sla;
+}
+
 static libra_params_t _params(libra_policy_t policy)
 {
 	libra_params_t p;
@@ -3509,9 +3517,7 @@ START_TEST(test_floored_shares_are_judged_from_the_sums)
 	l = _nodes(1, 1);
 	p = _params(LIBRA_POLICY_SLA);
 	a = _sla(1, 0, 256, NO_BUDGET);
-	n = _sla(255, 0, 256, 1000);
-	n.set |= LIBRA_SLA_TYPE;
-	n.type = LIBRA_DEADLINE_SOFT;
+	n = _soft(_sla(255, 0, 256, 1000));
 	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
 	_admit(l, &p, &n, 1, 0, 0, 0);
 	ck_assert_verdict(LIBRA_REJECT_RETURN);

@@ -160,20 +160,34 @@ START_TEST(test_share_enforced_waits_for_the_begin)
 {
 	/* counted from a boot at 300: share_min before, paced from then on,
 	 * with the work done early counted as done */
-	ck_assert_double_eq_tol(libra_share_enforced(100, 0, 100, 300, 400, 2,
+	ck_assert_double_eq_tol(libra_share_enforced(100, 0, 100,
+						     300, 400, 400, 2,
 						     SMIN), SMIN, TOL);
-	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 299.9, 300, 400,
-						     2, SMIN), SMIN, TOL);
-	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 300, 300, 400, 2,
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 299.9,
+						     300, 400, 400, 2,
+						     SMIN), SMIN, TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 300,
+						     300, 400, 400, 2,
 						     SMIN),
 				libra_share_paced(100, 40, 300, 400, 2, SMIN),
 				TOL);
-	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 380, 300, 400, 2,
+	ck_assert_double_eq_tol(libra_share_enforced(100, 40, 380,
+						     300, 400, 400, 2,
 						     SMIN), 1.0, TOL);
-	ck_assert_double_eq_tol(libra_share_enforced(100, 90, 300, 300, 400, 2,
+	ck_assert_double_eq_tol(libra_share_enforced(100, 90, 300,
+						     300, 400, 400, 2,
 						     SMIN), 10.0 / 98.0, TOL);
+	/* a target before the deadline (a due date, opt=time): paced to
+	 * it, and past it with work left to the deadline, not share_min */
+	ck_assert_double_eq_tol(libra_share_enforced(100, 20, 100,
+						     0, 200, 400, 2,
+						     SMIN), 80.0 / 98.0, TOL);
+	ck_assert_double_eq_tol(libra_share_enforced(100, 20, 250,
+						     0, 200, 400, 2,
+						     SMIN), 80.0 / 148.0, TOL);
 	/* no begin (0): the paced share at once */
-	ck_assert_double_eq_tol(libra_share_enforced(100, 20, 100, 0, 400, 2,
+	ck_assert_double_eq_tol(libra_share_enforced(100, 20, 100,
+						     0, 400, 400, 2,
 						     SMIN),
 				libra_share_paced(100, 20, 100, 400, 2, SMIN),
 				TOL);

@@ -1383,9 +1383,9 @@ START_TEST(test_merge_copies_tier_and_refuses_a_different_one)
 }
 END_TEST
 
-static Suite *_suite(void)
+/* The reading cases: parse, durations, absolute times, errors. */
+static void _add_reading_cases(Suite *s)
 {
-	Suite *s = suite_create("sla");
 	TCase *tc;
 
 	tc = tcase_create("parse");
@@ -1466,6 +1466,12 @@ static Suite *_suite(void)
 	T(tc, test_small_err_buffer_is_terminated);
 	T(tc, test_strerror_names_every_class);
 	suite_add_tcase(s, tc);
+}
+
+/* What is done with a parsed SLA: money, merging, finishing, ISQoS. */
+static void _add_finishing_cases(Suite *s)
+{
+	TCase *tc;
 
 	tc = tcase_create("money");
 	T(tc, test_money_accepts_decimal_forms);
@@ -1512,7 +1518,14 @@ static Suite *_suite(void)
 	T(tc, test_finish_duedate_before_the_runtime_has_run_is_refused);
 	T(tc, test_merge_copies_tier_and_refuses_a_different_one);
 	suite_add_tcase(s, tc);
+}
 
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("sla");
+
+	_add_reading_cases(s);
+	_add_finishing_cases(s);
 	return s;
 }
 

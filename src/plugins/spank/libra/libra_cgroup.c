@@ -529,21 +529,20 @@ static double _cpu_seconds(void)
 /* The job's share now, per CPU (share.h clamps). */
 static double _share_now(void)
 {
-	double done, t;
+	double done;
 	struct timespec now;
 
 	if (!cg.has_sla || cg.best_effort)
 		return cg.share_min;
 	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
 	clock_gettime(CLOCK_REALTIME, &now);
-	t = now.tv_sec + now.tv_nsec / 1e9;
-	/* share_min before its begin: a job counted from a boot that came
-	 * early (libra_share_enforced()); paced to its target, and once
-	 * that has passed with work left (a busy node), to its deadline,
-	 * which is still the agreement */
-	return libra_share_enforced(cg.runtime, done, t, cg.begin,
-				    t < cg.target ? cg.target : cg.deadline,
-				    cg.interval, cg.share_min);
+	/* share_min before its begin (a job counted from a boot that came
+	 * early); paced to its target, past that to its deadline
+	 * (libra_share_enforced()) */
+	return libra_share_enforced(cg.runtime, done,
+				    now.tv_sec + now.tv_nsec / 1e9, cg.begin,
+				    cg.target, cg.deadline, cg.interval,
+				    cg.share_min);
 }
 
 static void _update_weight(void)
