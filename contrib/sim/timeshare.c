@@ -88,10 +88,6 @@
  * ~1e8 s leave ~1e-8 s of rounding in a time difference). */
 #define WORK_EPS 1e-6
 
-/* --predict: a soft-deadline job past its declared estimate is planned
- * this fraction of its work done further each time (see _replan()). */
-#define PREDICT_SOFT_GROWTH 0.5
-
 typedef struct {
 	int job;		/* job index */
 	double work;		/* actual CPU-seconds it needs: R */
@@ -662,8 +658,9 @@ static int _replan(ts_t *s, int i, double now)
 	const libra_place_t *pl;
 	libra_place_t place[64], *pp = place;
 	libra_prediction_t pr;
+	libra_replan_t rp;
 	libra_sla_t sla = s->sla_of[i];
-	double done = 0.0;
+	double done = 0.0, end;
 	int np = libra_ledger_job_places(s->l, (uint32_t) i, &pl), m, k;
 
 	for (m = 0; m < np; m++) {
@@ -673,30 +670,23 @@ static int _replan(ts_t *s, int i, double now)
 			if (nd->p[k].job == i)
 				done = fmax(done, nd->p[k].done);
 	}
-	libra_predict(s->pred, j->user, j->group, j->estimate,
-		      _pred_cap(s, j), s->pred_q, done, &pr);
-	/*
-	 * Past its declared estimate too: a hard-deadline job stays at the
-	 * cap (Slurm ends it at its time limit; here it runs on at
-	 * share_min), a soft one is planned PREDICT_SOFT_GROWTH times
-	 * further (at least a minute) each time it passes its plan.
-	 */
-	if (!(pr.runtime > s->plan[i] + WORK_EPS) && !j->hard &&
-	    done >= j->estimate - WORK_EPS)
-		pr.runtime = fmax(done, s->plan[i]) *
-			     (1.0 + PREDICT_SOFT_GROWTH) + 60.0;
-	if (!(pr.runtime > s->plan[i] + WORK_EPS))
+	rp.user = j->user;
+	rp.group = j->group;
+	rp.estimate = j->estimate;
+	rp.cap = _pred_cap(s, j);
+	rp.quantile = s->pred_q;
+	rp.hard = j->hard;
+	rp.plan = s->plan[i];
+	rp.done = done;
+	rp.deadline = j->deadline;
+	rp.pace = s->cfg->predict_pace;
+	if (!libra_replan(s->pred, &rp, now, &pr, &end))
 		return 0;	/* at its cap RE: share_min from now on */
 	if (np > (int) (sizeof(place) / sizeof(place[0])))
 		pp = sim_xmalloc((size_t) np * sizeof(*pp));
 	memcpy(pp, pl, (size_t) np * sizeof(*pp));
 	sla.runtime = pr.runtime;
-	/* paced again: the new plan ends at --predict-pace of the time
-	 * left, so that a plan short again still has time */
-	sla.deadline = j->deadline;
-	if (s->cfg->predict_pace < 1.0 && j->deadline > now)
-		sla.deadline = now + s->cfg->predict_pace *
-				     (j->deadline - now);
+	sla.deadline = end;	/* paced again (libra_replan()) */
 	if (libra_ledger_release(s->l, (uint32_t) i) ||
 	    libra_ledger_commit(s->l, (uint32_t) i, &sla, pp, np, now)) {
 		snprintf(s->err, s->errlen, "core: re-planning job %ld "

@@ -4,7 +4,8 @@
  *  a real cluster made, and say whether each decision was the same.
  *
  *  usage: libra-replay --nodes n1:1,n2:1,... [--params SCHEDULER_PARAMETERS]
- *		       --sacct-file FILE [--refusals FILE] [-v]
+ *		       --sacct-file FILE [--refusals FILE]
+ *		       [--history FILE] [-v]
  *
  *  Each node is NAME:CPUS, NAME:CPUS:MEMORY_MB or NAME:CPUS:MEMORY_MB:GPUS
  *  where the cluster tracks memory or has GPUs (memory 0: not tracked;
@@ -19,6 +20,16 @@
  *  ended.  The core then replays them on a fresh ledger of the given nodes,
  *  committing each admitted job where the cluster placed it, and the
  *  verdicts are compared.
+ *
+ *  A job re-planned at its plan (doc/design.md decision 34) is committed
+ *  again as its record says, from then on, so the admissions after it see
+ *  what the cluster's did.  With --history (StateSaveLocation/
+ *  libra_history) the re-planning is decided again too: the predictor is
+ *  filled with the jobs that ended before it and libra_replan() is asked
+ *  for the plan; the sacct lines then need the job's UID and GID as their
+ *  second and third fields (sacct -o JobID,UID,GID,...,AdminComment).
+ *  Only a job's last re-planning is in its record: one re-planned more
+ *  than once is replayed, not decided again ("unchecked").
  *
  *  Decisions are timed to the microsecond, but a job's end only to the
  *  second, so a job that ended in the second before a decision may have
@@ -38,6 +49,7 @@
 #include "admit.h"
 #include "ledger.h"
 #include "params.h"
+#include "predict.h"
 #include "price.h"
 #include "record.h"
 
@@ -53,6 +65,12 @@ typedef struct {
 	int nplace;
 	double price;
 	bool done;		/* a release already applied */
+	/* a re-planning (decision 34): the record's last */
+	bool replan;
+	double work_done;	/* CPU-seconds per CPU done then */
+	double plan, plan_end;	/* what the cluster planned */
+	libra_replan_t ask;	/* what libra_replan() is asked (plan 0:
+				 * re-planned more than once, unchecked) */
 } event_t;
 
 static event_t *events;
@@ -109,6 +127,34 @@ static void _read_nodes(libra_ledger_t *l, const char *spec)
 	free(copy);
 }
 
+/*
+ * The re-planning of the admission at events[ei] (decision 34): the plan
+ * the record keeps, and what libra_replan() is asked for it, the job's
+ * UID and GID read from the line's second and third fields (_check_replan()
+ * asks only with --history).
+ */
+static void _add_replan(const libra_record_t *rec, int ei, const char *line)
+{
+	event_t *r = _new_event(), *a = &events[ei];
+	const char *f = strchr(line, '|');
+
+	r->time = rec->replanned;
+	r->replan = true;
+	r->job_id = a->job_id;
+	r->work_done = rec->replan_done;
+	r->plan = rec->plan;
+	r->plan_end = rec->plan_end;
+	libra_record_committed_sla(rec, &r->sla);
+	r->ask.user = f ? strtoll(f + 1, NULL, 10) : -1;
+	r->ask.group = (f && (f = strchr(f + 1, '|'))) ?
+		       strtoll(f + 1, NULL, 10) : -1;
+	r->ask.estimate = r->ask.cap = rec->declared;
+	r->ask.hard = rec->sla.type == LIBRA_DEADLINE_HARD;
+	r->ask.plan = rec->replans == 1 ? rec->predicted : 0.0;
+	r->ask.done = rec->replan_done;
+	r->ask.deadline = rec->sla.deadline;
+}
+
 static void _read_sacct(const libra_ledger_t *l, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -122,6 +168,7 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 		char *json = strrchr(line, '|');
 		libra_record_t rec;
 		event_t *e;
+		int ei;
 
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
@@ -138,6 +185,7 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 			continue;
 		}
 		e = _new_event();
+		ei = nevents - 1;
 		e->time = rec.admitted;
 		e->job_id = (uint32_t) strtoul(line, NULL, 10);
 		e->accepted = true;
@@ -157,12 +205,14 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 				_die("record names unknown node %s",
 				     rec.place[i].node);
 		}
+		if (rec.replanned > 0.0)
+			_add_replan(&rec, ei, line);
 		if (rec.settled) {
 			event_t *r = _new_event();
 
 			r->time = rec.final.end;
 			r->release = true;
-			r->job_id = events[nevents - 2].job_id;
+			r->job_id = events[ei].job_id;
 		}
 		libra_record_free(&rec);
 	}
@@ -229,13 +279,13 @@ static bool _decide(const libra_ledger_t *l, const libra_params_t *p,
 
 /* The command line. */
 typedef struct {
-	const char *nodes, *sacct, *refusals;
+	const char *nodes, *sacct, *refusals, *history;
 	const char *sched_params;
 } options_t;
 
 static void _parse_args(int argc, char **argv, options_t *o)
 {
-	o->nodes = o->sacct = o->refusals = NULL;
+	o->nodes = o->sacct = o->refusals = o->history = NULL;
 	o->sched_params = "";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -255,13 +305,15 @@ static void _parse_args(int argc, char **argv, options_t *o)
 			o->sacct = v;
 		else if (!strcmp(a, "--refusals"))
 			o->refusals = v;
+		else if (!strcmp(a, "--history"))
+			o->history = v;
 		else
 			_die("unknown option %s (see the comment at the top of libra-replay.c)",
 			     a);
 		i++;
 	}
 	if (!o->nodes || !o->sacct)
-		_die("%s", "usage: libra-replay --nodes n1:1,... [--params P] --sacct-file FILE [--refusals FILE] [-v]");
+		_die("%s", "usage: libra-replay --nodes n1:1,... [--params P] --sacct-file FILE [--refusals FILE] [--history FILE] [-v]");
 }
 
 /*
@@ -350,6 +402,68 @@ static bool _replay(libra_ledger_t *l, const libra_params_t *p,
 	return core;
 }
 
+/*
+ * Decide re-planning r again (decision 34): a predictor of the cluster's
+ * method filled with the history's jobs that ended before it, asked
+ * libra_replan() as slurmctld asked it.  1: the same plan, 0: another,
+ * -1: not checked (no --history, or re-planned more than once).
+ */
+static int _check_replan(const libra_params_t *p, const char *history,
+			 event_t *r)
+{
+	libra_predictor_t *pred;
+	libra_prediction_t pr;
+	char *line = NULL;
+	size_t len = 0;
+	double end;
+	FILE *f;
+	bool grew;
+
+	if (!history || !(r->ask.plan > 0.0))
+		return -1;
+	if (!(f = fopen(history, "r")))
+		_die("cannot read %s", history);
+	pred = libra_predictor_create(p->predict, (int) p->predict_min);
+	if (!pred)
+		_die("%s", "--params: runtime predictions are off (libra_predict)");
+	while (getline(&line, &len, f) > 0) {
+		const char *last = strrchr(line, ' ');
+
+		if (last && strtod(last + 1, NULL) < r->time)
+			libra_predictor_record_line(pred, line);
+	}
+	free(line);
+	fclose(f);
+	r->ask.quantile = 1.0 - p->predict_risk;
+	r->ask.pace = p->predict_pace;
+	grew = libra_replan(pred, &r->ask, r->time, &pr, &end);
+	libra_predictor_destroy(pred);
+	if (verbose || !grew || pr.runtime != r->plan || end != r->plan_end)
+		printf("%.6f job %u: re-planned to %g s ending %.6f, core %s%s\n",
+		       r->time, r->job_id, r->plan, r->plan_end,
+		       grew ? "the same" : "does not re-plan",
+		       grew && pr.runtime == r->plan && end == r->plan_end ?
+		       "" : "  <-- DIFFERS");
+	return grew && pr.runtime == r->plan && end == r->plan_end;
+}
+
+/* Commit re-planned job r again from its re-planning, as slurmctld did. */
+static void _apply_replan(libra_ledger_t *l, const event_t *r)
+{
+	const libra_place_t *pl;
+	libra_place_t place[64];
+	int np = libra_ledger_job_places(l, r->job_id, &pl);
+
+	if (np < 1 || np > 64)
+		return;		/* ended before it, as far as the replay knows */
+	memcpy(place, pl, (size_t) np * sizeof(*place));
+	if (libra_ledger_release(l, r->job_id) ||
+	    libra_ledger_commit(l, r->job_id, &r->sla, place, np, r->time) ||
+	    libra_ledger_progress(l, r->job_id, -1, r->work_done, r->time))
+		fprintf(stderr, "libra-replay: job %u: cannot commit its re-planning\n",
+			r->job_id);
+}
+
 int main(int argc, char **argv)
 {
 	options_t o;
@@ -358,6 +472,7 @@ int main(int argc, char **argv)
 	libra_quote_t *q = malloc(sizeof(*q));
 	char err[256];
 	int agree = 0, ambiguous = 0, disagree = 0;
+	int replans = 0, replans_same = 0, replans_unchecked = 0;
 
 	_parse_args(argc, argv, &o);
 	libra_params_default(&p);
@@ -376,6 +491,16 @@ int main(int argc, char **argv)
 
 		if (e->release)
 			continue;
+		if (e->replan) {
+			int same = _check_replan(&p, o.history, e);
+
+			replans++;
+			replans_same += same == 1;
+			replans_unchecked += same < 0;
+			_release_before(l, e);
+			_apply_replan(l, e);
+			continue;
+		}
 		core = _replay(l, &p, o.nodes, e, q, &amb);
 		if (core == e->accepted) {
 			agree++;
@@ -399,9 +524,14 @@ int main(int argc, char **argv)
 		libra_auto_feedback(l, &p, q, e->time);
 		libra_price_feedback(l, &p, e->time);
 	}
+	if (replans)
+		printf("re-plannings %d, the same %d, differ %d, unchecked %d\n",
+		       replans, replans_same,
+		       replans - replans_same - replans_unchecked,
+		       replans_unchecked);
 	printf("decisions %d, agree %d (ambiguous %d), differ %d\n",
 	       agree + disagree, agree, ambiguous, disagree);
 	libra_ledger_destroy(l);
 	free(q);
-	return disagree ? 1 : 0;
+	return disagree || replans - replans_same - replans_unchecked ? 1 : 0;
 }

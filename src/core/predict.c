@@ -406,3 +406,21 @@ extern void libra_predict(const libra_predictor_t *p, int64_t user,
 	out->spread = fmax(0.0, fmin(v, cap) -
 			   fmin(_quantile(cand, n, 0.5), cap));
 }
+
+extern bool libra_replan(const libra_predictor_t *p, const libra_replan_t *r,
+			 double now, libra_prediction_t *pr, double *end)
+{
+	libra_predict(p, r->user, r->group, r->estimate, r->cap, r->quantile,
+		      r->done, pr);
+	if (!(pr->runtime > r->plan + LIBRA_REPLAN_EPS) && !r->hard &&
+	    r->done >= r->estimate - LIBRA_REPLAN_EPS)
+		pr->runtime = fmax(r->done, r->plan) *
+			      (1.0 + LIBRA_REPLAN_SOFT_GROWTH) +
+			      LIBRA_REPLAN_SOFT_MIN;
+	if (!(pr->runtime > r->plan + LIBRA_REPLAN_EPS))
+		return false;
+	*end = r->deadline;
+	if (r->pace < 1.0 && r->deadline > now)
+		*end = now + r->pace * (r->deadline - now);
+	return true;
+}

@@ -70,6 +70,7 @@
 #ifndef LIBRA_PREDICT_H
 #define LIBRA_PREDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -180,5 +181,41 @@ extern int libra_predictor_needs_line(libra_predictor_t *p,
 /* Finished jobs held for a user (for the tests and reports). */
 extern int libra_predictor_user_samples(const libra_predictor_t *p,
 					int64_t user);
+
+/*
+ * Re-planning a job that has reached its plan (doc/design.md decision 34;
+ * the simulator's --predict and sched/libra call this one function): its
+ * run time is predicted again conditioned on the CPU it has done
+ * (libra_predict(), never above the cap).  Past its declared estimate a
+ * hard-deadline job stays at the cap (Slurm ends it at its time limit), a
+ * soft one is planned LIBRA_REPLAN_SOFT_GROWTH times further, at least
+ * LIBRA_REPLAN_SOFT_MIN seconds, each time it passes its plan.  The new
+ * plan is paced again: it ends at pace of the time left (*end), so that a
+ * plan short again still has time.
+ */
+#define LIBRA_REPLAN_EPS	 1e-6	/* CPU-seconds of rounding */
+#define LIBRA_REPLAN_SOFT_GROWTH 0.5
+#define LIBRA_REPLAN_SOFT_MIN	 60.0
+
+typedef struct libra_replan {
+	int64_t user, group;	/* the predictor's keys (negative: none) */
+	double estimate;	/* RE the user declared */
+	double cap;		/* the most a prediction may be */
+	double quantile;	/* 1 - libra_predict_risk */
+	bool hard;		/* a hard deadline */
+	double plan;		/* the plan it has reached [s] */
+	double done;		/* CPU-seconds per CPU it has done */
+	double deadline;	/* TD [s] */
+	double pace;		/* libra_predict_pace, (0, 1] */
+} libra_replan_t;
+
+/*
+ * True when the plan grows: *pr holds the new prediction (its runtime the
+ * new plan) and *end when that plan is paced to finish (the deadline when
+ * pace is 1 or the deadline has passed).  False: at its cap, the job runs
+ * on at share_min.
+ */
+extern bool libra_replan(const libra_predictor_t *p, const libra_replan_t *r,
+			 double now, libra_prediction_t *pr, double *end);
 
 #endif /* LIBRA_PREDICT_H */

@@ -371,7 +371,8 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 	static const char *const allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
 		"quote", "hold_end", "begin", "declared", "predicted",
-		"place", NULL
+		"replanned", "done", "replans", "plan", "plan_end", "place",
+		NULL
 	};
 	json_object *v;
 
@@ -414,6 +415,28 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 	     _get_num(d, admit, "admit", "predicted", true, 1e-9, TIME_MAX,
 		      &r->predicted)))
 		return -1;
+	if (_get(admit, "replanned") || _get(admit, "done") ||
+	    _get(admit, "replans") || _get(admit, "plan") ||
+	    _get(admit, "plan_end")) {
+		double n;
+
+		/* all of them, on a job admitted on a prediction */
+		if (_get_num(d, admit, "admit", "replanned", true, 1e-9,
+			     TIME_MAX, &r->replanned) ||
+		    _get_num(d, admit, "admit", "done", true, 0, TIME_MAX,
+			     &r->replan_done) ||
+		    _get_num(d, admit, "admit", "replans", true, 1, 1e6, &n) ||
+		    _get_num(d, admit, "admit", "plan", true, 1e-9, TIME_MAX,
+			     &r->plan) ||
+		    _get_num(d, admit, "admit", "plan_end", true, 1e-9,
+			     TIME_MAX, &r->plan_end))
+			return -1;
+		if (n != floor(n))
+			return _dfail(d, "admit.replans: not whole");
+		if (!(r->declared > 0.0))
+			return _dfail(d, "admit.replanned: the job was not admitted on a prediction (no admit.declared)");
+		r->replans = (int) n;
+	}
 	if (!(v = _get(admit, "place")))
 		return _dfail(d, "admit.place: missing");
 	return _dec_place(d, v, r);
@@ -609,8 +632,19 @@ extern int libra_refusal_from_json(const char *text, libra_refusal_t *r,
 	return d.failed ? -1 : 0;
 }
 
+extern void libra_record_committed_sla(const libra_record_t *r,
+				       libra_sla_t *out)
+{
+	if (r->replanned > 0.0)
+		libra_sla_replanned(&r->sla, r->plan, r->plan_end, out);
+	else
+		*out = r->sla;
+}
+
 extern double libra_record_commit_time(const libra_record_t *r)
 {
+	if (r->replanned > 0.0)
+		return r->replanned;
 	return r->quote_id ? r->quote_until : r->admitted;
 }
 

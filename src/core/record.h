@@ -36,6 +36,13 @@
  *  "declared":3600,"predicted":900 in "admit"; its SLA's runtime is then
  *  the work admitted (the prediction, paced).
  *
+ *  A job re-planned when its node reported it at its plan (decision 34)
+ *  has "replanned":1795000450,"done":880,"replans":1,"plan":1800,
+ *  "plan_end":1795004000 in "admit", all or none: from that time, with
+ *  that much done, it is committed with the plan as its runtime and its
+ *  share aimed at plan_end (libra_record_committed_sla()).  The SLA and
+ *  "predicted" stay as admitted, so the admission can be replayed.
+ *
  *  An advance reservation (decision 21) has its begin time, from which its
  *  share counts: "begin":1795000600 in "admit".
  *
@@ -94,6 +101,14 @@ typedef struct libra_record {
 				 * runtime being the work admitted
 				 * ("declared"); 0: not predicted */
 	double predicted;	/* the predicted run time P ("predicted") */
+	double replanned;	/* last re-planned then (decision 34),
+				 * committed again from then ("replanned");
+				 * 0: never */
+	double replan_done;	/* CPU-seconds per CPU the job had done
+				 * then, by its node's report ("done") */
+	int replans;		/* times re-planned ("replans") */
+	double plan;		/* the new plan, its run time [s] ("plan") */
+	double plan_end;	/* when that plan is paced to end ("plan_end") */
 	double begin;		/* an advance reservation: booked to begin
 				 * then, its share counted from then
 				 * ("begin"); 0: not booked */
@@ -114,6 +129,22 @@ extern int libra_record_from_json(const char *text, libra_record_t *r,
 				  char *err, size_t errlen);
 
 extern void libra_record_free(libra_record_t *r);
+
+/*
+ * The SLA the ledger commits the job with: its SLA, or for a re-planned
+ * job the SLA of its last plan (libra_sla_replanned()).
+ */
+extern void libra_record_committed_sla(const libra_record_t *r,
+				       libra_sla_t *out);
+
+/*
+ * What a node sends slurmctld, as an AdminComment update from slurmstepd
+ * (root), when a job admitted on a prediction has reached its plan
+ * (decision 34): this prefix and the CPU-seconds per CPU done, e.g.
+ * "libra-progress:done=880.25".  job_submit/qos takes it as a report and
+ * never stores it.
+ */
+#define LIBRA_PROGRESS_PREFIX "libra-progress:done="
 
 /*
  * When the job's share was committed in the ledger (libra_ledger_commit()'s

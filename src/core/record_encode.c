@@ -167,6 +167,14 @@ extern char *libra_record_to_json(const libra_record_t *r)
 		_add_num(admit, "declared", r->declared, &ok);
 		_add_num(admit, "predicted", r->predicted, &ok);
 	}
+	if (r->replanned > 0.0) {
+		_add_num(admit, "replanned", r->replanned, &ok);
+		_add_num(admit, "done", r->replan_done, &ok);
+		json_object_object_add(admit, "replans",
+				       json_object_new_int(r->replans));
+		_add_num(admit, "plan", r->plan, &ok);
+		_add_num(admit, "plan_end", r->plan_end, &ok);
+	}
 	place = json_object_new_array();
 	for (int i = 0; i < r->nplace; i++) {
 		json_object *p = json_object_new_object();

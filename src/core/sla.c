@@ -808,3 +808,18 @@ extern bool libra_tier_from_name(const char *name, libra_tier_t *tier)
 	}
 	return false;
 }
+
+extern void libra_sla_replanned(const libra_sla_t *sla, double runtime,
+				double end, libra_sla_t *out)
+{
+	*out = *sla;
+	out->runtime = runtime;
+	if (sla->set & LIBRA_SLA_DUEDATE)
+		return;
+	out->set &= ~LIBRA_SLA_TARGET;
+	out->target = 0.0;
+	if (end < sla->deadline && end > sla->submit) {
+		out->target = end;
+		out->set |= LIBRA_SLA_TARGET;
+	}
+}

@@ -250,6 +250,15 @@ static inline double libra_sla_target(const libra_sla_t *sla)
 	return (sla->set & LIBRA_SLA_TARGET) ? sla->target : sla->deadline;
 }
 
+/*
+ * The SLA a re-planned job commits (doc/design.md decision 34): sla with
+ * the new plan as its runtime and its share aimed at end, the paced end
+ * (libra_replan()); a due date keeps its own target, and an end at or
+ * past the deadline leaves the deadline.
+ */
+extern void libra_sla_replanned(const libra_sla_t *sla, double runtime,
+				double end, libra_sla_t *out);
+
 /* True when the user gave a budget; otherwise any price is acceptable. */
 static inline bool libra_sla_has_budget(const libra_sla_t *sla)
 {

@@ -342,6 +342,49 @@ START_TEST(test_history_lines_that_do_not_read_are_skipped)
 	libra_predictor_destroy(p);
 }
 END_TEST
+/* decision 34: the re-planning the simulator and sched/libra share */
+START_TEST(test_replan_grows_paces_and_stops_at_the_cap)
+{
+	libra_predictor_t *p = libra_predictor_create(LIBRA_PREDICT_RUNTIME,
+						      1);
+	libra_prediction_t pr;
+	libra_replan_t r = {
+		.user = 7, .group = -1, .estimate = 100, .cap = 100,
+		.quantile = 1.0, .hard = true, .plan = 10, .done = 10,
+		.deadline = 1000, .pace = 0.8,
+	};
+	double end = 0;
+
+	/* the user's jobs ran 10, 40 and 60: past 10 done, at quantile
+	 * 1 the longest of those left */
+	libra_predictor_record(p, 7, -1, 10, 100);
+	libra_predictor_record(p, 7, -1, 40, 100);
+	libra_predictor_record(p, 7, -1, 60, 100);
+	ck_assert(libra_replan(p, &r, 500, &pr, &end));
+	ck_assert_double_eq_tol(pr.runtime, 60, TOL);
+	/* paced to 0.8 of the time left */
+	ck_assert_double_eq_tol(end, 500 + 0.8 * 500, TOL);
+	/* past the deadline: the deadline */
+	ck_assert(libra_replan(p, &r, 1200, &pr, &end));
+	ck_assert_double_eq_tol(end, 1000, TOL);
+	/* at its declared runtime, hard: no growth (share_min) */
+	r.plan = 100;
+	r.done = 100;
+	ck_assert(!libra_replan(p, &r, 500, &pr, &end));
+	/* soft: half as far again, a minute at least */
+	r.hard = false;
+	ck_assert(libra_replan(p, &r, 500, &pr, &end));
+	ck_assert_double_eq_tol(pr.runtime, 100 * 1.5 + 60, TOL);
+	/* no predictor: the declared estimate, so a plan below it grows */
+	r.hard = true;
+	r.plan = 10;
+	r.done = 10;
+	ck_assert(libra_replan(NULL, &r, 500, &pr, &end));
+	ck_assert_double_eq_tol(pr.runtime, 100, TOL);
+	libra_predictor_destroy(p);
+}
+END_TEST
+
 
 static Suite *_suite(void)
 {
@@ -361,6 +404,7 @@ static Suite *_suite(void)
 	T(tc, test_predict_never_exceeds_the_estimate);
 	T(tc, test_predict_soft_cap_lets_history_exceed_the_estimate);
 	T(tc, test_predict_conditions_on_work_done);
+	T(tc, test_replan_grows_paces_and_stops_at_the_cap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("history");

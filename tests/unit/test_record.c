@@ -91,6 +91,11 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 	ck_assert_same_bits(a->begin, b->begin);
 	ck_assert_same_bits(a->declared, b->declared);
 	ck_assert_same_bits(a->predicted, b->predicted);
+	ck_assert_same_bits(a->replanned, b->replanned);
+	ck_assert_same_bits(a->replan_done, b->replan_done);
+	ck_assert_int_eq(a->replans, b->replans);
+	ck_assert_same_bits(a->plan, b->plan);
+	ck_assert_same_bits(a->plan_end, b->plan_end);
 	ck_assert_int_eq(a->nplace, b->nplace);
 	for (int i = 0; i < a->nplace; i++) {
 		ck_assert_str_eq(a->place[i].node, b->place[i].node);
@@ -1042,6 +1047,66 @@ START_TEST(test_prediction_round_trips)
 }
 END_TEST
 
+/* decision 34: a re-planned job commits from its re-planning */
+START_TEST(test_replan_round_trips)
+{
+	static const char head[] =
+		"{\"libra\":1,\"policy\":\"libra+$\","
+		"\"sla\":{\"runtime\":30,\"submit\":1795000000,"
+		"\"deadline\":1795000100,\"type\":\"hard\","
+		"\"target\":1795000090,"
+		"\"given\":[\"runtime\",\"deadline\"]},"
+		"\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":0.01,";
+	static const char *const bad[][2] = {
+		{ "\"declared\":40,\"predicted\":30,\"replanned\":1795000040,"
+		  "\"replans\":1,\"plan\":35,\"plan_end\":1795000080",
+		  "admit.done" },
+		{ "\"replanned\":1795000040,\"done\":1,\"replans\":1,"
+		  "\"plan\":35,\"plan_end\":1795000080", "admit.replanned" },
+		{ "\"declared\":40,\"predicted\":30,\"replanned\":1795000040,"
+		  "\"done\":1,\"replans\":1.5,\"plan\":35,"
+		  "\"plan_end\":1795000080", "admit.replans" },
+		{ "\"declared\":40,\"predicted\":30,\"replanned\":1795000040,"
+		  "\"done\":1,\"replans\":1,\"plan_end\":1795000080",
+		  "admit.plan" },
+	};
+	char text[1024];
+	libra_record_t r;
+	libra_sla_t sla;
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "\"declared\":40,\"predicted\":30,\"replanned\":1795000040,"
+		 "\"done\":10.5,\"replans\":2,\"plan\":35,"
+		 "\"plan_end\":1795000080,"
+		 "\"place\":[{\"node\":\"n1\",\"cpus\":1}]}}");
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_double_eq_tol(r.replanned, 1795000040, TOL);
+	ck_assert_double_eq_tol(r.replan_done, 10.5, TOL);
+	ck_assert_int_eq(r.replans, 2);
+	ck_assert_double_eq_tol(libra_record_commit_time(&r), 1795000040, TOL);
+	/* the SLA as admitted; the ledger commits the plan, aimed at its
+	 * paced end */
+	ck_assert_double_eq_tol(r.sla.runtime, 30, TOL);
+	libra_record_committed_sla(&r, &sla);
+	ck_assert_double_eq_tol(sla.runtime, 35, TOL);
+	ck_assert_double_eq_tol(libra_sla_target(&sla), 1795000080, TOL);
+	/* an end at the deadline: the deadline */
+	r.plan_end = 1795000100;
+	libra_record_committed_sla(&r, &sla);
+	ck_assert(!(sla.set & LIBRA_SLA_TARGET));
+	r.plan_end = 1795000080;
+	_round_trip(&r);
+	libra_record_free(&r);
+	/* all of them, on a predicted job, a whole count */
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		snprintf(text, sizeof(text), "%s%s,\"place\":[]}}", head,
+			 bad[k][0]);
+		_refused_why(text, bad[k][1]);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_begin_is_refused)
 {
 	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
@@ -1109,6 +1174,7 @@ static Suite *_suite(void)
 	T(tc, test_booked_begin_round_trips);
 	T(tc, test_bad_begin_is_refused);
 	T(tc, test_prediction_round_trips);
+	T(tc, test_replan_round_trips);
 	T(tc, test_set_place_keeps_memory_and_gpus);
 	T(tc, test_memory_and_gpus_round_trip);
 	T(tc, test_every_memory_and_gpu_form_round_trips);

@@ -340,6 +340,17 @@ extern void libra_slurm_history_add(job_record_t *job_ptr, double runtime,
 				    double estimate, double end);
 
 /*
+ * A node reports that a running job admitted on a prediction has done
+ * "done" CPU-seconds per CPU, its plan or more (decision 34): re-plan it
+ * with the core's libra_replan() (the simulator's own), commit it again on
+ * its places from now and rewrite its record (the SLA's runtime the new
+ * plan, its target the paced end).  Logged either way.  Job write lock
+ * held; takes the hub lock.  True when re-planned.
+ */
+extern bool libra_slurm_replan(job_record_t *job_ptr, double done,
+			       double now);
+
+/*
  * libra_state.c: the hub's state that no job record holds, in
  * StateSaveLocation (decisions 9 and 20): the book of binding quotes
  * (libra_quotes) and Libra+$Auto's betas (libra_beta).

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 
@@ -20,6 +21,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "history.h"
+#include "predict.h"
 #include "libra_slurm_int.h"
 
 /* StateSaveLocation's history of finished jobs (decision 23) */
@@ -155,4 +157,139 @@ extern void libra_slurm_history_fini(void)
 		libra_thread_join(compact_tid);
 	libra_history_destroy(history);
 	history = NULL;
+}
+
+/*
+ * Commit a re-planned job again in the ledger (decision 34), on the places
+ * it has: from now, its SLA the new plan, with "done" done.  Hub lock held.
+ */
+static int _recommit(libra_ledger_t *l, uint32_t job_id,
+		     const libra_sla_t *sla, double done, double now)
+{
+	const libra_place_t *pl;
+	libra_place_t *place;
+	int np = libra_ledger_job_places(l, job_id, &pl), rc = -1;
+
+	if (np < 1)
+		return -1;
+	place = xcalloc(np, sizeof(*place));
+	memcpy(place, pl, np * sizeof(*place));
+	if (!libra_ledger_release(l, job_id) &&
+	    !libra_ledger_commit(l, job_id, sla, place, np, now) &&
+	    !libra_ledger_progress(l, job_id, -1, done, now))
+		rc = 0;
+	xfree(place);
+	return rc;
+}
+
+/*
+ * The new plan of a job its node reports at its plan, by the core's
+ * libra_replan(), the simulator's own; hub lock held.  False: not
+ * re-planned (*why says why).
+ */
+static bool _new_plan(job_record_t *job_ptr, const libra_record_t *rec,
+		      double done, double now, libra_sla_t *sla,
+		      double *plan_end, libra_prediction_t *pr,
+		      const char **why)
+{
+	const libra_params_t *p = libra_hub_params();
+	libra_predictor_t *pred = libra_hub_predictor();
+	libra_replan_t rp = {
+		.user = job_ptr->user_id,
+		.group = job_ptr->group_id,
+		.estimate = rec->declared,
+		.cap = rec->declared,
+		.quantile = 1.0 - p->predict_risk,
+		.hard = rec->sla.type == LIBRA_DEADLINE_HARD,
+		.plan = rec->replanned > 0.0 ? rec->plan : rec->predicted,
+		.done = done,
+		.deadline = rec->sla.deadline,
+		.pace = p->predict_pace,
+	};
+	double end;
+
+	if (!pred) {
+		*why = "runtime predictions are off (libra_predict=none)";
+		return false;
+	}
+	if (!libra_ledger_has_job(libra_hub_ledger(), job_ptr->job_id)) {
+		*why = "it holds no share in the ledger";
+		return false;
+	}
+	if (!libra_replan(pred, &rp, now, pr, &end)) {
+		*why = "its plan is at its declared runtime: it runs on at share_min";
+		return false;
+	}
+	/* paced again: the share aims at end, past it at the deadline
+	 * (libra_share_enforced()) */
+	*plan_end = end;
+	libra_sla_replanned(&rec->sla, pr->runtime, end, sla);
+	if (_recommit(libra_hub_ledger(), job_ptr->job_id, sla, done, now)) {
+		*why = "the ledger refused to commit it again";
+		return false;
+	}
+	return true;
+}
+
+/* Where a new plan came from, for the log. */
+static const char *_plan_source(const libra_prediction_t *pr,
+				double declared, char *buf, size_t len)
+{
+	if (pr->runtime > declared + LIBRA_REPLAN_EPS)
+		return "past its declared runtime: a soft deadline";
+	if (pr->runtime > declared - LIBRA_REPLAN_EPS)
+		return "its declared runtime, the most a prediction may be";
+	snprintf(buf, len, "predicted from %d finished job%s",
+		 pr->samples, pr->samples == 1 ? "" : "s");
+	return buf;
+}
+
+extern bool libra_slurm_replan(job_record_t *job_ptr, double done,
+			       double now)
+{
+	libra_record_t rec;
+	libra_prediction_t pr;
+	libra_sla_t sla;
+	double plan, plan_end = 0.0;
+	const char *why = NULL;
+	char a[32], b[32], c[32], d[64];
+	bool ok = false;
+
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
+	if (!libra_slurm_job_record(job_ptr, &rec))
+		return false;
+	if (rec.best_effort || !(rec.declared > 0.0))
+		why = "it was not admitted on a prediction";
+	else if (!IS_JOB_RUNNING(job_ptr))
+		why = "it is not running";
+	plan = rec.replanned > 0.0 ? rec.plan : rec.predicted;
+	if (!why && done < plan - LIBRA_REPLAN_EPS)
+		why = "it has not reached its plan";
+	if (!why) {
+		libra_hub_lock();
+		ok = _new_plan(job_ptr, &rec, done, now, &sla, &plan_end, &pr,
+			       &why);
+		libra_hub_unlock();
+	}
+	libra_format_duration(done, a, sizeof(a));
+	libra_format_duration(plan, b, sizeof(b));
+	if (!ok) {
+		info("%s: %pJ reported %s done of its plan %s: not re-planned: %s",
+		     plugin_type, job_ptr, a, b, why);
+		libra_record_free(&rec);
+		return false;
+	}
+	rec.plan = pr.runtime;
+	rec.plan_end = plan_end;
+	rec.replanned = now;
+	rec.replan_done = done;
+	rec.replans++;
+	libra_slurm_store_record(job_ptr, &rec);
+	libra_format_duration(pr.runtime, c, sizeof(c));
+	info("%s: %pJ re-planned (%d): %s done of its plan %s, now %s (%s)%s",
+	     plugin_type, job_ptr, rec.replans, a, b, c,
+	     _plan_source(&pr, rec.declared, d, sizeof(d)),
+	     (sla.set & LIBRA_SLA_TARGET) ? ", paced to its target" : "");
+	libra_record_free(&rec);
+	return true;
 }

@@ -181,10 +181,12 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 			   const libra_record_t *rec)
 {
 	libra_place_t *place;
+	libra_sla_t sla;
 	int n = 0;
 
 	if (rec->best_effort || rec->nplace < 1)
 		return;		/* best-effort jobs commit no share */
+	libra_record_committed_sla(rec, &sla);	/* re-planned: decision 34 */
 	place = xcalloc(rec->nplace, sizeof(*place));
 	for (int i = 0; i < rec->nplace; i++) {
 		int node = libra_ledger_find_node(l, rec->place[i].node);
@@ -214,12 +216,15 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		}
 		n++;
 	}
-	if (n && libra_ledger_commit_booked(l, job_ptr->job_id, &rec->sla,
+	if (n && libra_ledger_commit_booked(l, job_ptr->job_id, &sla,
 					    place, n,
 					    libra_record_commit_time(rec),
 					    rec->begin))
 		error("%s: %pJ: cannot restore its admission into the ledger",
 		      plugin_type, job_ptr);
+	else if (n && rec->replanned > 0.0)
+		libra_ledger_progress(l, job_ptr->job_id, -1,
+				      rec->replan_done, rec->replanned);
 	xfree(place);
 }
 

@@ -1916,11 +1916,44 @@ static void _admin_beside_record(job_desc_msg_t *job_desc,
 	free(text);
 }
 
+/*
+ * A node's report of a job's progress (decision 34): an AdminComment
+ * update from slurmstepd (root) reading LIBRA_PROGRESS_PREFIX and the
+ * CPU-seconds per CPU done.  It re-plans the job and is never stored.
+ */
+static int _progress(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		     uint32_t submit_uid, char **err_msg)
+{
+	const char *v = job_desc->admin_comment + strlen(LIBRA_PROGRESS_PREFIX);
+	char *end = NULL;
+	double done = strtod(v, &end);
+
+	if (!validate_operator(submit_uid)) {
+		error("%s: refused a progress report on %pJ from uid %u: reports come from the nodes",
+		      plugin_type, job_ptr, submit_uid);
+		if (err_msg)
+			xstrfmtcat(*err_msg, "libra: refused: progress reports come from the nodes (slurmstepd)");
+		return ESLURM_ACCESS_DENIED;
+	}
+	if (end == v || *end || !isfinite(done) || done < 0.0) {
+		error("%s: %pJ: progress report '%s' does not read as CPU-seconds done; ignored",
+		      plugin_type, job_ptr, job_desc->admin_comment);
+	} else {
+		libra_slurm_replan(job_ptr, done, _now());
+	}
+	xfree(job_desc->admin_comment);	/* AdminComment keeps the record */
+	return SLURM_SUCCESS;
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
 	const char *what;
 
+	if (job_desc->admin_comment &&
+	    !strncmp(job_desc->admin_comment, LIBRA_PROGRESS_PREFIX,
+		     strlen(LIBRA_PROGRESS_PREFIX)))
+		return _progress(job_desc, job_ptr, submit_uid, err_msg);
 	if (!libra_slurm_is_record(job_ptr->admin_comment))
 		return SLURM_SUCCESS;
 	if (libra_record_text_is_best_effort(job_ptr->admin_comment))

@@ -71,6 +71,7 @@
 #include "libra_cgroup.h"
 #include "libra_compat.h"
 #include "params.h"
+#include "predict.h"
 #include "record.h"
 #include "share.h"
 #include "sla.h"
@@ -116,6 +117,10 @@ static struct {
 	double runtime, deadline, target;
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
+	double predicted;		/* admitted on a prediction: its plan
+					 * (decision 34), else 0 */
+	double reported;		/* the plan last reported reached */
+	bool reload;			/* read the record again (re-planned?) */
 	unsigned last_weight;
 	bool weight_failed;		/* its failure logged once */
 	bool slurm_owned;		/* cpu_job is Slurm's cgroup/v2 job
@@ -450,14 +455,22 @@ static bool _load_sla(void)
 				    cg.job_id, err);
 		} else {
 			if (!rec.best_effort) {
-				cg.best_effort = false;
-				cg.runtime = rec.sla.runtime;
-				/* what the ledger committed the share to:
-				 * a due date's or opt=time's target, else
+				libra_sla_t sla;
+
+				/* what the ledger committed: the runtime
+				 * (a re-planned job's plan, decision 34)
+				 * and the share's target: a due date's,
+				 * opt=time's or a plan's paced end, else
 				 * the deadline (libra_sla_target()) */
-				cg.deadline = rec.sla.deadline;
-				cg.target = libra_sla_target(&rec.sla);
+				libra_record_committed_sla(&rec, &sla);
+				cg.best_effort = false;
+				cg.runtime = sla.runtime;
+				cg.deadline = sla.deadline;
+				cg.target = libra_sla_target(&sla);
 				cg.begin = rec.begin;
+				cg.predicted = !(rec.declared > 0.0) ? 0.0 :
+					       rec.replanned > 0.0 ? rec.plan :
+					       rec.predicted;
 			}
 			for (int i = 0; i < rec.nplace; i++)
 				if (!strcmp(rec.place[i].node, cg.node))
@@ -526,6 +539,12 @@ static double _cpu_seconds(void)
 	return _usage_seconds(cg.acct_job);
 }
 
+/* CPU-seconds per CPU the job has done here. */
+static double _done(void)
+{
+	return _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
+}
+
 /* The job's share now, per CPU (share.h clamps). */
 static double _share_now(void)
 {
@@ -534,7 +553,7 @@ static double _share_now(void)
 
 	if (!cg.has_sla || cg.best_effort)
 		return cg.share_min;
-	done = _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
+	done = _done();
 	clock_gettime(CLOCK_REALTIME, &now);
 	/* share_min before its begin (a job counted from a boot that came
 	 * early); paced to its target, past that to its deadline
@@ -578,6 +597,43 @@ static void _update_weight(void)
 	}
 }
 
+/*
+ * A job admitted on a prediction that has reached its plan (decision 34):
+ * tell slurmctld how much it has done, once per plan, as an AdminComment
+ * update that job_submit/qos takes as a report (LIBRA_PROGRESS_PREFIX),
+ * and read its record again at the next interval: its new plan, when it
+ * was re-planned.
+ */
+static void _report(void)
+{
+	job_desc_msg_t d;
+	char text[64];
+	double done;
+
+	if (cg.reload) {
+		cg.reload = false;
+		_load_sla();
+		return;
+	}
+	if (!(cg.predicted > 0.0) || cg.reported == cg.predicted)
+		return;
+	if ((done = _done()) < cg.predicted - LIBRA_REPLAN_EPS)
+		return;
+	slurm_init_job_desc_msg(&d);
+	d.job_id = cg.job_id;
+	snprintf(text, sizeof(text), LIBRA_PROGRESS_PREFIX "%.3f", done);
+	d.admin_comment = text;
+	if (slurm_update_job(&d)) {
+		slurm_error("libra: job %u: cannot report its progress to slurmctld: %s",
+			    cg.job_id, slurm_strerror(errno));
+		return;
+	}
+	slurm_info("libra: job %u: at its plan of %.1f s with %.1f s of CPU per CPU done: reported",
+		   cg.job_id, cg.predicted, done);
+	cg.reported = cg.predicted;
+	cg.reload = true;
+}
+
 static void *_updater(void *arg)
 {
 	struct timespec ts;
@@ -596,6 +652,8 @@ static void *_updater(void *arg)
 			break;
 		if (!cg.has_sla)
 			_load_sla();	/* slurmctld was unreachable */
+		else
+			_report();
 		_update_weight();
 	}
 	pthread_mutex_unlock(&cg.mutex);
