@@ -98,8 +98,8 @@ print("%.0f s after its submission, its deadline %.0f s" % (r["final"]["end"] - 
 # every decision again, by the core alone: the admissions, and the
 # re-planning from the history of jobs ended before it
 sacct -n -X -P -a -o JobID,UID,GID,AdminComment%65535 >"$LIBRA_WORK/sacct.txt"
-params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
-out=$("$LIBRA_BUILD/contrib/tools/libra-replay" --nodes n1:1 --params "$params" \
+sched_params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+out=$("$LIBRA_BUILD/contrib/tools/libra-replay" --nodes n1:1 --params "$sched_params" \
 	--sacct-file "$LIBRA_WORK/sacct.txt" --history "$history" -v) ||
 	fail "libra-replay: decisions differ: $out"
 note "libra-replay: $(tr '\n' ';' <<<"$out")"
