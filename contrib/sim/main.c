@@ -62,6 +62,7 @@ enum {
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
 	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY,
+	OPT_PEAK_PRICE, OPT_PEAK_HOURS,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -118,6 +119,8 @@ static const struct option long_opts[] = {
 	{ "markup", required_argument, NULL, OPT_MARKUP },
 	{ "tier", required_argument, NULL, OPT_TIER },
 	{ "price-damping", required_argument, NULL, OPT_PRICE_DAMPING },
+	{ "peak-price", required_argument, NULL, OPT_PEAK_PRICE },
+	{ "peak-hours", required_argument, NULL, OPT_PEAK_HOURS },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "node-memory", required_argument, NULL, OPT_NODE_MEMORY },
 	{ "reserve-frac", required_argument, NULL, OPT_RESERVE_FRAC },
@@ -198,7 +201,8 @@ static void _usage(FILE *f)
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
-"                          librariskd libra+$auto firstreward | all\n"
+"                          librariskd libra+$auto firstreward fixed peak\n"
+"                          | all (all but fixed and peak)\n"
 "  --model M               commodity | bid (per policy by default)\n"
 "  --economy E             site | thesis: budgets and penalty rates x procs,\n"
 "                          or per job as the thesis' (site)\n"
@@ -210,6 +214,8 @@ static void _usage(FILE *f)
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
 "  --markup M              mark-up of jobs without a tier (0)\n"
 "  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
+"  --peak-price P          peak: price per CPU-hour in peak hours (3)\n"
+"  --peak-hours A-B        peak: the peak hours on the trace's clock (12-24)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
 "\n"
 "Output:\n"
@@ -351,6 +357,8 @@ static const struct {
 	{ OPT_BETA_MAX, "libra_beta_max" },
 	{ OPT_MARKUP, "libra_markup" },
 	{ OPT_PRICE_DAMPING, "libra_price_damping" },
+	{ OPT_PEAK_PRICE, "libra_peak_price" },
+	{ OPT_PEAK_HOURS, "libra_peak_hours" },
 };
 
 static const char *_param_key(int opt)
@@ -604,8 +612,8 @@ static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
 /*
  * The power options (--power and what needs it): option c, if it is one,
  * taken into cfg; *power_opts notes which kinds were given (1 --power, 2
- * what needs --power, 4 what needs --power slurm, 8 --power-pace) for
- * _parse_check().
+ * what needs --power, 4 what needs --power slurm, 8 --power-pace, 16
+ * --tariff-start, which peak's clock also takes) for _parse_check().
  */
 static bool _power_opt(sim_config_t *cfg, int c, const char *name,
 		       const char *a, int *power_opts)
@@ -633,7 +641,8 @@ static bool _power_opt(sim_config_t *cfg, int c, const char *name,
 		break;
 	case OPT_TARIFF_START:
 		cfg->tariff_start = _time_of_day(a);
-		break;
+		*power_opts |= 16;	/* --power, or peak's clock */
+		return true;
 	case OPT_POWER_INTERVAL:
 		cfg->power_interval = KEYED(name, "libra_power_interval",
 					    power_interval, a);
@@ -676,7 +685,8 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 	else if (!sim_policy_from_name(policy, &cfg->policy))
 		_usage_error("--policy: unknown policy '%s' (fcfs-bf, sjf-bf, "
 			     "edf-bf, libra, libra+$, librasla, librariskd, "
-			     "libra+$auto, firstreward, all)", policy);
+			     "libra+$auto, firstreward, fixed, peak, all)",
+			     policy);
 	if (cfg->first && cfg->last)
 		_usage_error("--first and --last exclude each other");
 	if (cfg->due_rate && !(cfg->due_frac > 0.0))
@@ -688,6 +698,9 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 	if ((power_opts & 2) && !cfg->power_on)
 		_usage_error("--tariff, --tariff-start, --power-interval, --boot "
 			     "and --shutdown need --power");
+	if ((power_opts & 16) && !cfg->power_on &&
+	    (cfg->all || cfg->policy != SIM_PEAK))
+		_usage_error("--tariff-start needs --power or --policy peak");
 	if ((power_opts & 4) && !cfg->power_slurm)
 		_usage_error("--suspend-time needs --power slurm");
 	if ((power_opts & 8) && !libra_power_defers(cfg->power))
@@ -890,8 +903,7 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		S("economy", "thesis");
 	/* only with --predict, so that the line is otherwise unchanged,
 	 * and only for the Libra family, the policies that predict */
-	if (cfg->predict != LIBRA_PREDICT_NONE && policy >= SIM_LIBRA &&
-	    policy <= SIM_LIBRA_AUTO)
+	if (cfg->predict != LIBRA_PREDICT_NONE && sim_policy_timeshared(policy))
 		S("predict", libra_predict_method_name(cfg->predict));
 	I("procs", w->procs);
 	I("jobs", (long long) w->n);
@@ -1036,7 +1048,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 		libra_metrics_add(&m, &r);
 	}
 	libra_metrics_finish(&m);
-	if (cfg->power_on && (policy < SIM_LIBRA || policy > SIM_LIBRA_AUTO)) {
+	if (cfg->power_on && !sim_policy_timeshared(policy)) {
 		/* no power model: every node powered until the last event */
 		double span = 0.0;
 
@@ -1069,7 +1081,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 		return rc == -2 ? 2 : 1;
 	}
-	if (cfg.power_on) {	/* the tariff's clock, once for every policy */
+	/* the tariff's clock, once for every policy; peak reads its hours
+	 * on it (doc/design.md decision 3) */
+	if (cfg.power_on || (!cfg.all && cfg.policy == SIM_PEAK)) {
 		long offset;
 		const char *src;
 
@@ -1080,6 +1094,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		cfg.tariff_start = offset;
+		if (!cfg.all && cfg.policy == SIM_PEAK)
+			cfg.params.tariff.offset = offset;
 	}
 	if (cfg.csv) {
 		csv = fopen(cfg.csv, "w");
@@ -1109,7 +1125,7 @@ int main(int argc, char **argv)
 
 	rc = 0;
 	for (p = 0; p < SIM_POLICY_COUNT && !rc; p++) {
-		if (!cfg.all && p != (int) cfg.policy)
+		if (cfg.all ? p >= SIM_POLICY_ALL : p != (int) cfg.policy)
 			continue;
 		if (_run(&cfg, &w, (sim_policy_t) p, csv))
 			rc = 1;

@@ -18,6 +18,8 @@ static const char *policy_names[SIM_POLICY_COUNT] = {
 	[SIM_LIBRA_RISKD] = "librariskd",
 	[SIM_LIBRA_AUTO] = "libra+$auto",
 	[SIM_FIRST_REWARD] = "firstreward",
+	[SIM_FIXED] = "fixed",
+	[SIM_PEAK] = "peak",
 };
 
 extern const char *sim_policy_name(sim_policy_t p)
@@ -45,6 +47,12 @@ extern sim_model_t sim_policy_model(sim_policy_t p)
 {
 	return (p == SIM_LIBRA_SLA || p == SIM_FIRST_REWARD) ?
 	       SIM_MODEL_BID : SIM_MODEL_COMMODITY;
+}
+
+extern bool sim_policy_timeshared(sim_policy_t p)
+{
+	return (p >= SIM_LIBRA && p <= SIM_LIBRA_AUTO) || p == SIM_FIXED ||
+	       p == SIM_PEAK;
 }
 
 extern const char *sim_model_name(sim_model_t m)

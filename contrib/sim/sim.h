@@ -10,7 +10,8 @@
  *	main.c		options, the run loop, output
  *	policy.c	the policies' names and economic models
  *	workload.c	SWF trace -> jobs with synthesized QoS (thesis 3.5.1)
- *	timeshare.c	the Libra family, time-shared, through the core
+ *	timeshare.c	the Libra family, fixed, peak: time-shared, through
+ *			the core
  *	backfill.c	FCFS-BF, SJF-BF, EDF-BF (EASY backfilling)
  *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
  *	outcome.c	settle or reject a job (outcome.h)
@@ -53,8 +54,15 @@ typedef enum {
 	SIM_LIBRA_RISKD,
 	SIM_LIBRA_AUTO,
 	SIM_FIRST_REWARD,
+	SIM_FIXED,		/* thesis 7.2.4 Fixed, Libra's admission */
+	SIM_PEAK,		/* FixedTime: peak/off-peak, each hour at its
+				 * rate (design.md decision 3) */
 	SIM_POLICY_COUNT
 } sim_policy_t;
+
+/* --policy all runs the policies before this one (fixed and peak only by
+ * name, so that its output is the one of earlier releases). */
+#define SIM_POLICY_ALL SIM_FIXED
 
 typedef enum {
 	SIM_MODEL_DEFAULT = -1,	/* the policy's own (see sim_policy_model) */
@@ -255,6 +263,9 @@ typedef struct sim_energy {
 extern const char *sim_policy_name(sim_policy_t p);
 extern bool sim_policy_from_name(const char *name, sim_policy_t *p);
 extern sim_model_t sim_policy_model(sim_policy_t p);
+/* Run by the time-shared engine through the core (the Libra family,
+ * fixed, peak)? */
+extern bool sim_policy_timeshared(sim_policy_t p);
 extern const char *sim_model_name(sim_model_t m);
 
 /* workload.c: returns 0, -1 (the trace cannot be read) or -2 (a usage

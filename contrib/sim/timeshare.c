@@ -2,7 +2,9 @@
 /*****************************************************************************\
  *  timeshare.c - the Libra family on a time-shared cluster, through the
  *  policy core (src/core): Libra, Libra+$, LibraSLA, LibraRiskD,
- *  Libra+$Auto.
+ *  Libra+$Auto, and Libra's admission at a fixed or peak/off-peak price
+ *  (thesis 7.2.4's Fixed and FixedTime; the core prices FixedTime's
+ *  window hour by hour, on the trace's clock: doc/design.md decision 3).
  *
  *  The machine is P ledger nodes of one CPU each (an SP2 node is one
  *  processor, thesis 3.5.1).  A job on k processors has one part on each
@@ -175,6 +177,10 @@ static libra_policy_t _core_policy(sim_policy_t p)
 		return LIBRA_POLICY_RISKD;
 	case SIM_LIBRA_AUTO:
 		return LIBRA_POLICY_AUTO;
+	case SIM_FIXED:
+		return LIBRA_POLICY_FIXED;
+	case SIM_PEAK:
+		return LIBRA_POLICY_PEAK;
 	case SIM_LIBRA:
 	default:
 		return LIBRA_POLICY_LIBRA;

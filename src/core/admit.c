@@ -551,7 +551,16 @@ extern void admit_static_price(const libra_ledger_t *l,
 {
 	double per_cpu, rate;
 
-	if (p->policy == LIBRA_POLICY_FIXED || p->policy == LIBRA_POLICY_PEAK) {
+	if (p->policy == LIBRA_POLICY_PEAK) {
+		/* each hour of the planned use at its own rate: the share
+		 * over [now, now + RE / share] (doc/design.md decision 3) */
+		double end = q->share > 0.0 ? now + sla->runtime / q->share :
+					      sla->deadline;
+
+		rate = end > now ? libra_time_cost(p, now, end) / (end - now) :
+				   libra_time_rate(p, now);
+		per_cpu = sla->runtime * rate;
+	} else if (p->policy == LIBRA_POLICY_FIXED) {
 		rate = libra_time_rate(p, now);
 		per_cpu = sla->runtime * rate;
 	} else {

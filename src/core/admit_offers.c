@@ -216,7 +216,9 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
  * exact, not within a rounding:
  *  - Libra and LibraRiskD: the static price falls with the period, so it
  *    is least at the limit: libra_static_price(RE, limit - TSU) per CPU;
- *  - fixed and peak: the rate now, whatever the deadline;
+ *  - fixed: the rate; peak: the lower of its two rates, less a rounding
+ *    (a planned use may fall in either, and the admission's mean of the
+ *    two may round below the lower one);
  *  - Libra+$ and Libra+$Auto without a tariff price: every CPU's rate is
  *    alpha PBase + beta PUtil with PUtil >= PBase (RESFree <= RESMax), and
  *    the budget test charges c RE times the placement's highest rate, so
@@ -246,8 +248,12 @@ static bool _budget_below_floor(const libra_ledger_t *l,
 					   limit - sla->submit) * req->cpus;
 		break;
 	case LIBRA_POLICY_FIXED:
-	case LIBRA_POLICY_PEAK:
 		least = sla->runtime * libra_time_rate(p, now) * req->cpus;
+		break;
+	case LIBRA_POLICY_PEAK:
+		least = sla->runtime * req->cpus *
+			fmin(p->price_base, p->peak_price) / 3600.0 *
+			(1.0 - 1e-12);
 		break;
 	case LIBRA_POLICY_LIBRA_PRICE:
 	case LIBRA_POLICY_AUTO: {

@@ -4,7 +4,7 @@
 \*****************************************************************************/
 
 #include <math.h>
-#include <time.h>
+#include <string.h>
 
 #include "price.h"
 
@@ -161,23 +161,49 @@ extern double libra_static_price(const libra_params_t *p, double runtime,
 	       (p->gamma * runtime + p->delta * runtime / period);
 }
 
-static bool _in_peak(const libra_params_t *p, int hour)
+/*
+ * The peak/off-peak rates as a daily table of two rates per CPU-hour on
+ * the tariff's clock (p->tariff.offset: local time in the plugins, the
+ * trace's in the simulator; doc/design.md decision 3), so that the
+ * tariff's integral prices a stretch of use hour by hour.
+ */
+static void _peak_table(const libra_params_t *p, libra_tariff_t *t)
 {
-	if (p->peak_start < p->peak_end)
-		return hour >= p->peak_start && hour < p->peak_end;
-	return hour >= p->peak_start || hour < p->peak_end;
+	int on = p->peak_start * 3600, off = p->peak_end * 3600;
+
+	memset(t, 0, sizeof(*t));
+	t->offset = p->tariff.offset;
+	if (on == off) {		/* peak all day */
+		t->n = 1;
+		t->rate[0] = p->peak_price;
+		return;
+	}
+	t->n = 2;
+	t->sod[0] = on < off ? on : off;
+	t->sod[1] = on < off ? off : on;
+	t->rate[0] = on < off ? p->peak_price : p->price_base;
+	t->rate[1] = on < off ? p->price_base : p->peak_price;
 }
 
 extern double libra_time_rate(const libra_params_t *p, double when)
 {
-	time_t t = (time_t) when;
-	struct tm tm;
+	libra_tariff_t t;
 
 	if (p->policy != LIBRA_POLICY_PEAK)
 		return libra_price_base_per_sec(p);
-	if (!localtime_r(&t, &tm))
-		return libra_price_base_per_sec(p);
-	if (_in_peak(p, tm.tm_hour))
-		return p->peak_price / 3600.0;
-	return libra_price_base_per_sec(p);
+	_peak_table(p, &t);
+	return libra_tariff_rate(&t, when) / 3600.0;
+}
+
+extern double libra_time_cost(const libra_params_t *p, double from,
+			      double to)
+{
+	libra_tariff_t t;
+
+	if (!(to > from))
+		return 0.0;
+	if (p->policy != LIBRA_POLICY_PEAK)
+		return libra_price_base_per_sec(p) * (to - from);
+	_peak_table(p, &t);
+	return libra_tariff_cost(&t, from, to);
 }

@@ -165,8 +165,18 @@ extern void libra_held_rates(const libra_ledger_t *l, const libra_params_t *p,
 extern double libra_static_price(const libra_params_t *p, double runtime,
 				 double period);
 
-/* Fixed or peak/off-peak rate per CPU-second at wall time "when"
- * (local time of day; peak hours from p). */
+/* Fixed or peak/off-peak rate per CPU-second at time "when": the hour is
+ * read on the tariff's clock, when + p->tariff.offset (tariff.h). */
 extern double libra_time_rate(const libra_params_t *p, double when);
+
+/*
+ * What one CPU used throughout [from, to) costs at the fixed or
+ * peak/off-peak rate: each hour at its own rate (thesis section 7.2.4,
+ * FixedTime charges "at all times of resource usage"), the integral of
+ * libra_time_rate().  0 when to <= from.  Example: peak 12-24 at 3, else
+ * 1 per CPU-hour, [11:00, 13:00) costs 1 + 3 = 4.
+ */
+extern double libra_time_cost(const libra_params_t *p, double from,
+			      double to);
 
 #endif /* LIBRA_PRICE_H */

@@ -682,6 +682,27 @@ START_TEST(test_fixed_price_is_runtime_times_base_per_cpu)
 }
 END_TEST
 
+START_TEST(test_peak_price_charges_each_hour_of_the_window)
+{
+	/* peak 12-24 at 3, else 1 per CPU-hour; RE 3600 s by a deadline
+	 * 4 h after 10:00 (share 1/4 over [10:00, 14:00)): 2 h off-peak, 2 h
+	 * peak, mean 2 per CPU-hour, so 2.0 for 1 CPU, not the 1.0 of the
+	 * admission hour's rate (doc/design.md decision 3) */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_PEAK);
+	libra_sla_t sla = _sla(3600, 10 * 3600, 14 * 3600, NO_BUDGET);
+
+	p.price_base = 1.0;
+	p.peak_price = 3.0;
+	p.peak_start = 12;
+	p.peak_end = 0;
+	_admit(l, &p, &sla, 1, 0, 0, 10 * 3600);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 2.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 /* Libra+$ (thesis Fig. 3.2)                                          */
 /* ---------------------------------------------------------------- */
@@ -3824,6 +3845,7 @@ static void _add_price_cases(Suite *s)
 	T(tc, test_libra_budget_below_static_price_is_budget);
 	T(tc, test_no_budget_accepts_any_price);
 	T(tc, test_fixed_price_is_runtime_times_base_per_cpu);
+	T(tc, test_peak_price_charges_each_hour_of_the_window);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("market");

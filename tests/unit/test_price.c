@@ -501,11 +501,11 @@ END_TEST
 
 START_TEST(test_time_rate_follows_local_time)
 {
-	/* Zone UTC+2: 08:00 UTC is 10:00 local, inside peak 9-17. */
+	/* The tariff's clock at UTC+2 (the plugins set the offset from the
+	 * zone): 08:00 UTC is 10:00 local, inside peak 9-17. */
 	libra_params_t p = _params(1, 0.1, LIBRA_RESFREE_WINDOW);
 
-	setenv("TZ", "LIB-2", 1);
-	tzset();
+	p.tariff.offset = 7200;
 	p.policy = LIBRA_POLICY_PEAK;
 	p.price_base = 1.0;
 	p.peak_price = 3.0;
@@ -516,6 +516,35 @@ START_TEST(test_time_rate_follows_local_time)
 	/* 06:00 UTC = 08:00 local: off-peak */
 	ck_assert_double_eq_tol(libra_time_rate(&p, DAY0 + 6 * 3600),
 				1.0 / 3600, 1e-15);
+}
+END_TEST
+
+START_TEST(test_time_cost_each_hour_at_its_rate)
+{
+	/* peak 12-24 at 3, else 1 per CPU-hour (Table 7.2, FixedTimeMax):
+	 * [11:00, 13:00) costs 1 + 3; a whole day 12 + 36; fixed at 2 per
+	 * CPU-hour costs 2 an hour whatever the hour; nothing backwards */
+	libra_params_t p = _params(1, 0.1, LIBRA_RESFREE_WINDOW);
+
+	p.policy = LIBRA_POLICY_PEAK;
+	p.price_base = 1.0;
+	p.peak_price = 3.0;
+	p.peak_start = 12;
+	p.peak_end = 0;
+	ck_assert_double_eq_tol(libra_time_cost(&p, DAY0 + 11 * 3600,
+						DAY0 + 13 * 3600), 4.0, 1e-9);
+	ck_assert_double_eq_tol(libra_time_cost(&p, DAY0 + 5 * 3600,
+						DAY0 + 29 * 3600), 48.0, 1e-9);
+	/* 22:00 local at UTC+2 is 20:00 UTC: [20:00, 22:00) UTC is the
+	 * last hour of peak and the first off-peak one */
+	p.tariff.offset = 7200;
+	ck_assert_double_eq_tol(libra_time_cost(&p, DAY0 + 21 * 3600,
+						DAY0 + 23 * 3600), 4.0, 1e-9);
+	ck_assert_double_eq(libra_time_cost(&p, DAY0, DAY0), 0.0);
+	p.policy = LIBRA_POLICY_FIXED;
+	p.price_base = 2.0;
+	ck_assert_double_eq_tol(libra_time_cost(&p, DAY0 + 11 * 3600,
+						DAY0 + 13 * 3600), 4.0, 1e-9);
 }
 END_TEST
 
@@ -845,6 +874,7 @@ static Suite *_suite(void)
 	T(tc, test_time_rate_peak_wraps_midnight);
 	T(tc, test_time_rate_default_peak_is_afternoon_and_evening);
 	T(tc, test_time_rate_follows_local_time);
+	T(tc, test_time_cost_each_hour_at_its_rate);
 	suite_add_tcase(s, tc);
 
 	return s;
