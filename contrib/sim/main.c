@@ -61,7 +61,7 @@ enum {
 	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
-	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY,
+	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY, OPT_PENALTY_CAP,
 	OPT_PEAK_PRICE, OPT_PEAK_HOURS,
 	OPT_HELP,
 	OPT_VERSION,
@@ -116,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "probe-deadline", required_argument, NULL, OPT_PROBE_DEADLINE },
 	{ "due-frac", required_argument, NULL, OPT_DUE_FRAC },
 	{ "due-rate", no_argument, NULL, OPT_DUE_RATE },
+	{ "penalty-cap", required_argument, NULL, OPT_PENALTY_CAP },
 	{ "markup", required_argument, NULL, OPT_MARKUP },
 	{ "tier", required_argument, NULL, OPT_TIER },
 	{ "price-damping", required_argument, NULL, OPT_PRICE_DAMPING },
@@ -171,6 +172,7 @@ static void _usage(FILE *f)
 "  --seed S                random seed (1)\n"
 "  --due-frac F            due date at F of the deadline period (none)\n"
 "  --due-rate              z-curve at the job's penalty rate (to 0 at TD)\n"
+"  --penalty-cap C         penalties capped at C x the budget (none)\n"
 "  --tier T                value | standard | premium | urgency (none)\n"
 "  --memory M              requested | used | either: each job's memory\n"
 "                          per processor from SWF field 10, 7, or 10 else 7\n"
@@ -395,6 +397,7 @@ static const struct {
 	{ OPT_BIAS_B, offsetof(sim_config_t, bias_b), 0, INFINITY, true, false },
 	{ OPT_BIAS_P, offsetof(sim_config_t, bias_p), 0, INFINITY, true, false },
 	{ OPT_DUE_FRAC, offsetof(sim_config_t, due_frac), 0, 1, true, false },
+	{ OPT_PENALTY_CAP, offsetof(sim_config_t, penalty_cap), 0, 1e6, false, false },
 	{ OPT_RESERVE_FRAC, offsetof(sim_config_t, reserve_frac), 0, 1, false, false },
 	{ OPT_RESERVE_LEAD, offsetof(sim_config_t, reserve_lead), 0, 1e8, true, false },
 	{ OPT_FR_ALPHA, offsetof(sim_config_t, fr_alpha), 0, 1, false, false },
@@ -465,6 +468,7 @@ static void _defaults(sim_config_t *cfg)
 	cfg->probe_runtime = 3600.0;
 	cfg->probe_period = 14400.0;
 	cfg->reserve_lead = 3600.0;
+	cfg->penalty_cap = -1.0;
 	cfg->predict = LIBRA_PREDICT_NONE;
 	cfg->predict_risk = 0.05;
 	cfg->predict_min = 2;

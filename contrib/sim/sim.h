@@ -120,6 +120,9 @@ typedef struct sim_config {
 	 * penalty rate, else (the paper's) to 0 at the deadline */
 	double due_frac;
 	bool due_rate;
+	/* ISQoS's penalty cap (doc/design.md decision 35): every job's
+	 * penalty is at most penalty_cap x its budget; < 0: no cap */
+	double penalty_cap;
 	/* mark-up tier of every job (LIBRA_TIER_NONE: libra_markup), or
 	 * tier_by_urgency: premium for high-urgency jobs, value for others */
 	libra_tier_t tier;
@@ -203,6 +206,7 @@ typedef struct sim_job {
 				 * not x procs (sim_job_scale()) */
 	double due_date;	/* ISQoS due date, absolute; 0: none */
 	bool due_rate;		/* the z-curve falls at PR (else to 0 at TD) */
+	double penalty_cap;	/* the most its penalty can be; < 0: none */
 	libra_tier_t tier;	/* mark-up tier */
 	uint64_t mem_mb;	/* memory per processor [MB]; 0: none */
 	bool high;		/* high urgency */

@@ -37,6 +37,10 @@
  *    to 0 at the deadline: the SLA then carries no penalty rate, which
  *    the core reads as that curve (settle.h); --due-rate keeps the job's
  *    own rate instead.  No random draw: the other factors are unchanged.
+ *  - a penalty cap (ISQoS, --penalty-cap C; none by default; design.md
+ *    decision 35): every job's penalty is at most C x its budget (in
+ *    the economy's money, so C = 1 lets a late job cost its whole bid
+ *    and never more).  No random draw.
  *  - advance reservations (--reserve-frac F, --reserve-lead S; none by
  *    default; design.md decision 21): a job books a start S seconds after
  *    its submission with probability F, from a stream of its own.  Its
@@ -328,6 +332,8 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		return -1;
 	pf = _bias(pf, cfg->bias_p, s->run, y->mean_r);
 	j->penalty_rate = pf * y->pb_h * width;
+	j->penalty_cap = cfg->penalty_cap >= 0.0 ?
+			 cfg->penalty_cap * j->budget : -1.0;
 
 	_due(cfg, j);
 	return 0;
@@ -496,6 +502,10 @@ extern void sim_job_sla(const sim_job_t *j, sim_model_t model,
 	if (libra_sla_has_due_window(sla) && !j->due_rate) {
 		sla->set &= ~LIBRA_SLA_PENALTY;
 		sla->penalty_rate = 0.0;
+	}
+	if (j->penalty_cap >= 0.0) {
+		sla->set |= LIBRA_SLA_PENALTY_CAP;
+		sla->penalty_cap = j->penalty_cap * k;
 	}
 	if (j->tier != LIBRA_TIER_NONE) {
 		sla->set |= LIBRA_SLA_TIER;

@@ -18,7 +18,8 @@
  *    alike by cap / kept when they alone exceed the node), the others get
  *    max(cap - kept, 0) / (total - kept) of theirs, and a cut job's delay
  *    is its work left at its cut share (at least share_min).  Returns are
- *    Eq. 4.1/4.5 of the bid (the budget, else Libra's static price).
+ *    Eq. 4.1/4.5 of the bid (the budget, else Libra's static price), the
+ *    penalty bounded by the SLA's cap (INFINITY without one).
  *  - The memo's sums are the node's without the new job, each summed in
  *    entry order as the plain loop sums it, and _short_pairs() adds in
  *    entry order: the returns are the plain loop's to the bit.  A memo
@@ -56,12 +57,21 @@ static double _bid(const libra_params_t *p, const libra_entry_t *e)
 	return libra_static_price(p, e->runtime, e->deadline - e->submit);
 }
 
-/* Eq. 4.5: return_ij = (U_ij / RE_i) / D_i */
+/*
+ * Eq. 4.5: return_ij = (U_ij / RE_i) / D_i, with U_ij = B_i - PR_i DY_ij
+ * (Eq. 4.1) and the penalty bounded by the SLA's cap as the settlement
+ * bounds it (libra_penalty(); ISQoS; design.md decision 35): without a
+ * cap (INFINITY) the penalty is Eq. 4.1's to the bit.
+ */
 static double _return_of(const libra_params_t *p, const libra_entry_t *e,
 			 double delay)
 {
-	double u = _bid(p, e) - delay / 3600.0 * e->penalty_rate;
-	double d = e->deadline - e->submit;
+	double pen = delay / 3600.0 * e->penalty_rate;
+	double u, d = e->deadline - e->submit;
+
+	if (pen > e->penalty_cap)
+		pen = e->penalty_cap;
+	u = _bid(p, e) - pen;
 
 	return (u / e->runtime) / (d > 0.0 ? d : 1.0);
 }
@@ -262,8 +272,9 @@ static double _short_pairs(const libra_params_t *p,
 		libra_v2_t submit = { a->submit, b->submit };
 		libra_v2_t runtime = { a->runtime, b->runtime };
 		libra_v2_t rate = { a->penalty_rate, b->penalty_rate };
+		libra_v2_t pcap = { a->penalty_cap, b->penalty_cap };
 		libra_v2_t scale = libra_v2_pick(is_kept > zero, vkept, vf);
-		libra_v2_t left, s, finish, dy, u, d, r;
+		libra_v2_t left, s, finish, dy, pen, u, d, r;
 
 		/* _delay_at(p, e, share * scale, now), 0 when scale >= 1 */
 		left = work - share * (vnow - since);
@@ -275,7 +286,9 @@ static double _short_pairs(const libra_params_t *p,
 		dy = libra_v2_pick(finish > deadline, finish - deadline, zero);
 		dy = libra_v2_pick(scale >= one, zero, dy);
 		/* _return_of(p, e, dy), the memo's when undelayed */
-		u = libra_v2_load(&m->bid[i]) - dy / hour * rate;
+		pen = dy / hour * rate;
+		pen = libra_v2_pick(pen > pcap, pcap, pen);
+		u = libra_v2_load(&m->bid[i]) - pen;
 		d = deadline - submit;
 		d = libra_v2_pick(d > zero, d, one);
 		r = libra_v2_pick(dy == zero, libra_v2_load(&m->ret0[i]),
@@ -458,6 +471,7 @@ static void _extra_entry(const libra_params_t *p, const libra_sla_t *sla,
 	e->deadline = sla->deadline;
 	e->budget = libra_sla_has_budget(sla) ? sla->budget : -1.0;
 	e->penalty_rate = sla->penalty_rate;
+	e->penalty_cap = libra_sla_penalty_cap(sla);
 	e->type = sla->type;
 }
 

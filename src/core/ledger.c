@@ -652,6 +652,7 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 	e.start = start;
 	e.best_effort = j->best_effort;
 	e.budget = -1.0;
+	e.penalty_cap = INFINITY;
 	if (sla) {
 		e.runtime = sla->runtime;
 		e.submit = sla->submit;
@@ -661,6 +662,7 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 		if (libra_sla_has_budget(sla))
 			e.budget = sla->budget;
 		e.penalty_rate = sla->penalty_rate;
+		e.penalty_cap = libra_sla_penalty_cap(sla);
 		e.type = sla->type;
 		e.work = sla->runtime;
 		e.share = libra_share_remaining(e.work, e.deadline - since,

@@ -108,6 +108,9 @@ typedef struct libra_entry {
 				 * the share at (libra_sla_target()) */
 	double budget;		/* B, or -1 without a budget */
 	double penalty_rate;	/* PR per hour */
+	double penalty_cap;	/* the most the penalty can be: the SLA's
+				 * penalty_cap, INFINITY without one (ISQoS;
+				 * design.md decision 35) */
 	libra_deadline_type_t type;
 	bool best_effort;	/* no SLA: share 0 committed */
 	uint64_t mem_mb;	/* memory held on this node [MB] */

@@ -32,6 +32,7 @@
 #ifndef LIBRA_SLA_H
 #define LIBRA_SLA_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -263,6 +264,14 @@ extern void libra_sla_replanned(const libra_sla_t *sla, double runtime,
 static inline bool libra_sla_has_budget(const libra_sla_t *sla)
 {
 	return (sla->set & LIBRA_SLA_BUDGET) != 0;
+}
+
+/* The most the penalty can be (ISQoS's cap; settle.h): the SLA's
+ * penalty_cap, INFINITY without one. */
+static inline double libra_sla_penalty_cap(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_PENALTY_CAP) ? sla->penalty_cap :
+						    INFINITY;
 }
 
 /*

@@ -1392,6 +1392,67 @@ START_TEST(test_librasla_refuses_when_return_falls)
 }
 END_TEST
 
+/* The node of the test above, A's penalty capped at cap (ISQoS; design.md
+ * decision 35), and the new job's verdict. */
+static libra_verdict_t _sla_capped_verdict(double cap)
+{
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _soft(_sla(900, 0, 1000, 10));
+	libra_sla_t b = _soft(_sla(500, 0, 1000, 1e6));
+	libra_place_t pl = PLACE(0, 1);
+
+	a.set |= LIBRA_SLA_PENALTY | LIBRA_SLA_PENALTY_CAP;
+	a.penalty_rate = 1e12;
+	a.penalty_cap = cap;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	libra_ledger_destroy(l);
+	return q.verdict;
+}
+
+START_TEST(test_librasla_capped_penalty_bounds_the_loss)
+{
+	/* A's penalty capped at its budget: its utility falls to 0 at the
+	 * worst, its return from 10/900/1000 to 0, and the new job's return
+	 * of 2 more than makes up for it */
+	ck_assert_int_eq(_sla_capped_verdict(10), LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 1e6, TOL);
+	/* at 3e6 the loss, -3e6/900/1000 = -3.3 for A, outweighs the 2 */
+	ck_assert_int_eq(_sla_capped_verdict(3e6), LIBRA_REJECT_RETURN);
+	/* at 1e6, -1.1 for A: the node's return rises all the same */
+	ck_assert_int_eq(_sla_capped_verdict(1e6), LIBRA_ACCEPT);
+}
+END_TEST
+
+START_TEST(test_librasla_new_job_capped_penalty_counts)
+{
+	/* the new job is the one delayed: soft A (RE 900, TD 1000, B 1e6)
+	 * is the best and keeps its share; the new soft job (RE 500, TD
+	 * 1000, B 10, PR 1e12) gets the 0.1 left and is late by ~4,000 s.
+	 * Uncapped its return falls below -1e10/500/1000: refused; capped
+	 * at its budget, its return is 0 and the node's does not fall */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _soft(_sla(900, 0, 1000, 1e6));
+	libra_sla_t b = _soft(_sla(500, 0, 1000, 10));
+	libra_place_t pl = PLACE(0, 1);
+
+	b.set |= LIBRA_SLA_PENALTY;
+	b.penalty_rate = 1e12;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RETURN);
+	b.set |= LIBRA_SLA_PENALTY_CAP;
+	b.penalty_cap = 10;
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_msg(q.verdict == LIBRA_ACCEPT && fabs(q.price - 10.0) < TOL,
+		      "capped at its budget: %s at %g, not accepted at 10",
+		      libra_verdict_name(q.verdict), q.price);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_librasla_hard_job_that_would_be_late_is_refused)
 {
 	/* hard A: share 0.9 (RE 900, TD 1000); new hard job needing 0.5:
@@ -3107,6 +3168,7 @@ END_TEST
 typedef struct {
 	int cpus;
 	double re, submit, td, share, budget, pr;
+	double cap;	/* the penalty's cap (ISQoS), INFINITY: none */
 	bool hard, best_effort;
 } ref_job_t;
 
@@ -3129,12 +3191,14 @@ static double _ref_bid(const libra_params_t *p, const ref_job_t *j)
 	       (p->gamma * j->re + p->delta * j->re / (j->td - j->submit));
 }
 
-/* Eq. 4.1, U_i = B_i - DY_i PR_i (PR_i per hour), in Eq. 4.5:
+/* Eq. 4.1, U_i = B_i - DY_i PR_i (PR_i per hour), the penalty no more
+ * than the job's cap (ISQoS: the worst loss is the cap), in Eq. 4.5:
  * return_ij = (U_ij / RE_i) / D_i */
 static double _ref_return(const libra_params_t *p, const ref_job_t *j,
 			  double dy)
 {
-	double u = _ref_bid(p, j) - dy / 3600.0 * j->pr;
+	double pen = dy / 3600.0 * j->pr;
+	double u = _ref_bid(p, j) - (pen > j->cap ? j->cap : pen);
 
 	return (u / j->re) / (j->td - j->submit);
 }
@@ -3333,8 +3397,8 @@ static libra_verdict_t _ref_sla(const ref_sla_node_t *nodes, int n,
  * A random job submitted at "submit": a window D of 64, 128 or 256 s, RE
  * 4 s to D (a share k/256: exact sums) or, in one in fifty new jobs
  * ("fresh"), 8 s more than D; a budget of 1 to 3 x RE in seven of ten, a
- * penalty rate of about 0, 36, 3,600 or 360,000 per hour, a hard deadline
- * in three of ten.  No share is floored at share_min: a floored share is
+ * penalty rate of about 0, 36, 3,600 or 360,000 per hour capped at 0 to
+ * 2 x RE in four of ten, a hard deadline in three of ten.  No share is floored at share_min: a floored share is
  * more than its job needs, where the fast paths refuse nodes the plain
  * projections pass (admit_sla.c and admit_riskd.c say so).
  */
@@ -3356,6 +3420,8 @@ static void _random_ref_job(uint64_t *st, ref_job_t *j, double submit,
 		    1.0 + (double) (int) (_unit(st) * 2.0 * j->re);
 	j->pr = rates[(int) (_unit(st) * 4)] * (0.5 + _unit(st));
 	j->hard = _unit(st) < 0.3;
+	j->cap = _unit(st) < 0.4 ? (double) (int) (_unit(st) * 2.0 * j->re) :
+				   INFINITY;
 }
 
 static libra_sla_t _ref_sla_of(const ref_job_t *j)
@@ -3365,6 +3431,10 @@ static libra_sla_t _ref_sla_of(const ref_job_t *j)
 	sla.set |= LIBRA_SLA_PENALTY | LIBRA_SLA_TYPE;
 	sla.penalty_rate = j->pr;
 	sla.type = j->hard ? LIBRA_DEADLINE_HARD : LIBRA_DEADLINE_SOFT;
+	if (isfinite(j->cap)) {
+		sla.set |= LIBRA_SLA_PENALTY_CAP;
+		sla.penalty_cap = j->cap;
+	}
 	return sla;
 }
 
@@ -3893,6 +3963,8 @@ static void _add_sla_cases(Suite *s)
 	T(tc, test_librasla_idle_node_accepts_at_budget);
 	T(tc, test_librasla_memo_after_progress_is_made_anew);
 	T(tc, test_librasla_refuses_when_return_falls);
+	T(tc, test_librasla_capped_penalty_bounds_the_loss);
+	T(tc, test_librasla_new_job_capped_penalty_counts);
 	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
 	T(tc, test_librasla_spare_capacity_accepts);
 	T(tc, test_floored_shares_are_judged_from_the_sums);
