@@ -33,6 +33,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -198,11 +199,38 @@ def md_table(headers, rows, align=None):
     return "\n".join(out) + "\n"
 
 
+# The verdicts of the running experiment, written by Experiment.finish() to
+# OUT/report/<order>-<name>.verdicts.json for make-report's scorecard and
+# discussion (README.md, "Discussion").
+_VERDICTS = []
+_ECONOMIES = set()      # the --economy of every run made so far
+_NAME = ["?"]           # the running experiment's name
+
+
+def verdict_id(experiment, claim, taken=()):
+    """The stable id of a verdict: experiment/slug of its claim (the claim's
+    words, 60 characters at most), -2, -3 ... if two claims share a slug."""
+    slug = "-".join(re.findall(r"[a-z0-9]+", claim.lower()))[:60].strip("-")
+    vid, n = f"{experiment}/{slug}", 1
+    while vid in taken:
+        n += 1
+        vid = f"{experiment}/{slug}-{n}"
+    return vid
+
+
 def verdict(state, claim, evidence):
     """A verdict bullet: state is True (holds), False (does not hold) or a
-    string such as 'partly'."""
+    string such as 'partly'.  It names the economy its runs were made in
+    (libra-sim --economy; design.md decision 3) and is recorded for
+    make-report."""
     word = {True: "holds", False: "does not hold"}.get(state, state)
-    return f"- **{word}**: {claim} — {evidence}\n"
+    eco = " and ".join(sorted(_ECONOMIES)) or "site"
+    eco += " economies" if len(_ECONOMIES) > 1 else " economy"
+    _VERDICTS.append({"id": verdict_id(_NAME[0], claim,
+                                       {v["id"] for v in _VERDICTS}),
+                      "state": word, "claim": claim, "evidence": evidence,
+                      "economy": eco})
+    return f"- **{word}** ({eco}): {claim} — {evidence}\n"
 
 
 def pct(x, nd=1):
@@ -375,6 +403,7 @@ class Experiment:
             raise SystemExit(f"{name}: no seeds")
         self.sections = []
         self.figures = []
+        _NAME[0] = name
         self.nruns = self.ncached = 0
         self.t0 = time.time()
 
@@ -420,8 +449,11 @@ class Experiment:
     def _cmd(self, args, seed):
         base = self.base_args()
         base[1] = self.sim_trace
-        return [self.sim] + base + [str(x) for x in args] + \
-            ["--seed", str(seed), "--json"]
+        args = [str(x) for x in args]
+        # the simulator's default economy is the site's (libra-sim(1))
+        _ECONOMIES.add(args[args.index("--economy") + 1]
+                       if "--economy" in args else "site")
+        return [self.sim] + base + args + ["--seed", str(seed), "--json"]
 
     def _cache_path(self, cmd):
         key = json.dumps([self.trace if x == self.sim_trace else x
@@ -788,6 +820,9 @@ class Experiment:
         with open(path, "w") as f:
             f.write("".join(self.sections))
         with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
+                               ".verdicts.json"), "w") as f:
+            json.dump(_VERDICTS, f, indent=1, ensure_ascii=False)
+        with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
                                ".time"), "w") as f:
             f.write(f"{took:.1f} {self.nruns} {self.ncached}\n")
         ver = subprocess.run([self.sim, "--version"], capture_output=True,
@@ -892,13 +927,21 @@ _ONLY = {
 }
 
 # Thesis Table 3.1 (chapter 3 and the pricing paper), written out in full so
-# that a change of the simulator's defaults cannot change the experiment.
+# that a change of the simulator's defaults cannot change the experiment;
+# in the site's economy, the simulator's default (design.md decision 3).
 CH3 = {
     "high-urgency": 20, "deadline-ratio": 4, "deadline-low-mean": 2,
     "budget-ratio": 4, "budget-low-mean": 2, "adf": 0.5, "alpha": 1,
     "beta": 0.1, "estimates": "accurate", "model": "commodity",
-    "resfree": "window", "charge": "cpu",
+    "resfree": "window", "charge": "cpu", "economy": "site",
 }
+
+# The thesis' own economy (libra-sim --economy thesis: budgets and penalty
+# rates per job, independent of its width, thesis section 3.5.1 and Fig.
+# 3.2), for every experiment that compares with a paper's figure; every
+# policy reads it (its money), so it is never dropped from the arguments.
+THESIS_ECONOMY = {"economy": "thesis"}
+CH3_PAPER = dict(CH3, **THESIS_ECONOMY)
 
 # The pricing of the thesis and the slides, literally (design.md decisions 2, 3).
 THESIS_PRICING = {"resfree": "thesis", "charge": "thesis"}
