@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  bag.h - a job array admitted as one: a bag of tasks under one SLA
+ *  (doc/design.md decision 36; issue 42, item 3; ISQoS's bag-of-tasks
+ *  jobs).
+ *
+ *  The user asks for N tasks, each the SLA's runtime RE on the same CPUs,
+ *  all done by one deadline, at most k of them running at once (Slurm's
+ *  throttle, "--array=1-100%10").  The bag is admitted, priced and
+ *  committed as one job of L = min(N, k) lanes: each lane runs W =
+ *  ceil(N / L) tasks one after another, so the bag is a job of L times the
+ *  task's CPUs and W x RE of work per CPU by the deadline.  The lane with
+ *  the most tasks sets the pace; a bag whose last wave is partial is
+ *  priced for whole waves (the capacity it holds until the deadline).
+ *
+ *  A task started on a lane with "left" tasks still to run there (itself
+ *  included) aims at libra_bag_task_target(): an equal part of the time
+ *  the lane has left, so that the lane ends by the deadline.
+\*****************************************************************************/
+
+#ifndef LIBRA_BAG_H
+#define LIBRA_BAG_H
+
+#include <stddef.h>
+
+#include "sla.h"
+
+/* Slurm's default MaxArraySize: task ids are below it. */
+#define LIBRA_BAG_MAX_SIZE 1001
+
+typedef struct libra_bag {
+	int tasks;		/* N: task ids in the array expression */
+	int throttle;		/* k, 0: none */
+	int lanes;		/* L = min(N, k), N without a throttle */
+	int waves;		/* W = ceil(N / L) */
+} libra_bag_t;
+
+/*
+ * Read a job array expression as sbatch --array takes it: comma-separated
+ * ids "7" and ranges "1-100" or "0-15:4" (a step), then "%k" (at most k
+ * at once); each id below max_size (MaxArraySize), ids given twice count
+ * once.  Returns 0, or -1 with a message naming what is wrong in err.
+ */
+extern int libra_bag_parse(const char *inx, int max_size, libra_bag_t *b,
+			   char *err, size_t errlen);
+
+/*
+ * The SLA the bag is admitted with as one job (of lanes times the task's
+ * CPUs): the task's SLA with W x RE as its runtime.  The budget, the
+ * penalty and the deadline are the bag's, as the user gave them.
+ */
+extern void libra_bag_sla(const libra_bag_t *b, const libra_sla_t *task,
+			  libra_sla_t *bag);
+
+/*
+ * When a task started at now on a lane with "left" tasks to run there
+ * (itself included, at least 1) is paced to finish: now + (deadline -
+ * now) / left; the deadline when it has passed.
+ */
+extern double libra_bag_task_target(double now, double deadline, int left);
+
+/* The tasks lane "lane" (0 .. L - 1) runs: W, or fewer on the last lanes
+ * when N is not a multiple of L. */
+extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane);
+
+#endif /* LIBRA_BAG_H */

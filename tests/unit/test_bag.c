@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  test_bag.c - a job array admitted as one (bag.h; design.md decision 36).
+\*****************************************************************************/
+
+#include <stdio.h>
+
+#include "bag.h"
+#include "testutil.h"
+
+static char err[256];
+
+static libra_bag_t _parsed(const char *inx)
+{
+	libra_bag_t b;
+
+	ck_assert_msg(libra_bag_parse(inx, LIBRA_BAG_MAX_SIZE, &b, err,
+				      sizeof(err)) == 0, "%s: %s", inx, err);
+	return b;
+}
+
+START_TEST(test_bag_counts_ids_ranges_steps_once)
+{
+	libra_bag_t b = _parsed("1-100%10");
+
+	ck_assert_int_eq(b.tasks, 100);
+	ck_assert_int_eq(b.throttle, 10);
+	ck_assert_int_eq(b.lanes, 10);
+	ck_assert_int_eq(b.waves, 10);
+	b = _parsed("0-15:4");		/* 0 4 8 12 */
+	ck_assert_int_eq(b.tasks, 4);
+	ck_assert_int_eq(b.lanes, 4);
+	ck_assert_int_eq(b.waves, 1);
+	b = _parsed("1,3,5-7,6");	/* 1 3 5 6 7 */
+	ck_assert_int_eq(b.tasks, 5);
+	b = _parsed("7");
+	ck_assert_int_eq(b.tasks, 1);
+	/* a throttle above the tasks: every task at once */
+	b = _parsed("1-3%8");
+	ck_assert_int_eq(b.lanes, 3);
+	ck_assert_int_eq(b.waves, 1);
+}
+END_TEST
+
+START_TEST(test_bag_bad_expressions_are_named)
+{
+	static const char *const bad[][2] = {
+		{ "", "empty" },
+		{ "a-3", "'a-3' is not an id" },
+		{ "1-", "'1-' is not an id" },
+		{ "1-9:0", "'1-9:0'" },
+		{ "5-2", "range '5-2' ends before it starts" },
+		{ "1-5,", "ends with ','" },
+		{ ",1", "'' is not an id" },
+		{ "1-2000", "id 2000 is not below MaxArraySize (1001)" },
+		{ "%4", "no ids before '%'" },
+		{ "1-4%0", "throttle" },
+		{ "1-4%x", "throttle" },
+		{ "1-4%2%3", "throttle" },
+		{ "-1", "'-1' is not an id" },
+	};
+	libra_bag_t b;
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		b.tasks = 99;
+		ck_assert_msg(libra_bag_parse(bad[k][0], LIBRA_BAG_MAX_SIZE,
+					      &b, err, sizeof(err)) == -1,
+			      "'%s' was taken", bad[k][0]);
+		ck_assert_names(err, bad[k][1]);
+		ck_assert_int_eq(b.tasks, 0);	/* nothing half-parsed */
+	}
+}
+END_TEST
+
+START_TEST(test_bag_is_lanes_of_whole_waves)
+{
+	libra_sla_t task = { .runtime = 600, .submit = 1000,
+			     .deadline = 1000 + 4 * 3600, .budget = 500 };
+	libra_sla_t bag;
+	libra_bag_t b = _parsed("1-25%10");	/* 3 waves, the last of 5 */
+
+	libra_bag_sla(&b, &task, &bag);
+	ck_assert_double_eq_tol(bag.runtime, 3 * 600, TOL);
+	ck_assert_double_eq_tol(bag.deadline, task.deadline, TOL);
+	ck_assert_double_eq_tol(bag.budget, 500, TOL);
+	ck_assert_int_eq(libra_bag_lane_tasks(&b, 0), 3);
+	ck_assert_int_eq(libra_bag_lane_tasks(&b, 4), 3);
+	ck_assert_int_eq(libra_bag_lane_tasks(&b, 5), 2);
+	ck_assert_int_eq(libra_bag_lane_tasks(&b, 9), 2);
+	ck_assert_int_eq(libra_bag_lane_tasks(&b, 10), 0);
+	/* every task counted once over the lanes */
+	int sum = 0;
+
+	for (int l = 0; l < b.lanes; l++)
+		sum += libra_bag_lane_tasks(&b, l);
+	ck_assert_int_eq(sum, 25);
+}
+END_TEST
+
+START_TEST(test_bag_task_paced_to_its_part_of_the_lane)
+{
+	/* three tasks left on the lane, an hour to go: 20 minutes each */
+	ck_assert_double_eq_tol(libra_bag_task_target(0, 3600, 3), 1200, TOL);
+	ck_assert_double_eq_tol(libra_bag_task_target(1200, 3600, 2), 2400,
+				TOL);
+	ck_assert_double_eq_tol(libra_bag_task_target(2400, 3600, 1), 3600,
+				TOL);
+	/* past the deadline: the deadline */
+	ck_assert_double_eq_tol(libra_bag_task_target(4000, 3600, 2), 3600,
+				TOL);
+}
+END_TEST
+
+static Suite *_suite(void)
+{
+	Suite *s = suite_create("bag");
+	TCase *tc = tcase_create("bag");
+
+	T(tc, test_bag_counts_ids_ranges_steps_once);
+	T(tc, test_bag_bad_expressions_are_named);
+	T(tc, test_bag_is_lanes_of_whole_waves);
+	T(tc, test_bag_task_paced_to_its_part_of_the_lane);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return libra_run_suite(_suite());
+}
