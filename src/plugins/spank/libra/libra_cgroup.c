@@ -607,7 +607,7 @@ static void _update_weight(void)
 static void _report(void)
 {
 	job_desc_msg_t d;
-	char text[64];
+	char text[64], id[16];
 	double done;
 
 	if (cg.reload) {
@@ -620,7 +620,10 @@ static void _report(void)
 	if ((done = _done()) < cg.predicted - LIBRA_REPLAN_EPS)
 		return;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = cg.job_id;
+	/* the job by its id string: the numeric field moved into step_id
+	 * in 26.05, the string is in every release */
+	snprintf(id, sizeof(id), "%u", cg.job_id);
+	d.job_id_str = id;
 	snprintf(text, sizeof(text), LIBRA_PROGRESS_PREFIX "%.3f", done);
 	d.admin_comment = text;
 	if (slurm_update_job(&d)) {
