@@ -34,6 +34,10 @@
  *  An advance reservation (--reserve-frac) is not eligible before its
  *  begin, as Slurm holds a job with --begin: it enters the queue then, and
  *  FCFS orders it by its begin.
+ *
+ *  A bag's tasks (--bag-frac; bags.c) are ordinary jobs here; a throttled
+ *  bag's are submitted k at a time (bags.h): the next when one ends or is
+ *  refused.
 \*****************************************************************************/
 
 #include <math.h>
@@ -42,6 +46,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "bags.h"
 #include "outcome.h"
 #include "pq.h"
 #include "sim.h"
@@ -70,6 +75,7 @@ typedef struct {
 	run_t *run;		/* running jobs by estimated end */
 	size_t nrun, caprun;
 	int free;
+	sim_gate_t gate;	/* a throttled bag's tasks */
 } bf_t;
 
 static int _run_less(const run_t *x, double est_end, int idx)
@@ -99,8 +105,7 @@ static void _start(bf_t *b, int i, double now)
 	double est_end = now + j->estimate;
 	size_t pos;
 
-	b->live[i] = 0;
-	sim_squeue_dead(&b->queue);
+	sim_squeue_remove(&b->queue, b->live, i);
 	b->state[i] = ST_RUNNING;
 	b->free -= j->procs;
 	b->out[i].start = now;
@@ -118,6 +123,17 @@ static void _start(bf_t *b, int i, double now)
 	b->nrun++;
 }
 
+static void _arrive(bf_t *b, int i);
+
+/* Job i ended or was refused: a task its bag held back comes now. */
+static void _release(bf_t *b, int i)
+{
+	int k = sim_gate_release(&b->gate, (size_t) i);
+
+	if (k >= 0)
+		_arrive(b, k);
+}
+
 static void _complete(bf_t *b, int i, double now)
 {
 	const sim_job_t *j = &b->w->jobs[i];
@@ -131,16 +147,16 @@ static void _complete(bf_t *b, int i, double now)
 	b->state[i] = ST_DONE;
 	sim_settle(j, b->model, sim_base_charge(b->cfg, j), start, now,
 		   &b->out[i]);
+	_release(b, i);
 }
 
 static void _reject(bf_t *b, int i, const char *why)
 {
-	if (b->live[i]) {
-		b->live[i] = 0;
-		sim_squeue_dead(&b->queue);
-	}
+	if (b->live[i])
+		sim_squeue_remove(&b->queue, b->live, i);
 	b->state[i] = ST_REJECTED;
 	sim_reject(&b->out[i], why);
+	_release(b, i);
 }
 
 static void _arrive(bf_t *b, int i)
@@ -227,13 +243,28 @@ static void _pass(bf_t *b, double now)
 	sim_squeue_tidy(q, b->live);
 }
 
+/* the event loop's calls (sim_spaced_events()) */
+static void _on_complete(void *e, int i, double now)
+{
+	_complete(e, i, now);
+}
+
+static void _on_arrive(void *e, int i)
+{
+	_arrive(e, i);
+}
+
+static void _on_pass(void *e, double now)
+{
+	_pass(e, now);
+}
+
 extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 			    sim_policy_t policy, sim_model_t model,
 			    sim_outcome_t *out, char *err, size_t errlen)
 {
 	bf_t b;
-	size_t n = w->n, ai = 0, i;
-	size_t *ord = sim_jobs_by_begin(w);	/* jobs become eligible */
+	size_t n = w->n, i;
 
 	memset(&b, 0, sizeof(b));
 	b.cfg = cfg;
@@ -247,18 +278,12 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 	b.latest = sim_xcalloc(n + 1, sizeof(double));
 	for (i = 0; i < n; i++)
 		b.latest[i] = w->jobs[i].deadline - w->jobs[i].estimate;
+	sim_gate_init(&b.gate, w);
 
-	while (ai < n || b.done.n) {
-		double ta = ai < n ? w->jobs[ord[ai]].begin : INFINITY;
-		double tc = b.done.n ? b.done.a[0].t : INFINITY;
-		double now = ta < tc ? ta : tc;
-
-		while (b.done.n && b.done.a[0].t <= now)
-			_complete(&b, sim_pq_pop(&b.done).idx, now);
-		while (ai < n && w->jobs[ord[ai]].begin <= now)
-			_arrive(&b, (int) ord[ai++]);
-		_pass(&b, now);
-	}
+	sim_spaced_events(w, &(sim_spaced_t) {
+		.engine = &b, .complete = _on_complete, .arrive = _on_arrive,
+		.pass = _on_pass, .done = &b.done, .gate = &b.gate,
+	});
 	/* Nothing can still wait: with no job running every waiting job
 	 * fits, so the last pass started or rejected all of them. */
 	for (i = 0; i < n; i++) {
@@ -277,6 +302,6 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 	free(b.live);
 	free(b.state);
 	free(b.latest);
-	free(ord);
+	sim_gate_free(&b.gate);
 	return i < n ? -1 : 0;
 }

@@ -35,6 +35,7 @@
 #include "alloc.h"
 #include "energy.h"
 #include "metrics.h"
+#include "outcome.h"
 #include "params.h"
 #include "sim.h"
 
@@ -62,7 +63,8 @@ enum {
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
 	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY, OPT_PENALTY_CAP,
-	OPT_PEAK_PRICE, OPT_PEAK_HOURS,
+	OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC, OPT_BAG_TASKS,
+	OPT_BAG_THROTTLE, OPT_BAG_MODE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -126,6 +128,10 @@ static const struct option long_opts[] = {
 	{ "node-memory", required_argument, NULL, OPT_NODE_MEMORY },
 	{ "reserve-frac", required_argument, NULL, OPT_RESERVE_FRAC },
 	{ "reserve-lead", required_argument, NULL, OPT_RESERVE_LEAD },
+	{ "bag-frac", required_argument, NULL, OPT_BAG_FRAC },
+	{ "bag-tasks", required_argument, NULL, OPT_BAG_TASKS },
+	{ "bag-throttle", required_argument, NULL, OPT_BAG_THROTTLE },
+	{ "bag-mode", required_argument, NULL, OPT_BAG_MODE },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
 	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
 	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
@@ -180,6 +186,11 @@ static void _usage(FILE *f)
 "  --node-memory MB        memory of each 1-CPU node (time-shared policies)\n"
 "  --reserve-frac F        fraction of jobs that book a later start (0)\n"
 "  --reserve-lead S        a booked start, seconds after submission (3600)\n"
+"  --bag-frac F            fraction of jobs made bags of tasks (0)\n"
+"  --bag-tasks N           tasks of a bag, each the job as traced (10)\n"
+"  --bag-throttle K        at most K of a bag's tasks at once (none)\n"
+"  --bag-mode M            one | each: a bag under one SLA, or its tasks\n"
+"                          submitted one by one, each with its own (one)\n"
 "  --predict M             Libra family: admit on predicted run times,\n"
 "                          none | last2 | ratio | runtime (none)\n"
 "  --predict-risk R        admit on the 1-R quantile of the history (0.05)\n"
@@ -400,6 +411,7 @@ static const struct {
 	{ OPT_PENALTY_CAP, offsetof(sim_config_t, penalty_cap), 0, 1e6, false, false },
 	{ OPT_RESERVE_FRAC, offsetof(sim_config_t, reserve_frac), 0, 1, false, false },
 	{ OPT_RESERVE_LEAD, offsetof(sim_config_t, reserve_lead), 0, 1e8, true, false },
+	{ OPT_BAG_FRAC, offsetof(sim_config_t, bag_frac), 0, 1, false, false },
 	{ OPT_FR_ALPHA, offsetof(sim_config_t, fr_alpha), 0, 1, false, false },
 	{ OPT_FR_DISCOUNT, offsetof(sim_config_t, fr_discount), 0, INFINITY, false, false },
 	{ OPT_FR_SLACK, offsetof(sim_config_t, fr_slack), -INFINITY, INFINITY, false, false },
@@ -673,6 +685,60 @@ static bool _power_opt(sim_config_t *cfg, int c, const char *name,
 	return true;
 }
 
+/*
+ * The bag options (--bag-*; doc/design.md decision 36): option c, if it
+ * is one, taken into *tasks, *throttle (0: none) and cfg; *bag_opts notes
+ * which were given (1 --bag-frac, 2 the others) for _bag_check().
+ */
+static bool _bag_opt(sim_config_t *cfg, int c, const char *name,
+		     const char *a, int *tasks, int *throttle, int *bag_opts)
+{
+	switch (c) {
+	case OPT_BAG_FRAC:
+		*bag_opts |= 1;
+		return false;	/* a number: num_opts */
+	case OPT_BAG_TASKS:
+		*tasks = (int) _int(name, a, 1, LIBRA_BAG_MAX_SIZE);
+		break;
+	case OPT_BAG_THROTTLE:
+		*throttle = strcmp(a, "none") ?
+			    (int) _int(name, a, 1, INT_MAX) : 0;
+		break;
+	case OPT_BAG_MODE:
+		cfg->bag_each = _word(name, a, "each", "one");
+		break;
+	default:
+		return false;
+	}
+	*bag_opts |= 2;
+	return true;
+}
+
+/* The bag of --bag-tasks and --bag-throttle, as the core reads the array
+ * "0-(N-1)%K" that sbatch would be given. */
+static void _bag_check(sim_config_t *cfg, int tasks, int throttle,
+		       int bag_opts)
+{
+	char inx[64], err[256];
+
+	if ((bag_opts & 2) && !(cfg->bag_frac > 0.0))
+		_usage_error("--bag-tasks, --bag-throttle and --bag-mode need "
+			     "--bag-frac above 0");
+	if (!(cfg->bag_frac > 0.0))
+		return;
+	if (cfg->predict != LIBRA_PREDICT_NONE)
+		_usage_error("--bag-frac and --predict exclude each other (a "
+			     "bag's run time is its tasks', not a job's of "
+			     "its user's history)");
+	if (throttle)
+		snprintf(inx, sizeof(inx), "0-%d%%%d", tasks - 1, throttle);
+	else
+		snprintf(inx, sizeof(inx), "0-%d", tasks - 1);
+	if (libra_bag_parse(inx, LIBRA_BAG_MAX_SIZE, &cfg->bag, err,
+			    sizeof(err)))
+		_usage_error("--bag-tasks, --bag-throttle: %s", err);
+}
+
 /* What the options say together: what is required, what excludes or
  * needs what. */
 static void _parse_check(sim_config_t *cfg, const char *policy,
@@ -716,7 +782,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	libra_params_t *p = &cfg->params;
 	const char *policy = NULL;
 	char err[256];
-	int c, power_opts = 0;
+	int c, power_opts = 0, bag_opts = 0, tasks = 10, throttle = 0;
 
 	_defaults(cfg);
 	opterr = 0;
@@ -734,7 +800,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 				_usage_error("--%s: %s", name, err);
 			continue;
 		}
-		if (_num_opt(cfg, c, name, a) ||
+		if (_bag_opt(cfg, c, name, a, &tasks, &throttle, &bag_opts) ||
+		    _num_opt(cfg, c, name, a) ||
 		    _predict_opt(cfg, c, name, a) ||
 		    _power_opt(cfg, c, name, a, &power_opts) ||
 		    _money_opt(cfg, c, name, a))
@@ -806,6 +873,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	if (optind < argc)
 		_usage_error("unexpected argument '%s'", argv[optind]);
 	_parse_check(cfg, policy, power_opts);
+	_bag_check(cfg, tasks, throttle, bag_opts);
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -820,7 +888,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 34
+#define NFIELDS 41
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -925,6 +993,19 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	I("missed", m->deadline_missed);
 	D("utility", m->utility, 4);
 	f[n++] = (field_t) { .key = "seed", .kind = F_UINT, .u = cfg->seed };
+	/* only with --bag-frac: the bags, each counted once (bags.c) */
+	if (cfg->bag_frac > 0.0) {
+		sim_bag_stats_t b;
+
+		sim_bag_stats(w, out, &b);
+		S("bag_mode", cfg->bag_each ? "each" : "one");
+		I("bags", b.bags);
+		I("bags_met", b.met);
+		I("bags_partial", b.partial);
+		I("bag_tasks", b.tasks);
+		I("bag_tasks_refused", b.refused);
+		D("bag_profit", b.profit, 6);
+	}
 	/* only with --power: the bill (energy.h) */
 	if (cfg->power_on) {
 		S("power", en->power);
@@ -936,7 +1017,7 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		 * powered hours served */
 		for (i = 0; i < w->n; i++)
 			if (out[i].accepted)
-				work += w->jobs[i].runtime * w->jobs[i].procs;
+				work += sim_job_work(&w->jobs[i]);
 		D("work_hours", work / 3600.0, 4);
 		D("span", en->span, 3);
 		I("power_ups", en->ups);
@@ -951,14 +1032,29 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	_emit(cfg, f, n);
 }
 
-/* With --reserve-frac a last column, begin (empty: no reservation); the
- * columns are those of earlier releases without it. */
-static void _csv_header(FILE *f, bool reserve, bool predict)
+/* With --reserve-frac a last column, begin (empty: no reservation), with
+ * --predict predicted, with --bag-frac bag_tasks and task; the columns are
+ * those of earlier releases without them. */
+static void _csv_header(FILE *f, const sim_config_t *cfg)
 {
 	fprintf(f, "id,submit,procs,runtime,estimate,deadline,budget,"
 		"penalty_rate,type,urgency,accepted,verdict,start,end,price,"
-		"charge,deadline_met,policy%s%s\n",
-		reserve ? ",begin" : "", predict ? ",predicted" : "");
+		"charge,deadline_met,policy%s%s%s\n",
+		cfg->reserve_frac > 0.0 ? ",begin" : "",
+		cfg->predict != LIBRA_PREDICT_NONE ? ",predicted" : "",
+		cfg->bag_frac > 0.0 ? ",bag_tasks,task" : "");
+}
+
+/* --bag-frac: a bag's tasks (N, empty), a task's (N, its number 0 ..
+ * N - 1; --bag-mode each), or empty for a job. */
+static void _csv_bag(FILE *f, const sim_job_t *j)
+{
+	if (!j->bag.tasks)
+		fprintf(f, ",,");
+	else if (sim_job_is_bag(j))
+		fprintf(f, ",%d,", j->bag.tasks);
+	else
+		fprintf(f, ",%d,%d", j->bag.tasks, j->task);
 }
 
 static void _csv_rows(FILE *f, const sim_config_t *cfg,
@@ -992,6 +1088,8 @@ static void _csv_rows(FILE *f, const sim_config_t *cfg,
 			fprintf(f, ",%.3f", o->predicted);
 		else if (cfg->predict != LIBRA_PREDICT_NONE)
 			fprintf(f, ",");
+		if (cfg->bag_frac > 0.0)
+			_csv_bag(f, j);
 		fprintf(f, "\n");
 	}
 }
@@ -1014,12 +1112,9 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	case SIM_FCFS_BF:
 	case SIM_SJF_BF:
 	case SIM_EDF_BF:
-		rc = sim_run_backfill(cfg, w, policy, model, out, err,
-				      sizeof(err));
-		break;
 	case SIM_FIRST_REWARD:
-		rc = sim_run_firstreward(cfg, w, model, out, err,
-					 sizeof(err));
+		rc = sim_run_spaced(cfg, w, policy, model, out, err,
+				    sizeof(err));
 		break;
 	default:
 		rc = sim_run_timeshare(cfg, w, policy, model, out, &en, err,
@@ -1035,20 +1130,9 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 
 	libra_metrics_init(&m);
 	for (i = 0; i < w->n; i++) {
-		const sim_job_t *j = &w->jobs[i];
-		libra_job_result_t r = {
-			.accepted = out[i].accepted,
-			.deadline_met = out[i].accepted && out[i].met,
-			.budget = j->budget,
-			.charge = out[i].accepted ? out[i].charge : 0.0,
-			/* a reservation waits from its begin, the time
-			 * it asked to start (Slurm's eligible time) */
-			.submit = j->begin,
-			.start = out[i].start,
-			.end = out[i].end,
-			.runtime = j->runtime,
-		};
+		libra_job_result_t r;
 
+		sim_result(&w->jobs[i], &out[i], &r);
 		libra_metrics_add(&m, &r);
 	}
 	libra_metrics_finish(&m);
@@ -1109,8 +1193,7 @@ int main(int argc, char **argv)
 			sim_workload_free(&w);
 			return 1;
 		}
-		_csv_header(csv, cfg.reserve_frac > 0.0,
-			    cfg.predict != LIBRA_PREDICT_NONE);
+		_csv_header(csv, &cfg);
 	}
 
 	if (cfg.probe_csv) {

@@ -47,3 +47,20 @@ extern void sim_reject(sim_outcome_t *o, const char *verdict)
 	memset(o, 0, sizeof(*o));
 	o->verdict = verdict;
 }
+
+extern void sim_result(const sim_job_t *j, const sim_outcome_t *o,
+		       libra_job_result_t *r)
+{
+	*r = (libra_job_result_t) {
+		.accepted = o->accepted,
+		.deadline_met = o->accepted && o->met,
+		.budget = j->budget,
+		.charge = o->accepted ? o->charge : 0.0,
+		/* a reservation waits from its begin, the time it asked
+		 * to start (Slurm's eligible time) */
+		.submit = j->begin,
+		.start = o->start,
+		.end = o->end,
+		.runtime = j->runtime,
+	};
+}

@@ -37,4 +37,8 @@ extern void sim_reject(sim_outcome_t *o, const char *verdict);
  * core's money: C = RE * PBase per CPU, times procs. */
 extern double sim_base_charge(const sim_config_t *cfg, const sim_job_t *j);
 
+/* What the metrics (metrics.h) are given of job j and its outcome o. */
+extern void sim_result(const sim_job_t *j, const sim_outcome_t *o,
+		       libra_job_result_t *r);
+
 #endif /* LIBRA_SIM_OUTCOME_H */

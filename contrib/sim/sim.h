@@ -15,6 +15,8 @@
  *	backfill.c	FCFS-BF, SJF-BF, EDF-BF (EASY backfilling)
  *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
  *	outcome.c	settle or reject a job (outcome.h)
+ *	bags.c		bags of tasks (--bag-frac): their tasks on the
+ *			space-shared engines, and what became of them
  *	squeue.c, pq.h	the space-shared engines' wait queue and event heap
  *	energy.c	power provisioning: node power states, the tariff's
  *			clock, the energy bill (--power; issue 21)
@@ -37,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bag.h"
 #include "metrics.h"
 #include "params.h"
 #include "power.h"
@@ -136,6 +139,14 @@ typedef struct sim_config {
 	 * reserve_frac (0: none) */
 	double reserve_frac;
 	double reserve_lead;
+	/* bags of tasks (doc/design.md decision 36): each job, with
+	 * probability bag_frac (0: none), becomes a bag of bag.tasks tasks,
+	 * at most bag.throttle at once (0: none), each task the job as the
+	 * trace has it; bag_each: its tasks are submitted one by one, each
+	 * with its own SLA (the bag's deadline, an N-th of its money) */
+	double bag_frac;
+	libra_bag_t bag;
+	bool bag_each;
 	/* runtime predictions (issue 19; doc/design.md decision 22): the
 	 * Libra family admits on predict_method's run time at quantile
 	 * 1 - predict_risk of the users' finished jobs (NONE: on RE);
@@ -212,6 +223,21 @@ typedef struct sim_job {
 	bool high;		/* high urgency */
 	bool hard;		/* hard deadline */
 	int64_t user, group;	/* SWF fields 12 and 13; -1: unknown */
+	/*
+	 * --bag-frac: bag.tasks > 0 for a bag and for each of its tasks.  A
+	 * bag (task -1) is the one job it is admitted as, of L = bag.lanes
+	 * lanes x task_procs CPUs and W x the task's R and RE (procs,
+	 * runtime, estimate above; libra_bag_sla()); its tasks are each
+	 * task_procs CPUs, task_runtime, task_estimate.  A task (task 0 ..
+	 * N - 1) is one job, its bag's tasks consecutive; gate: at most
+	 * that many of its bag's tasks at once on the space-shared engines
+	 * (Slurm's throttle), 0: none.
+	 */
+	libra_bag_t bag;
+	int task;
+	int gate;
+	int task_procs;
+	double task_runtime, task_estimate;
 } sim_job_t;
 
 /* A job of the trace before the window: the predictor's history. */
@@ -245,6 +271,8 @@ typedef struct sim_outcome {
 	bool met;		/* deadline met */
 	double predicted;	/* --predict: the run time it was quoted on
 				 * (0: the policy does not predict) */
+	int tasks_run;		/* a bag refused on a space-shared engine:
+				 * how many of its tasks ran all the same */
 } sim_outcome_t;
 
 /* What powering the nodes cost in one run (--power). */
@@ -287,6 +315,30 @@ extern void sim_job_sla(const sim_job_t *j, sim_model_t model,
  * caller frees it.  Without reservations it is 0..n-1. */
 extern size_t *sim_jobs_by_begin(const sim_workload_t *w);
 
+/* bags.c: is j a bag (not one of its tasks)? */
+extern bool sim_job_is_bag(const sim_job_t *j);
+/* The CPU-seconds j runs (a bag: all its tasks'). */
+extern double sim_job_work(const sim_job_t *j);
+/* w's jobs with every bag replaced by its tasks, each an N-th of its money
+ * (its deadline, due date and urgency as the bag's); gated: each task
+ * carries the bag's throttle.  of[t]: the index in w of tw's job t (NULL:
+ * not wanted).  tw->hist is NULL. */
+extern void sim_bag_tasks(const sim_workload_t *w, bool gated,
+			  sim_workload_t *tw, size_t **of);
+
+/* What became of the bags of a run (the summary's bag fields). */
+typedef struct sim_bag_stats {
+	long bags;		/* bags submitted */
+	long met;		/* every task ended by the deadline */
+	long partial;		/* some of its tasks ran, others were refused */
+	long tasks;		/* their tasks */
+	long refused;		/* tasks that never ran */
+	double profit;		/* the bags' (or their tasks') Cluster
+				 * Profitability (metrics.h) */
+} sim_bag_stats_t;
+extern void sim_bag_stats(const sim_workload_t *w, const sim_outcome_t *out,
+			  sim_bag_stats_t *st);
+
 /* The engines; each fills out[0..n-1].  Return 0 or -1 with a message. */
 extern int sim_run_timeshare(const sim_config_t *cfg,
 			     const sim_workload_t *w, sim_policy_t policy,
@@ -298,5 +350,11 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 extern int sim_run_firstreward(const sim_config_t *cfg,
 			       const sim_workload_t *w, sim_model_t model,
 			       sim_outcome_t *out, char *err, size_t errlen);
+/* A space-shared engine (backfilling or FirstReward) on w: with bags (not
+ * --bag-mode each), on their tasks, at most the throttle of a bag's at
+ * once, each bag then settled once (bags.c). */
+extern int sim_run_spaced(const sim_config_t *cfg, const sim_workload_t *w,
+			  sim_policy_t policy, sim_model_t model,
+			  sim_outcome_t *out, char *err, size_t errlen);
 
 #endif /* LIBRA_SIM_H */

@@ -59,6 +59,12 @@ extern void sim_squeue_dead(sim_squeue_t *q)
 	q->dead++;
 }
 
+extern void sim_squeue_remove(sim_squeue_t *q, unsigned char *live, int idx)
+{
+	live[idx] = 0;
+	sim_squeue_dead(q);
+}
+
 extern void sim_squeue_tidy(sim_squeue_t *q, const unsigned char *live)
 {
 	if (q->dead > 64 && q->dead * 2 > q->len - q->head)

@@ -34,6 +34,10 @@ extern void sim_squeue_insert(sim_squeue_t *q, double a, double b, int idx);
  * safe while scanning the array). */
 extern void sim_squeue_dead(sim_squeue_t *q);
 
+/* Job idx, waiting, leaves the queue (it starts or is refused): live[idx]
+ * cleared and its entry counted a tombstone. */
+extern void sim_squeue_remove(sim_squeue_t *q, unsigned char *live, int idx);
+
 /* Sweep tombstones out when they are more than half the entries (moves
  * entries: call it between scans).  live[i] is non-zero for the jobs
  * still waiting. */

@@ -65,6 +65,24 @@
  *  prediction that proves short costs its own job, never the jobs
  *  admitted beside it, and new admissions see the re-planned share.
  *
+ *  Bags of tasks (--bag-frac; doc/design.md decision 36): a bag is
+ *  admitted with libra_admit() on libra_bag_sla()'s SLA for its L lanes x
+ *  the task's CPUs, committed as one ledger entry per CPU, and settled
+ *  once, when its last lane ends (met when that is by the deadline: every
+ *  task was).  Each lane is one part whose actual work is its tasks' run
+ *  times added up (W or W - 1 tasks, libra_bag_lane_tasks()).  That is
+ *  the lane's tasks run one after another on its CPUs, with no gap (a
+ *  task starts as its predecessor ends), at the rate of the bag's entry:
+ *  the CPU is divided by the ledger's shares, the entry's share on a CPU
+ *  is (W RE - the lane's CPU done) / (TD - now), and a task paced by
+ *  libra_bag_task_target() (an m-th of the lane's time left for its RE,
+ *  m tasks left) asks that very share when the tasks before it ran their
+ *  estimates; when they ran less, the entry keeps what they left unused
+ *  for the lane's later tasks, as the one ledger entry holds the bag's
+ *  capacity until its deadline.  Splitting a lane into tasks would change
+ *  no rate in this model, only add events.  --bag-mode each submits the
+ *  tasks as jobs of their own.
+ *
  *  Cost: each node keeps the time its next part ends, recomputed only when
  *  its set of parts or their weights change, in an indexed min-heap; an
  *  arrival touches every running part once (progress), which it must.
@@ -894,6 +912,20 @@ synced:
 }
 
 /*
+ * The actual work of the part on the k-th CPU of job j's placement: R, or
+ * for a bag (--bag-frac) what its lane runs, CPU k / (the task's CPUs)
+ * being on lane k / procs: its tasks' run times, back to back (see the
+ * top).
+ */
+static double _part_work(const sim_job_t *j, int k)
+{
+	if (!sim_job_is_bag(j))
+		return j->runtime;
+	return libra_bag_lane_tasks(&j->bag, k / j->task_procs) *
+	       j->task_runtime;
+}
+
+/*
  * An admitted job: commit the quote in the ledger and put one part of the
  * job on each node of its placement (1-CPU nodes); an advance reservation
  * is committed for its begin and its parts wait, pending, until then.
@@ -936,7 +968,7 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 			nd->p = sim_xrealloc(nd->p, nd->cap * sizeof(*nd->p));
 		}
 		nd->p[nd->n].job = i;
-		nd->p[nd->n].work = j->runtime;
+		nd->p[nd->n].work = _part_work(j, k);
 		nd->p[nd->n].done = 0.0;
 		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
 		nd->p[nd->n].pending = s->booked[i];

@@ -48,6 +48,21 @@
  *    begin as it would have had from its submission), so its share and
  *    its SLA's period are the same; what changes is that it is admitted
  *    at its submission against the window it booked.
+ *  - bags of tasks (--bag-frac F, --bag-tasks N, --bag-throttle K; none by
+ *    default; design.md decision 36): a job becomes, with probability F
+ *    from a stream of its own, a bag of N tasks, each the job as the
+ *    trace has it (its CPUs, R and RE), at most K at once.  The bag is
+ *    the one job the core admits it as (libra_bag_sla()): L = min(N, K)
+ *    lanes x the task's CPUs, W = ceil(N / L) times its R and RE, and its
+ *    deadline, budget and penalty rate are drawn as for that job, with
+ *    the job's own draws: D = factor x W R from its begin, so that the
+ *    deadline can be met by lanes run back to back, B = factor x W R x
+ *    PBase x L x procs (the whole waves the bag holds until its deadline,
+ *    as the core prices it), PR x L x procs.  A job whose L lanes would
+ *    be wider than the machine stays a job (the core would refuse the
+ *    bag; its user would throttle it).  --bag-mode each submits its N
+ *    tasks one by one instead, each with the bag's deadline and an N-th
+ *    of its budget and penalty rate (sim_bag_tasks()).
  *
  *  The thesis never states the standard deviations; cv (default 0.25) is
  *  ours.  Every quantity is drawn from its own random stream keyed by the
@@ -74,6 +89,7 @@ enum {
 	STREAM_BUDGET,
 	STREAM_PENALTY,
 	STREAM_RESERVE,
+	STREAM_BAG,
 };
 
 
@@ -292,6 +308,29 @@ static void _job_base(const sim_config_t *cfg, const cand_t *cd, double t0,
 	}
 }
 
+/* --bag-frac: job j becomes, drawn from its own stream, a bag of the
+ * configuration's tasks if its lanes fit in the machine (see the top). */
+static void _job_bag(const sim_config_t *cfg, int machine, sim_job_t *j)
+{
+	const libra_bag_t *b = &cfg->bag;
+	sim_rng_t r;
+
+	if (!(cfg->bag_frac > 0.0))
+		return;
+	sim_rng_init(&r, cfg->seed, (uint64_t) j->id, STREAM_BAG);
+	if (!(sim_rng_uniform(&r) < cfg->bag_frac) ||
+	    (long) b->lanes * j->procs > machine)
+		return;
+	j->bag = *b;
+	j->task = -1;
+	j->task_procs = j->procs;
+	j->task_runtime = j->runtime;
+	j->task_estimate = j->estimate;
+	j->procs = b->lanes * j->procs;
+	j->runtime = b->waves * j->runtime;
+	j->estimate = b->waves * j->estimate;
+}
+
 /* A job's deadline, budget, penalty rate and ISQoS terms; -1: a factor
  * cannot be drawn (y->err says which). */
 static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
@@ -307,7 +346,7 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		  j->high ? high_mean : low_mean, 1.0, &df,
 		  "deadline", y->err, y->errlen))
 		return -1;
-	df = _bias(df, cfg->bias_d, s->run, y->mean_r);
+	df = _bias(df, cfg->bias_d, j->runtime, y->mean_r);
 	j->deadline = j->begin + df * j->runtime;
 
 	/* budget: urgent = pays more */
@@ -317,7 +356,7 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		  j->high ? high_mean : low_mean, 0.0, &bf,
 		  "budget", y->err, y->errlen))
 		return -1;
-	bf = _bias(bf, cfg->bias_b, s->run, y->mean_r);
+	bf = _bias(bf, cfg->bias_b, j->runtime, y->mean_r);
 	j->per_job = cfg->economy == SIM_ECONOMY_THESIS;
 	width = j->per_job ? 1.0 : j->procs;
 	f = j->runtime * y->pb_s * width;
@@ -330,13 +369,25 @@ static int _job_qos(const synth_t *y, const libra_swf_job_t *s,
 		  j->high ? high_mean : low_mean, 0.0, &pf,
 		  "penalty", y->err, y->errlen))
 		return -1;
-	pf = _bias(pf, cfg->bias_p, s->run, y->mean_r);
+	pf = _bias(pf, cfg->bias_p, j->runtime, y->mean_r);
 	j->penalty_rate = pf * y->pb_h * width;
 	j->penalty_cap = cfg->penalty_cap >= 0.0 ?
 			 cfg->penalty_cap * j->budget : -1.0;
 
 	_due(cfg, j);
 	return 0;
+}
+
+/* --bag-mode each: every bag's tasks, one by one, in its place. */
+static void _each(sim_workload_t *w)
+{
+	sim_workload_t tw;
+
+	sim_bag_tasks(w, false, &tw, NULL);
+	tw.hist = w->hist;
+	tw.nhist = w->nhist;
+	free(w->jobs);
+	*w = tw;
 }
 
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
@@ -393,11 +444,14 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 		sim_job_t *j = &w->jobs[i - from];
 
 		_job_base(cfg, &c[i], t0, j);
+		_job_bag(cfg, w->procs, j);
 		if (_job_qos(&y, c[i].s, j))
 			goto fail;
 	}
 	free(c);
 	libra_swf_free(&swf);
+	if (cfg->bag_frac > 0.0 && cfg->bag_each)
+		_each(w);
 	return 0;
 
 fail:
@@ -510,5 +564,12 @@ extern void sim_job_sla(const sim_job_t *j, sim_model_t model,
 	if (j->tier != LIBRA_TIER_NONE) {
 		sla->set |= LIBRA_SLA_TIER;
 		sla->tier = j->tier;
+	}
+	/* a bag: its task's SLA made the bag's by the core (W x RE) */
+	if (sim_job_is_bag(j)) {
+		libra_sla_t task = *sla;
+
+		task.runtime = j->task_estimate;
+		libra_bag_sla(&j->bag, &task, sla);
 	}
 }
