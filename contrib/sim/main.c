@@ -730,6 +730,10 @@ static void _bag_check(sim_config_t *cfg, int tasks, int throttle,
 		_usage_error("--bag-frac and --predict exclude each other (a "
 			     "bag's run time is its tasks', not a job's of "
 			     "its user's history)");
+	if (cfg->economy == SIM_ECONOMY_THESIS)
+		_usage_error("--bag-frac needs --economy site (a bag's money "
+			     "is split among its tasks, which adds up only "
+			     "when money scales with the CPUs)");
 	if (throttle)
 		snprintf(inx, sizeof(inx), "0-%d%%%d", tasks - 1, throttle);
 	else

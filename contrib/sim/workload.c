@@ -62,7 +62,8 @@
  *    be wider than the machine stays a job (the core would refuse the
  *    bag; its user would throttle it).  --bag-mode each submits its N
  *    tasks one by one instead, each with the bag's deadline and an N-th
- *    of its budget and penalty rate (sim_bag_tasks()).
+ *    of its budget and penalty rate (sim_bag_tasks()): money that adds
+ *    up only in the site's economy, which --bag-frac needs.
  *
  *  The thesis never states the standard deviations; cv (default 0.25) is
  *  ours.  Every quantity is drawn from its own random stream keyed by the
