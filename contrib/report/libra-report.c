@@ -1419,6 +1419,56 @@ static size_t _pick_jobs(rpt_jobs_t *jobs, rpt_jobs_t *refusals,
 	return nshown;
 }
 
+/* The array's part of a task's JobID ("8" of "8_3"), its length. */
+static size_t _array_part(const rpt_job_t *j)
+{
+	return strcspn(j->id, "_");
+}
+
+/* Does row j stand for its bag better than row k: settled by the bag's
+ * last task to end, the one whose record settles the whole? */
+static bool _bag_better(const rpt_job_t *j, const rpt_job_t *k)
+{
+	bool jl = j->rec.settled && j->rec.bag.ended == j->rec.bag.tasks - 1;
+	bool kl = k->rec.settled && k->rec.bag.ended == k->rec.bag.tasks - 1;
+
+	return jl && !kl;
+}
+
+/*
+ * A job array admitted as one bag (decision 36) is one submission, priced,
+ * settled and counted once: of its tasks' rows one stands for it, under
+ * the array's JobID (the row settled by the last task to end, which holds
+ * the bag's outcome and charge; while the bag runs, any of them, not yet
+ * settled).  Returns the rows kept, in order.
+ */
+static size_t _one_per_bag(rpt_job_t **shown, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rpt_job_t *j = shown[i];
+		size_t len = _array_part(j), k;
+
+		if (j->kind != KIND_SLA || j->rec.bag.tasks <= 0) {
+			shown[kept++] = j;
+			continue;
+		}
+		for (k = 0; k < kept; k++)
+			if (shown[k]->kind == KIND_SLA &&
+			    shown[k]->rec.bag.tasks > 0 &&
+			    _array_part(shown[k]) == len &&
+			    !strncmp(shown[k]->id, j->id, len))
+				break;
+		j->id[len] = '\0';	/* the array's JobID */
+		if (k == kept)
+			shown[kept++] = j;
+		else if (_bag_better(j, shown[k]))
+			shown[k] = j;
+	}
+	return kept;
+}
+
 /* Sort the jobs (the order --per-job prints them in, so that its lines
  * add up as the totals do), fold each into its account's figures and the
  * total, and sort the accounts. */
@@ -1517,7 +1567,7 @@ int main(int argc, char **argv)
 	jobs_src = _read_jobs(&jobs);
 	_refusals(&refusals, &refusal_src);
 	shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
-	nshown = _pick_jobs(&jobs, &refusals, shown);
+	nshown = _one_per_bag(shown, _pick_jobs(&jobs, &refusals, shown));
 	_fold_jobs(shown, nshown);
 	if (opt.mode == OUT_JSON)
 		_print_json(jobs_src, refusal_src, shown, nshown);

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,4 +153,36 @@ extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane)
 	if (lane < 0 || lane >= b->lanes)
 		return 0;
 	return lane < full ? b->waves : b->waves - 1;
+}
+
+extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
+				  double end, libra_end_t how,
+				  libra_settlement_t *out)
+{
+	libra_settle(sla, 0.0, start, end, how, out);
+	out->penalty = 0.0;
+	out->charge = 0.0;
+}
+
+extern void libra_bag_count(libra_record_bag_t *b,
+			    const libra_settlement_t *task)
+{
+	b->ended++;
+	if (!task->deadline_met)
+		b->late++;
+	if (task->how != LIBRA_END_COMPLETED)
+		b->failed++;
+	b->last_end = fmax(b->last_end, task->end);
+}
+
+extern void libra_bag_settle(const libra_sla_t *sla,
+			     const libra_record_bag_t *b, double price,
+			     double start, double end, libra_end_t how,
+			     libra_settlement_t *out)
+{
+	if (b->failed > 0 && how == LIBRA_END_COMPLETED)
+		how = LIBRA_END_FAILED;
+	libra_settle(sla, price, start, fmax(end, b->last_end), how, out);
+	if (b->late > 0)
+		out->deadline_met = false;
 }

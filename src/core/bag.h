@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "record.h"
+#include "settle.h"
 #include "sla.h"
 
 /* Slurm's default MaxArraySize: task ids are below it. */
@@ -62,5 +64,25 @@ extern double libra_bag_task_target(double now, double deadline, int left);
 /* The tasks lane "lane" (0 .. L - 1) runs: W, or fewer on the last lanes
  * when N is not a multiple of L. */
 extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane);
+
+/*
+ * Settling a bag once (decision 36).  Every task is settled as it ends
+ * against the bag's SLA; each but the last to end is charged nothing and
+ * owes no penalty (libra_bag_task_settle()), and its outcome is counted
+ * into the tally of the records still pending or running
+ * (libra_bag_count()).  The last to end settles the bag
+ * (libra_bag_settle()): its price, ending at the latest end of all its
+ * tasks, FAILED if one of them did not complete, so met only when every
+ * task met the deadline.
+ */
+extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
+				  double end, libra_end_t how,
+				  libra_settlement_t *out);
+extern void libra_bag_count(libra_record_bag_t *b,
+			    const libra_settlement_t *task);
+extern void libra_bag_settle(const libra_sla_t *sla,
+			     const libra_record_bag_t *b, double price,
+			     double start, double end, libra_end_t how,
+			     libra_settlement_t *out);
 
 #endif /* LIBRA_BAG_H */

@@ -442,11 +442,57 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 	return _dec_place(d, v, r);
 }
 
+/* "bag" (record.h): the shape whole and consistent, the tally within it. */
+static int _dec_bag(dec_t *d, json_object *o, libra_record_t *r)
+{
+	static const char *const allowed[] = {
+		"tasks", "lanes", "waves", "runtime", "target", "ended",
+		"late", "failed", "last_end", NULL
+	};
+	libra_record_bag_t *b = &r->bag;
+	double tasks = 0, lanes = 0, waves = 0, ended = 0, late = 0;
+	double failed = 0;
+
+	if (r->best_effort)
+		return _dfail(d, "record.bag: a best-effort job has no SLA");
+	if (!json_object_is_type(o, json_type_object))
+		return _dfail(d, "bag: not an object");
+	if (_only_keys(d, o, "bag", allowed) ||
+	    _get_whole(d, o, "bag", "tasks", 1, 1e6, &tasks) ||
+	    _get_whole(d, o, "bag", "lanes", 1, 1e6, &lanes) ||
+	    _get_whole(d, o, "bag", "waves", 1, 1e6, &waves) ||
+	    _get_num(d, o, "bag", "runtime", true, 1e-9,
+		     LIBRA_SLA_MAX_DURATION, &b->runtime) ||
+	    _get_num(d, o, "bag", "target", false, 1e-9, TIME_MAX,
+		     &b->target) ||
+	    _get_whole(d, o, "bag", "ended", 1, 1e6, &ended) ||
+	    _get_whole(d, o, "bag", "late", 0, 1e6, &late) ||
+	    _get_whole(d, o, "bag", "failed", 0, 1e6, &failed) ||
+	    _get_num(d, o, "bag", "last_end", false, 1e-9, TIME_MAX,
+		     &b->last_end))
+		return -1;
+	if (!tasks || !lanes || !waves)
+		return _dfail(d, "bag: tasks, lanes and waves are all needed");
+	if (lanes > tasks || waves != ceil(tasks / lanes))
+		return _dfail(d, "bag.waves: not ceil(tasks / lanes) with lanes at most tasks");
+	if (ended >= tasks || late > ended || failed > ended ||
+	    (ended > 0) != (b->last_end > 0.0))
+		return _dfail(d, "bag.ended: the tally does not fit the bag (ended below tasks, late and failed at most ended, last_end with it)");
+	b->tasks = (int) tasks;
+	b->lanes = (int) lanes;
+	b->waves = (int) waves;
+	b->ended = (int) ended;
+	b->late = (int) late;
+	b->failed = (int) failed;
+	return 0;
+}
+
 static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"libra", "policy", "token", "best_effort", "sla", "admit",
-		"start", "requeues", "final", LIBRA_RECORD_ADMIN_KEY, NULL
+		"start", "requeues", "bag", "final", LIBRA_RECORD_ADMIN_KEY,
+		NULL
 	};
 	json_object *v, *admit;
 	const char *policy;
@@ -497,6 +543,8 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	if (_get_whole(d, o, "record", "requeues", 1, 1e6, &n))
 		return -1;
 	r->requeues = (int) n;
+	if ((v = _get(o, "bag")) && _dec_bag(d, v, r))
+		return -1;
 	if ((v = _get(o, "final")) && _dec_final(d, v, r))
 		return -1;
 	return 0;

@@ -80,6 +80,29 @@ typedef struct libra_record_place {
 	int gpus;		/* GPUs held there */
 } libra_record_place_t;
 
+/*
+ * A job array admitted as one bag of tasks (decision 36): "bag" in the
+ * record, e.g. "bag":{"tasks":20,"lanes":4,"waves":5,"runtime":600}.  The
+ * array's pending tasks share the record of its admission (the SLA is the
+ * bag's, libra_bag_sla()); Slurm copies it to each task it splits off,
+ * and sched/libra gives a started task its paced end ("target",
+ * libra_bag_task_target()).  Tasks that end leave their outcome in the
+ * records of those still pending or running ("ended", "late", "failed",
+ * "last_end"), so the last to end settles the bag once.
+ */
+typedef struct libra_record_bag {
+	int tasks;		/* N; 0: not an array */
+	int lanes;		/* L */
+	int waves;		/* W = ceil(N / L) */
+	double runtime;		/* RE: one task's run time [s] */
+	double target;		/* a started task: when it is paced to end;
+				 * 0: not started */
+	int ended;		/* tasks of the bag ended before */
+	int late;		/* of which past the bag's deadline */
+	int failed;		/* of which not COMPLETED */
+	double last_end;	/* the latest of their ends */
+} libra_record_bag_t;
+
 typedef struct libra_record {
 	libra_policy_t policy;
 	uint32_t token;		/* provisional ledger id given at admission,
@@ -116,6 +139,7 @@ typedef struct libra_record {
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */
 	int requeues;		/* times a node failure sent it back to pending */
+	libra_record_bag_t bag;	/* a job array under one SLA ("bag") */
 	bool settled;
 	libra_settlement_t final;
 } libra_record_t;

@@ -128,6 +128,26 @@ extern char *libra_sla_to_json(const libra_sla_t *sla)
 	return _to_string(o, ok);
 }
 
+/* A job array's bag (record.h): its shape, a task's target, the tally. */
+static void _add_bag(json_object *o, const libra_record_bag_t *b, bool *ok)
+{
+	const char *const keys[] = { "tasks", "lanes", "waves", "ended",
+				     "late", "failed" };
+	const int v[] = { b->tasks, b->lanes, b->waves, b->ended, b->late,
+			  b->failed };
+	json_object *bag = json_object_new_object();
+
+	/* the tally only once a task has ended */
+	for (int i = 0; i < (b->ended > 0 ? 6 : 3); i++)
+		json_object_object_add(bag, keys[i], json_object_new_int(v[i]));
+	_add_num(bag, "runtime", b->runtime, ok);
+	if (b->target > 0.0)
+		_add_num(bag, "target", b->target, ok);
+	if (b->ended > 0)
+		_add_num(bag, "last_end", b->last_end, ok);
+	json_object_object_add(o, "bag", bag);
+}
+
 extern char *libra_record_to_json(const libra_record_t *r)
 {
 	json_object *o = json_object_new_object(), *admit, *place, *demand;
@@ -199,6 +219,8 @@ extern char *libra_record_to_json(const libra_record_t *r)
 	if (r->requeues > 0)
 		json_object_object_add(o, "requeues",
 				       json_object_new_int(r->requeues));
+	if (r->bag.tasks > 0)
+		_add_bag(o, &r->bag, &ok);
 	if (r->settled) {
 		json_object *f = json_object_new_object();
 

@@ -111,6 +111,75 @@ START_TEST(test_bag_task_paced_to_its_part_of_the_lane)
 }
 END_TEST
 
+/* A bag's SLA: 4 lanes x 5 waves of 10 s by 240 s, price 100, 1/h late. */
+static libra_sla_t _bag_sla(void)
+{
+	libra_sla_t sla = { 0 };
+
+	sla.runtime = 50;
+	sla.submit = 1000;
+	sla.deadline = 1240;
+	sla.type = LIBRA_DEADLINE_SOFT;
+	sla.penalty_rate = 3600;
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_TYPE |
+		  LIBRA_SLA_PENALTY;
+	return sla;
+}
+
+START_TEST(test_bag_settled_once_by_its_last_task)
+{
+	libra_sla_t sla = _bag_sla();
+	libra_record_bag_t b = { .tasks = 3, .lanes = 3, .waves = 1,
+				 .runtime = 50 };
+	libra_settlement_t t, s;
+
+	/* a task not the last: met or not, no charge and no penalty */
+	libra_bag_task_settle(&sla, 1000, 1100, LIBRA_END_COMPLETED, &t);
+	ck_assert(t.deadline_met);
+	ck_assert_double_eq_tol(t.charge, 0, TOL);
+	libra_bag_count(&b, &t);
+	libra_bag_task_settle(&sla, 1000, 1300, LIBRA_END_COMPLETED, &t);
+	ck_assert(!t.deadline_met);
+	ck_assert_double_eq_tol(t.charge, 0, TOL);
+	ck_assert_double_eq_tol(t.penalty, 0, TOL);
+	libra_bag_count(&b, &t);
+	ck_assert_int_eq(b.ended, 2);
+	ck_assert_int_eq(b.late, 1);
+	ck_assert_int_eq(b.failed, 0);
+	ck_assert_double_eq_tol(b.last_end, 1300, TOL);
+	/* the last ends in time, but one was late: the bag missed, its
+	 * delay the latest end's (60 s at 1/s: 60 of penalty) */
+	libra_bag_settle(&sla, &b, 100, 1000, 1200, LIBRA_END_COMPLETED, &s);
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 60, TOL);
+	ck_assert_double_eq_tol(s.end, 1300, TOL);
+	ck_assert_double_eq_tol(s.penalty, 60, TOL);
+	ck_assert_double_eq_tol(s.charge, 40, TOL);
+}
+END_TEST
+
+START_TEST(test_bag_met_when_every_task_met)
+{
+	libra_sla_t sla = _bag_sla();
+	libra_record_bag_t b = { .tasks = 2, .lanes = 1, .waves = 2,
+				 .runtime = 25 };
+	libra_settlement_t t, s;
+
+	libra_bag_task_settle(&sla, 1000, 1100, LIBRA_END_FAILED, &t);
+	libra_bag_count(&b, &t);
+	ck_assert_int_eq(b.failed, 1);
+	libra_bag_settle(&sla, &b, 100, 1100, 1200, LIBRA_END_COMPLETED, &s);
+	/* a task that failed is the user's: charged, in time, FAILED */
+	ck_assert(s.deadline_met);
+	ck_assert_int_eq(s.how, LIBRA_END_FAILED);
+	ck_assert_double_eq_tol(s.charge, 100, TOL);
+	b.failed = 0;
+	libra_bag_settle(&sla, &b, 100, 1100, 1200, LIBRA_END_COMPLETED, &s);
+	ck_assert(s.deadline_met);
+	ck_assert_int_eq(s.how, LIBRA_END_COMPLETED);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("bag");
@@ -120,6 +189,8 @@ static Suite *_suite(void)
 	T(tc, test_bag_bad_expressions_are_named);
 	T(tc, test_bag_is_lanes_of_whole_waves);
 	T(tc, test_bag_task_paced_to_its_part_of_the_lane);
+	T(tc, test_bag_settled_once_by_its_last_task);
+	T(tc, test_bag_met_when_every_task_met);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1107,6 +1107,66 @@ START_TEST(test_replan_round_trips)
 }
 END_TEST
 
+START_TEST(test_bag_round_trips)
+{
+	static const char head[] =
+		"{\"libra\":1,\"policy\":\"libra+$\","
+		"\"sla\":{\"runtime\":50,\"submit\":1795000000,"
+		"\"deadline\":1795000240,\"type\":\"hard\","
+		"\"given\":[\"runtime\",\"deadline\"]},"
+		"\"admit\":{\"time\":1795000000,\"price\":1,\"rate\":0.01,"
+		"\"place\":[{\"node\":\"n1\",\"cpus\":4}]},\"bag\":";
+	static const char *const bad[][2] = {
+		{ "{\"tasks\":20,\"lanes\":4,\"runtime\":10}", "bag:" },
+		{ "{\"tasks\":20,\"lanes\":4,\"waves\":4,\"runtime\":10}",
+		  "bag.waves" },
+		{ "{\"tasks\":4,\"lanes\":5,\"waves\":1,\"runtime\":10}",
+		  "bag.waves" },
+		{ "{\"tasks\":2,\"lanes\":2,\"waves\":1,\"runtime\":10,"
+		  "\"ended\":2,\"late\":0,\"failed\":0,\"last_end\":5}",
+		  "bag.ended" },
+		{ "{\"tasks\":3,\"lanes\":3,\"waves\":1,\"runtime\":10,"
+		  "\"ended\":1,\"late\":2,\"failed\":0,\"last_end\":5}",
+		  "bag.ended" },
+		{ "{\"tasks\":3,\"lanes\":3,\"waves\":1,\"runtime\":10,"
+		  "\"ended\":1}", "bag.ended" },
+		{ "{\"tasks\":3,\"lanes\":3,\"waves\":1,\"runtime\":10,"
+		  "\"lane\":1}", "bag" },
+		{ "{\"tasks\":2.5,\"lanes\":1,\"waves\":3,\"runtime\":10}",
+		  "bag.tasks" },
+	};
+	char text[1024];
+	libra_record_t r;
+
+	snprintf(text, sizeof(text), "%s%s}", head,
+		 "{\"tasks\":20,\"lanes\":4,\"waves\":5,\"runtime\":10,"
+		 "\"target\":1795000048,\"ended\":7,\"late\":1,"
+		 "\"failed\":2,\"last_end\":1795000090}");
+	ck_assert_msg(libra_record_from_json(text, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_int_eq(r.bag.tasks, 20);
+	ck_assert_int_eq(r.bag.lanes, 4);
+	ck_assert_int_eq(r.bag.waves, 5);
+	ck_assert_double_eq_tol(r.bag.runtime, 10, TOL);
+	ck_assert_double_eq_tol(r.bag.target, 1795000048, TOL);
+	ck_assert_int_eq(r.bag.ended, 7);
+	ck_assert_int_eq(r.bag.late, 1);
+	ck_assert_int_eq(r.bag.failed, 2);
+	ck_assert_double_eq_tol(r.bag.last_end, 1795000090, TOL);
+	_round_trip(&r);
+	/* the array's record before any task started or ended */
+	r.bag.target = 0;
+	r.bag.ended = r.bag.late = r.bag.failed = 0;
+	r.bag.last_end = 0;
+	_round_trip(&r);
+	libra_record_free(&r);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		snprintf(text, sizeof(text), "%s%s}", head, bad[k][0]);
+		_refused_why(text, bad[k][1]);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_begin_is_refused)
 {
 	_refused_why("{\"libra\":1,\"policy\":\"libra+$\","
@@ -1175,6 +1235,7 @@ static Suite *_suite(void)
 	T(tc, test_bad_begin_is_refused);
 	T(tc, test_prediction_round_trips);
 	T(tc, test_replan_round_trips);
+	T(tc, test_bag_round_trips);
 	T(tc, test_set_place_keeps_memory_and_gpus);
 	T(tc, test_memory_and_gpus_round_trip);
 	T(tc, test_every_memory_and_gpu_form_round_trips);

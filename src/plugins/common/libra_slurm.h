@@ -69,6 +69,25 @@ extern void libra_slurm_record_cache(bool on);
 extern char *libra_slurm_record_text(const libra_record_t *rec,
 				     const char *current);
 
+/*
+ * Settle an admitted job's SLA in rec (libra_settle(); rec->settled set,
+ * the caller stores it).  A task of a job array admitted as one bag
+ * (decision 36) is settled once for the whole: each task that is not the
+ * last to end is charged nothing and leaves its outcome in the records of
+ * the array's tasks still to end; the last settles the bag.  Returns true
+ * when the job's admission may leave the ledger (not a bag's, or its
+ * last).  Job write lock held.
+ */
+extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
+			       double start, double end, libra_end_t how);
+
+/*
+ * Has no other task of the job's bag still to end?  True for a job that
+ * is no bag's.  Job read lock held.
+ */
+extern bool libra_slurm_bag_done(job_record_t *job_ptr,
+				 const libra_record_t *rec);
+
 /* Replace the job's AdminComment with rec, the administrator's text kept
  * (libra_slurm_record_text()).  Returns SLURM_SUCCESS. */
 extern int libra_slurm_store_record(job_record_t *job_ptr,
@@ -253,6 +272,14 @@ extern bitstr_t *libra_slurm_held_excluded(job_record_t *job_ptr,
  * Slurm allocated it.  Hub lock held.
  */
 extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr);
+
+/*
+ * The id a job's admission is under in the ledger: its job id, or for a
+ * task of a job array admitted as one bag (rec->bag, decision 36) its
+ * array's job id, which every task shares.
+ */
+extern uint32_t libra_slurm_ledger_id(job_record_t *job_ptr,
+				      const libra_record_t *rec);
 
 /*
  * An admission whose job does not exist yet (its token still in the

@@ -19,6 +19,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "bag.h"
 #include "libra_slurm_int.h"
 
 extern bool libra_slurm_is_record(const char *admin_comment)
@@ -194,4 +195,76 @@ extern int libra_slurm_store_record(job_record_t *job_ptr,
 	xfree(job_ptr->admin_comment);
 	job_ptr->admin_comment = text;
 	return SLURM_SUCCESS;
+}
+
+/* Is job_ptr, not self, a task of self's array still to run or running? */
+static bool _bag_sibling(job_record_t *job_ptr, job_record_t *self)
+{
+	return job_ptr != self && job_ptr->array_job_id == self->array_job_id &&
+	       (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr) ||
+		IS_JOB_SUSPENDED(job_ptr));
+}
+
+/*
+ * The tasks of job_ptr's array still pending (the array's record of those
+ * not split off counts once), running or suspended, but job_ptr; with
+ * "task" given, its outcome is counted into each of their records.
+ */
+static int _bag_live(job_record_t *job_ptr, const libra_settlement_t *task)
+{
+	libra_list_itr_t iter = list_iterator_create(job_list);
+	job_record_t *other;
+	int live = 0;
+
+	while ((other = list_next(iter))) {
+		libra_record_t rec;
+
+		if (!_bag_sibling(other, job_ptr))
+			continue;
+		live++;
+		if (!task || !libra_slurm_job_record(other, &rec))
+			continue;
+		if (rec.bag.tasks > 0 && !rec.settled) {
+			libra_bag_count(&rec.bag, task);
+			libra_slurm_store_record(other, &rec);
+		}
+		libra_record_free(&rec);
+	}
+	list_iterator_destroy(iter);
+	return live;
+}
+
+extern bool libra_slurm_bag_done(job_record_t *job_ptr,
+				 const libra_record_t *rec)
+{
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	return rec->bag.tasks <= 0 || !job_ptr->array_job_id ||
+	       !_bag_live(job_ptr, NULL);
+}
+
+extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
+			       double start, double end, libra_end_t how)
+{
+	libra_settlement_t task;
+
+	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
+	rec->settled = true;
+	if (rec->bag.tasks <= 0 || !job_ptr->array_job_id) {
+		libra_settle(&rec->sla, rec->price, start, end, how,
+			     &rec->final);
+		return true;
+	}
+	libra_bag_task_settle(&rec->sla, start, end, how, &task);
+	if (_bag_live(job_ptr, &task)) {
+		rec->final = task;
+		return false;
+	}
+	libra_bag_settle(&rec->sla, &rec->bag, rec->price, start, end, how,
+			 &rec->final);
+	info("%s: %pJ was the last of its array's %d tasks to end: the array's SLA %s (%d of them late, %d not completed), charge %.2f",
+	     plugin_type, job_ptr, rec->bag.tasks,
+	     rec->final.deadline_met ? "met" : "missed", rec->bag.late +
+	     !task.deadline_met, rec->bag.failed +
+	     (task.how != LIBRA_END_COMPLETED), rec->final.charge);
+	return true;
 }

@@ -176,9 +176,12 @@ static void _mark(seen_t *s, uint32_t id)
 		s->seen[hit - s->ids] = true;
 }
 
-/* Commit a job from its record (after a restart, or a lost ledger). */
+/*
+ * Commit a job from its record (after a restart, or a lost ledger), under
+ * id (the job's, or its array's for a bag's task, decision 36).
+ */
 static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
-			   const libra_record_t *rec)
+			   uint32_t id, const libra_record_t *rec)
 {
 	libra_place_t *place;
 	libra_sla_t sla;
@@ -216,15 +219,15 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 		}
 		n++;
 	}
-	if (n && libra_ledger_commit_booked(l, job_ptr->job_id, &sla,
+	if (n && libra_ledger_commit_booked(l, id, &sla,
 					    place, n,
 					    libra_record_commit_time(rec),
 					    rec->begin))
 		error("%s: %pJ: cannot restore its admission into the ledger",
 		      plugin_type, job_ptr);
 	else if (n && rec->replanned > 0.0)
-		libra_ledger_progress(l, job_ptr->job_id, -1,
-				      rec->replan_done, rec->replanned);
+		libra_ledger_progress(l, id, -1, rec->replan_done,
+				      rec->replanned);
 	xfree(place);
 }
 
@@ -317,6 +320,7 @@ extern bool libra_slurm_sync_nodes(void)
 static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
 {
 	libra_record_t rec;
+	uint32_t id;
 
 	if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort) {
 		if (!IS_JOB_PENDING(job_ptr))
@@ -324,10 +328,15 @@ static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
 		libra_record_free(&rec);
 		return;
 	}
-	if (rec.token && libra_ledger_has_job(l, rec.token) &&
+	/* a bag's tasks share their array's entry (decision 36) */
+	id = libra_slurm_ledger_id(job_ptr, &rec);
+	if (id != job_ptr->job_id && libra_ledger_has_job(l, id)) {
+		if (s)
+			_mark(s, id);
+	} else if (rec.token && libra_ledger_has_job(l, rec.token) &&
 	    libra_ledger_job_committed(l, rec.token) ==
 	    libra_record_commit_time(&rec) &&
-	    !libra_ledger_rekey(l, rec.token, job_ptr->job_id)) {
+	    !libra_ledger_rekey(l, rec.token, id)) {
 		debug("%s: admission %u is %pJ", plugin_type, rec.token,
 		      job_ptr);
 		if (s)
@@ -336,9 +345,19 @@ static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
 			libra_quotes_mark_taken(libra_hub_quotes(),
 						rec.quote_id);
 	} else {
-		_commit_record(l, job_ptr, &rec);
+		_commit_record(l, job_ptr, id, &rec);
+		if (s && id != job_ptr->job_id)
+			_mark(s, id);
 	}
 	libra_record_free(&rec);
+}
+
+extern uint32_t libra_slurm_ledger_id(job_record_t *job_ptr,
+				      const libra_record_t *rec)
+{
+	if (rec && rec->bag.tasks > 0 && job_ptr->array_job_id)
+		return job_ptr->array_job_id;
+	return job_ptr->job_id;
 }
 
 extern bool glue_active(job_record_t *job_ptr)

@@ -44,6 +44,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "admit.h"
+#include "bag.h"
 #include "libra_slurm.h"
 #include "price.h"
 
@@ -1049,14 +1050,14 @@ static void _record_init(libra_record_t *rec, libra_policy_t policy,
  * The partition's MaxTime against the SLA's runtime: a job that cannot
  * finish within it is refused (PartitionTimeLimit, decision 29).
  */
-static int _time_fits(part_record_t *part_ptr, const libra_sla_t *sla,
+static int _time_fits(part_record_t *part_ptr, double runtime,
 		      char **err_msg)
 {
 	if (part_ptr->max_time == INFINITE ||
-	    sla->runtime <= part_ptr->max_time * 60.0)
+	    runtime <= part_ptr->max_time * 60.0)
 		return 0;
 	xstrfmtcat(*err_msg, "libra: rejected: runtime %.0f s is longer than partition %s's MaxTime of %u min (PartitionTimeLimit)",
-		   sla->runtime, part_ptr->name, part_ptr->max_time);
+		   runtime, part_ptr->name, part_ptr->max_time);
 	return ESLURM_INVALID_TIME_LIMIT;
 }
 
@@ -1090,6 +1091,80 @@ static void _whole_nodes(libra_request_t *req)
 }
 
 /*
+ * A job array with an SLA is a bag of tasks (design.md decision 36): its
+ * expression read as sbatch reads it, below MaxArraySize.  0, or an errno
+ * with the reason in err_msg.
+ */
+static int _array_bag(const job_desc_msg_t *job_desc, libra_bag_t *bag,
+		      char **err_msg)
+{
+	char err[160];
+
+	if (libra_bag_parse(job_desc->array_inx, (int) slurm_conf.max_array_sz,
+			    bag, err, sizeof(err))) {
+		xstrfmtcat(*err_msg, "libra: rejected: --array=%s: %s",
+			   job_desc->array_inx, err);
+		return ESLURM_INVALID_ARRAY;
+	}
+	return 0;
+}
+
+/*
+ * The SLA a job array is admitted with: its tasks' SLA made the bag's
+ * (libra_bag_sla()).  A bag takes no quote yet.  0, or an errno with the
+ * reason in err_msg.
+ */
+static int _array_sla(const job_desc_msg_t *job_desc, libra_sla_t *sla,
+		      char **err_msg)
+{
+	libra_bag_t bag;
+	libra_sla_t task = *sla;
+	int rc;
+
+	if ((rc = _array_bag(job_desc, &bag, err_msg)))
+		return rc;
+	if (sla->set & LIBRA_SLA_QUOTE) {
+		xstrfmtcat(*err_msg, "libra: rejected: a job array cannot ask for or take a quote yet; submit it with its SLA");
+		return ESLURM_NOT_SUPPORTED;
+	}
+	libra_bag_sla(&bag, &task, sla);
+	return 0;
+}
+
+/*
+ * A bag's request (decision 36): its lanes side by side on one node, so
+ * that every task, pinned there (_pin()), can run on any lane: the task's
+ * CPUs, memory per node and GPUs times the lanes.  A task must fit one
+ * node, and whole-node memory leaves no room for a second lane.  *waves:
+ * the bag's W.  0, or an errno with the reason in err_msg.
+ */
+static int _array_request(const job_desc_msg_t *job_desc,
+			  libra_request_t *req, int *waves, char **err_msg)
+{
+	libra_bag_t bag;
+	int rc;
+
+	if (!job_desc->array_inx)
+		return 0;
+	if ((rc = _array_bag(job_desc, &bag, err_msg)))
+		return rc;
+	*waves = bag.waves;
+	if (req->min_nodes > 1 ||
+	    (bag.lanes > 1 && req->demand.mem_whole_node)) {
+		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA runs its %d lanes side by side on one node, so each task must fit a node with room for the others (asked %s); ask one node per task, or submit the tasks one by one",
+			   bag.lanes, req->min_nodes > 1 ? "more than one node" :
+			   "the whole node's memory");
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	req->max_nodes = 1;
+	req->cpus *= bag.lanes;
+	req->demand.mem_per_node *= (uint64_t) bag.lanes;
+	req->demand.gpus_per_node *= bag.lanes;
+	req->demand.gpus *= bag.lanes;
+	return 0;
+}
+
+/*
  * What admission needs of a job with an SLA: its request (refused, with
  * the reason, when unreadable), whether the user may hold another quote,
  * and the nodes it may run on (*out: why the others were left out).  A booking (begin > 0) is marked booked,
@@ -1105,7 +1180,7 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 {
 	libra_slurm_window_t w = { 0 };
 	char *why = NULL;
-	int rc;
+	int rc, waves = 1;
 
 	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
@@ -1114,8 +1189,10 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 	ref->has_sla = true;
 	ref->sla = *sla;
 	if ((rc = _read_request(job_desc, k, req, part_ptr, ref, err_msg)) ||
-	    (rc = _time_fits(*part_ptr, sla, err_msg)) ||
-	    (rc = _contiguous(job_desc, req, err_msg))) {
+	    (rc = _contiguous(job_desc, req, err_msg)) ||
+	    (rc = _array_request(job_desc, req, &waves, err_msg)) ||
+	    /* a bag's tasks each run W-th of its work, under their limit */
+	    (rc = _time_fits(*part_ptr, sla->runtime / waves, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
@@ -1420,11 +1497,42 @@ static int _admit_place(admit_ctx_t *c)
 	}
 }
 
+/*
+ * A job array refused (decision 36): what its price, budget and runtime
+ * were of, and when its waves cannot fit its deadline the throttle with
+ * which they would, on CPUs free enough (libra_capacity of each), as a
+ * counter-offer.
+ */
+static void _array_offer(const job_desc_msg_t *job_desc,
+			 const libra_sla_t *sla, const libra_params_t *p,
+			 double from, char **err_msg)
+{
+	libra_bag_t bag;
+	char err[160];
+	double re, fit;
+	int k;
+
+	if (!job_desc->array_inx ||
+	    libra_bag_parse(job_desc->array_inx, (int) slurm_conf.max_array_sz,
+			    &bag, err, sizeof(err)))
+		return;
+	re = sla->runtime / bag.waves;
+	fit = floor((sla->deadline - from) * p->capacity / re);
+	xstrfmtcat(*err_msg, " (a job array of %d tasks: %d wave%s of %.0f s, %d at a time; its price and budget are the whole array's",
+		   bag.tasks, bag.waves, bag.waves == 1 ? "" : "s", re,
+		   bag.lanes);
+	if (fit >= 1.0 && (k = (int) ceil(bag.tasks / fit)) > bag.lanes)
+		xstrfmtcat(*err_msg, "; offer: %d at a time (--array=...%%%d) fits the deadline",
+			   k, k);
+	xstrfmtcat(*err_msg, ")");
+}
+
 /* The refusal of a job placed nowhere: the reason, the counter-offer, the
  * notes, the errno. */
 static int _admit_refuse(admit_ctx_t *c)
 {
 	_refuse_msg(c->l, c->p, c->sla, &c->req, c->q, c->from, c->err_msg);
+	_array_offer(c->job_desc, c->sla, c->p, c->from, c->err_msg);
 	if (c->q->verdict == LIBRA_REJECT_RESOURCES)
 		libra_slurm_left_out_msg(&c->left_out, c->err_msg);
 	_refusal_notes(c->p, c->boot_wait, c->hold, c->begin_txt,
@@ -1436,6 +1544,31 @@ static int _admit_refuse(admit_ctx_t *c)
 	return _refusal_errno(c->q->verdict);
 }
 
+/*
+ * A bag's shape into its record (decision 36), and the words that open
+ * its admission, "array of 20 tasks, 4 at a time in 5 waves: ".  Returns -1 if the
+ * expression does not parse (it did before).
+ */
+static int _array_record(const job_desc_msg_t *job_desc,
+			 const libra_sla_t *sla, libra_record_t *rec,
+			 char *what, size_t len)
+{
+	libra_bag_t bag;
+	char err[160];
+
+	if (libra_bag_parse(job_desc->array_inx, (int) slurm_conf.max_array_sz,
+			    &bag, err, sizeof(err)))
+		return -1;
+	rec->bag.tasks = bag.tasks;
+	rec->bag.lanes = bag.lanes;
+	rec->bag.waves = bag.waves;
+	rec->bag.runtime = sla->runtime / bag.waves;
+	snprintf(what, len, "array of %d task%s, %d at a time in %d wave%s: ",
+		 bag.tasks, bag.tasks == 1 ? "" : "s", bag.lanes, bag.waves,
+		 bag.waves == 1 ? "" : "s");
+	return 0;
+}
+
 /* The accepted job: its record committed, its time limit, its nodes, the
  * message (an admission or a binding quote). */
 static int _admit_accept(admit_ctx_t *c)
@@ -1444,7 +1577,7 @@ static int _admit_accept(admit_ctx_t *c)
 	libra_quote_t *q = c->q;
 	libra_record_t rec;
 	libra_sla_t agreed;
-	char what[128], m1[32], *nodes;
+	char what[192] = "", m1[32], *nodes;
 	int rc;
 
 	if (!c->hold && c->begin <= 0.0 && c->start > c->now) {
@@ -1466,6 +1599,9 @@ static int _admit_accept(admit_ctx_t *c)
 	rec.begin = c->begin;
 	rec.declared = c->declared;
 	rec.predicted = c->predicted;
+	if (job_desc->array_inx && _array_record(job_desc, c->sla, &rec,
+						 what, sizeof(what)))
+		return SLURM_ERROR;	/* parsed twice already */
 	if ((rc = _commit(job_desc, c->l, &rec, &c->req, q, c->uid, c->now,
 			  c->hold ? c->at : 0.0, c->err_msg)))
 		return rc;
@@ -1474,7 +1610,8 @@ static int _admit_accept(admit_ctx_t *c)
 				agreed.deadline);
 	_set_time_limit(job_desc, c->sla, c->from, c->part_ptr);
 
-	_describe(c->sla, c->req.cpus, c->from, what, sizeof(what));
+	_describe(c->sla, c->req.cpus, c->from, what + strlen(what),
+		  sizeof(what) - strlen(what));
 	nodes = libra_slurm_quote_nodes(q);
 	_pin(job_desc, nodes);
 	if (c->hold) {
@@ -1518,11 +1655,14 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	c.at = c.hold ? now + c.p->quote_hold : begin > 0.0 ? begin : now;
 	c.start = c.at;
 	sla->set &= ~LIBRA_SLA_QUOTE;
-	if (!c.hold)
+	/* a bag is admitted on its tasks' declared runtime (decision 36) */
+	if (!c.hold && !job_desc->array_inx)
 		_predict(job_desc, sla, c.p, uid, &c.declared, &c.predicted,
 			 c.predict_txt, sizeof(c.predict_txt));
-	if ((rc = _runtime_fits(sla, c.p, c.predict_txt, begin, err_msg)))
+	if ((rc = _runtime_fits(sla, c.p, c.predict_txt, begin, err_msg))) {
+		_array_offer(job_desc, sla, c.p, c.from, err_msg);
 		goto out;
+	}
 	if ((rc = _admit_place(&c))) {
 		_partition_tried(job_desc, c.k, &c.tried, err_msg);
 		goto out;
@@ -1779,11 +1919,17 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return ESLURM_INVALID_TIME_VALUE;
 	}
-	if (has_sla && (job_desc->array_inx ||
-			job_desc->het_job_offset != NO_VAL)) {
-		xstrfmtcat(*err_msg, "libra: rejected: job arrays and heterogeneous jobs cannot carry an SLA yet; submit the jobs one by one");
+	if (has_sla && job_desc->het_job_offset != NO_VAL) {
+		xstrfmtcat(*err_msg, "libra: rejected: heterogeneous jobs cannot carry an SLA yet; submit the components one by one");
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return ESLURM_NOT_SUPPORTED;
+	}
+	/* a job array: one bag of tasks under the SLA (decision 36) */
+	if (has_sla && job_desc->array_inx &&
+	    (rc = _array_sla(job_desc, &sla, err_msg))) {
+		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
+		return rc;
 	}
 
 	quoting = has_sla && (sla.set & LIBRA_SLA_QUOTE); /* hold or take */

@@ -84,12 +84,29 @@ static bool _requeued(job_record_t *job_ptr)
 	       job_ptr->batch_flag;
 }
 
+/*
+ * The admission of an ended job leaves the ledger: under its job id, or
+ * its array's once a bag's last task ended (decision 36), or under its
+ * token if it ended before the scheduler tied the admission to it.
+ */
+static void _release(job_record_t *job_ptr, const libra_record_t *rec)
+{
+	libra_hub_lock();
+	libra_ledger_release(libra_hub_ledger(),
+			     libra_slurm_ledger_id(job_ptr, rec));
+	if (rec->token &&
+	    libra_ledger_job_committed(libra_hub_ledger(), rec->token) ==
+	    rec->admitted)
+		libra_ledger_release(libra_hub_ledger(), rec->token);
+	libra_hub_unlock();
+}
+
 /* A job ended (the jobcomp entry points: LIBRA_JOBCOMP_OPS, below). */
 static int _job_end(job_record_t *job_ptr)
 {
 	libra_record_t rec;
 	double start, end;
-	bool settled_here;
+	bool settled_here, release = true;
 	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
 	libra_end_t how;
 
@@ -145,14 +162,16 @@ static int _job_end(job_record_t *job_ptr)
 			libra_settle_best_effort(rec.rate, job_ptr->total_cpus,
 						 start, end, how, &rec.final);
 		else
-			libra_settle(&rec.sla, rec.price, start, end,
-				     libra_end_suspended(
-					     libra_end_of(how, start > 0.0,
-							  rec.requeues),
-					     job_ptr->tot_sus_time > 0),
-				     &rec.final);
+			release = libra_slurm_settle(
+				job_ptr, &rec, start, end,
+				libra_end_suspended(
+					libra_end_of(how, start > 0.0,
+						     rec.requeues),
+					job_ptr->tot_sus_time > 0));
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);
+	} else {
+		release = libra_slurm_bag_done(job_ptr, &rec);
 	}
 	/* for sched/libra, should slurmctld be killed before it saves this */
 	libra_slurm_journal_end(job_ptr, &rec);
@@ -164,20 +183,15 @@ static int _job_end(job_record_t *job_ptr)
 	    rec.final.how == LIBRA_END_COMPLETED)
 		libra_slurm_history_add(job_ptr, end - start,
 					rec.declared > 0.0 ? rec.declared :
+					rec.bag.tasks > 0 ? rec.bag.runtime :
 					rec.sla.runtime, end);
 	info("%s: %pJ %s: deadline %s, delay %.0fs, penalty %.2f, charge %.2f",
 	     plugin_type, job_ptr, libra_end_name(rec.final.how),
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
 	     rec.final.penalty, rec.final.charge);
 
-	libra_hub_lock();
-	libra_ledger_release(libra_hub_ledger(), job_ptr->job_id);
-	/* ended before the scheduler tied its admission to it */
-	if (rec.token &&
-	    libra_ledger_job_committed(libra_hub_ledger(), rec.token) ==
-	    rec.admitted)
-		libra_ledger_release(libra_hub_ledger(), rec.token);
-	libra_hub_unlock();
+	if (release)
+		_release(job_ptr, &rec);
 	libra_record_free(&rec);
 	libra_hub_wake();
 	return SLURM_SUCCESS;

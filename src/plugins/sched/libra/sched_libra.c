@@ -73,6 +73,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "admit.h"
+#include "bag.h"
 #include "libra_slurm.h"
 #include "sched_libra.h"
 #include "settle.h"
@@ -548,12 +549,11 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 {
 	bool owner = _owner_delayed(job_ptr, rec, now);
 
-	libra_settle(&rec->sla, rec->price, rec->started, (double) now,
-		     libra_end_of(owner ? LIBRA_END_WITHDRAWN :
-				  LIBRA_END_UNSTARTED, rec->started > 0.0,
-				  rec->requeues),
-		     &rec->final);
-	rec->settled = true;
+	(void) libra_slurm_settle(job_ptr, rec, rec->started, (double) now,
+				  libra_end_of(owner ? LIBRA_END_WITHDRAWN :
+					       LIBRA_END_UNSTARTED,
+					       rec->started > 0.0,
+					       rec->requeues));
 	libra_slurm_store_record(job_ptr, rec);
 	if (owner)
 		info("sched/libra: %pJ was kept from starting by its owner (%s) until its hard deadline; cancelling it (no penalty, charge %.2f)",
@@ -692,6 +692,27 @@ static void _held(job_record_t *job_ptr, time_t now, time_t *next)
  * an admitted one gets the end time its deadline allows; the record says
  * when it started, to the microsecond like its admission.
  */
+/*
+ * A task of a bag just started (decision 36): the end its lane paces it
+ * to.  The array's tasks not yet started are in the record under the
+ * array's id (Slurm's job_array_split()), or none when this task is the
+ * last; of those and this one, a lane runs an L-th, rounded up.
+ */
+static void _bag_target(job_record_t *job_ptr, libra_record_t *rec,
+			double now)
+{
+	job_record_t *rest = find_job_record(job_ptr->array_job_id);
+	int left = 1;
+
+	if (rec->bag.tasks <= 0 || rec->bag.target > 0.0)
+		return;
+	if (rest && rest != job_ptr && rest->array_recs &&
+	    IS_JOB_PENDING(rest))
+		left += (int) rest->array_recs->task_cnt;
+	left = (left + rec->bag.lanes - 1) / rec->bag.lanes;
+	rec->bag.target = libra_bag_task_target(now, rec->sla.deadline, left);
+}
+
 static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 			  bool has_rec)
 {
@@ -710,6 +731,7 @@ static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
 			    rec->admitted);
+	_bag_target(job_ptr, rec, rec->started);
 	libra_slurm_store_record(job_ptr, rec);
 }
 
@@ -796,6 +818,7 @@ static void _adopt(job_record_t *job_ptr, time_t since)
 		     job_ptr, job_ptr->nodes);
 		_set_end_time(job_ptr, &rec);
 		rec.started = fmax((double) job_ptr->start_time, rec.admitted);
+		_bag_target(job_ptr, &rec, rec.started);
 		libra_slurm_store_record(job_ptr, &rec);
 	}
 	libra_record_free(&rec);
@@ -876,6 +899,33 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 }
 
 /*
+ * Try an admitted pending job: a bag's tasks (decision 36) as many as its
+ * lanes and Slurm's throttle let start now (job_array_start_test(), as
+ * Slurm's scheduler asks it; select_nodes() splits each off the array),
+ * the array's pending rest carried to the next pass.  Returns how many
+ * jobs started.
+ */
+static uint32_t _try_admitted(job_record_t *job_ptr, time_t now,
+			      time_t *next, uint32_t *unsaved)
+{
+	uint32_t array_id = job_ptr->array_job_id, n = 0;
+
+	if (!job_ptr->array_recs && job_ptr->array_task_id == NO_VAL)
+		return _try_pending(job_ptr, now, next, unsaved);
+	while (job_ptr && IS_JOB_PENDING(job_ptr) &&
+	       job_array_start_test(job_ptr) &&
+	       _try_pending(job_ptr, now, next, unsaved)) {
+		n++;
+		if (!array_id || job_ptr->job_id == array_id)
+			return n;	/* the last task, or no array */
+		job_ptr = find_job_record(array_id);
+	}
+	if (n && job_ptr && IS_JOB_PENDING(job_ptr) && job_ptr->priority)
+		_ids_add(&st.carry, job_ptr->job_id);
+	return n;
+}
+
+/*
  * An admitted job an operator suspended (design.md decision 30): its
  * deadline stays.  Slurm's resume pushes its end time by the time it was
  * suspended (job_suspend(): the time limit counts running time only); set
@@ -952,13 +1002,12 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	next = 0;
 	/* an overrun, unless a node failure or an operator's suspend cost
 	 * the job its time */
-	libra_settle(&rec.sla, rec.price, rec.started ? rec.started :
-		     (double) job_ptr->start_time, (double) now,
-		     libra_end_suspended(libra_end_of(LIBRA_END_DEADLINE, true,
-						      rec.requeues),
-					 suspended),
-		     &rec.final);
-	rec.settled = true;
+	(void) libra_slurm_settle(job_ptr, &rec, rec.started ? rec.started :
+				  (double) job_ptr->start_time, (double) now,
+				  libra_end_suspended(
+					  libra_end_of(LIBRA_END_DEADLINE,
+						       true, rec.requeues),
+					  suspended));
 	libra_slurm_store_record(job_ptr, &rec);
 	info("sched/libra: %pJ reached its hard deadline%s; ending it",
 	     job_ptr, suspended ? " after an operator's suspend" : "");
@@ -1320,9 +1369,8 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 			jobs[nbest++] = job_ptr;
 			continue;
 		}
-		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET) &&
-		    _try_pending(job_ptr, now, next, unsaved))
-			n++;
+		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET))
+			n += _try_admitted(job_ptr, now, next, unsaved);
 		_carry_started(job_ptr, now, skipped_next);
 	}
 	for (int i = 0; i < nbest; i++) {

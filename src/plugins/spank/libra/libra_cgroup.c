@@ -74,6 +74,7 @@
 #include "predict.h"
 #include "record.h"
 #include "share.h"
+#include "bag.h"
 #include "sla.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -419,6 +420,30 @@ static void _parent(const char *path, char *out, size_t len)
 
 /* ------------------------------------------------------------- SLA */
 
+/*
+ * A task of a job array admitted as one bag (decision 36): its own run
+ * time, paced to the end sched/libra gave it on its lane.  Until its
+ * record has that (a task Slurm's own scheduler started is given it at
+ * sched/libra's next pass), it is paced as a task of the first wave and
+ * its record read again at the next interval.
+ */
+static void _bag_task(const libra_record_t *rec)
+{
+	struct timespec now;
+
+	if (rec->bag.tasks <= 0)
+		return;
+	cg.runtime = rec->bag.runtime;
+	if (rec->bag.target > 0.0) {
+		cg.target = rec->bag.target;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	cg.target = libra_bag_task_target(now.tv_sec + now.tv_nsec / 1e9,
+					  rec->sla.deadline, rec->bag.waves);
+	cg.reload = true;
+}
+
 /* Fetch the job's record from slurmctld: its SLA and CPUs here. */
 static bool _load_sla(void)
 {
@@ -471,10 +496,13 @@ static bool _load_sla(void)
 				cg.predicted = !(rec.declared > 0.0) ? 0.0 :
 					       rec.replanned > 0.0 ? rec.plan :
 					       rec.predicted;
+				_bag_task(&rec);
 			}
 			for (int i = 0; i < rec.nplace; i++)
 				if (!strcmp(rec.place[i].node, cg.node))
-					cg.cpus = rec.place[i].cpus;
+					cg.cpus = rec.place[i].cpus /
+						  (rec.bag.lanes > 0 ?
+						   rec.bag.lanes : 1);
 			libra_record_free(&rec);
 		}
 	}
