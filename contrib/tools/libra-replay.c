@@ -450,16 +450,10 @@ static int _check_replan(const libra_params_t *p, const char *history,
 /* Commit re-planned job r again from its re-planning, as slurmctld did. */
 static void _apply_replan(libra_ledger_t *l, const event_t *r)
 {
-	const libra_place_t *pl;
-	libra_place_t place[64];
-	int np = libra_ledger_job_places(l, r->job_id, &pl);
-
-	if (np < 1 || np > 64)
+	if (!libra_ledger_has_job(l, r->job_id))
 		return;		/* ended before it, as far as the replay knows */
-	memcpy(place, pl, (size_t) np * sizeof(*place));
-	if (libra_ledger_release(l, r->job_id) ||
-	    libra_ledger_commit(l, r->job_id, &r->sla, place, np, r->time) ||
-	    libra_ledger_progress(l, r->job_id, -1, r->work_done, r->time))
+	if (libra_ledger_recommit(l, r->job_id, &r->sla, r->work_done,
+				  r->time))
 		fprintf(stderr, "libra-replay: job %u: cannot commit its re-planning\n",
 			r->job_id);
 }

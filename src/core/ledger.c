@@ -733,6 +733,32 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 	return 0;
 }
 
+extern int libra_ledger_recommit(libra_ledger_t *l, uint32_t job_id,
+				 const libra_sla_t *sla, double cpu_done,
+				 double now)
+{
+	const libra_place_t *pl;
+	libra_place_t *place;
+	int np = libra_ledger_job_places(l, job_id, &pl), rc = -1;
+
+	if (np < 1)
+		return -1;
+	/* the job's own places are freed with it: a copy, made first */
+	place = malloc((size_t) np * sizeof(*place));
+	if (!place)
+		return -1;
+	memcpy(place, pl, (size_t) np * sizeof(*place));
+	if (!libra_ledger_release(l, job_id) &&
+	    !libra_ledger_commit(l, job_id, sla, place, np, now)) {
+		if (!libra_ledger_progress(l, job_id, -1, cpu_done, now))
+			rc = 0;
+		else	/* committed anew but not at its progress: out */
+			libra_ledger_release(l, job_id);
+	}
+	free(place);
+	return rc;
+}
+
 extern bool libra_ledger_has_job(const libra_ledger_t *l, uint32_t job_id)
 {
 	return ledger_job_find(l, job_id) != NULL;

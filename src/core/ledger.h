@@ -349,6 +349,25 @@ extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,
 				 double cpu_done, double now);
 
 /*
+ * Commit a job again from now with a new SLA, on the places it has (a
+ * re-planning, design.md decision 34): release it, commit it with sla on
+ * a copy of its places (the same CPUs, memory and GPUs; sla NULL as for
+ * libra_ledger_commit()), then report cpu_done CPU-seconds per CPU done
+ * on all of them by now (libra_ledger_progress()).  Its committed time
+ * becomes now, and its entries are new ones, as after any release and
+ * commit (the nodes' stamps and shapes change).  Returns 0, or -1 when
+ * the job has no places (it is not in the ledger) or the ledger refuses.
+ * Nothing is left half done: before the release (no places, no memory
+ * for the copy) the ledger is unchanged and the job keeps its old
+ * commitment; after it (the commit or the report failed: out of memory,
+ * as its places are the ledger's own) the job is not in the ledger at
+ * all, holding no share, memory or GPUs, as after libra_ledger_release().
+ */
+extern int libra_ledger_recommit(libra_ledger_t *l, uint32_t job_id,
+				 const libra_sla_t *sla, double cpu_done,
+				 double now);
+
+/*
  * Without progress reports (slurmctld cannot see a job's CPU time) a job is
  * assumed to progress at its share; at its deadline it has done its
  * estimate and drops to share_min.  Apply that to every entry whose

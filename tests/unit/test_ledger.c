@@ -1189,6 +1189,103 @@ START_TEST(test_rekey_keeps_what_is_held)
 }
 END_TEST
 
+START_TEST(test_recommit_keeps_places_and_records_progress)
+{
+	/* job 1, RE 100 by 1000 at 0, on n0 (2 CPUs, 3000 MB, a GPU) and
+	 * n1 (1 CPU, 500 MB); job 2 beside it on n0.  Re-planned at 200 to
+	 * RE 300 with 100 done: (300-100)/(1000-200) = 0.25 on both nodes,
+	 * n0's share 2 * 0.25 + job 2's 0.1 */
+	libra_ledger_t *l = _held_nodes();
+	libra_sla_t sla = _sla(100, 0, 1000), plan = _sla(300, 0, 1000);
+	libra_place_t pl[2] = {
+		{ .node = 0, .cpus = 2, .mem_mb = 3000, .gpus = 1 },
+		{ .node = 1, .cpus = 1, .mem_mb = 500 },
+	};
+	const libra_place_t *got;
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, pl, 2, 0), 0);
+	_commit_held(l, 2, 0, 1, 1000, 0, false);
+	ck_assert_int_eq(libra_ledger_recommit(l, 1, &plan, 100, 200), 0);
+	ck_assert_int_eq(libra_ledger_job_count(l), 2);
+	ck_assert_int_eq(libra_ledger_job_places(l, 1, &got), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(got[i].node, pl[i].node);
+		ck_assert_int_eq(got[i].cpus, pl[i].cpus);
+		ck_assert_uint_eq(got[i].mem_mb, pl[i].mem_mb);
+		ck_assert_int_eq(got[i].gpus, pl[i].gpus);
+	}
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 4000);
+	ck_assert_int_eq(libra_ledger_node_gpus_used(l, 0), 1);
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 1), 500);
+	ck_assert_double_eq_tol(libra_ledger_job_sla(l, 1)->runtime, 300,
+				TOL);
+	ck_assert_double_eq_tol(libra_ledger_job_committed(l, 1), 200, TOL);
+	for (int n = 0; n < 2; n++) {
+		const libra_entry_t *e = _entry(l, n, 1);
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_double_eq_tol(e->runtime, 300, TOL);
+		ck_assert_double_eq_tol(e->work, 200, TOL);
+		ck_assert_double_eq_tol(e->since, 200, TOL);
+		ck_assert_double_eq_tol(e->share, 0.25, TOL);
+	}
+	ck_assert_double_eq_tol(_entry(l, 0, 2)->share, 0.1, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 0), 0.6, TOL);
+	ck_assert_double_eq_tol(libra_ledger_node_share(l, 1), 0.25, TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_recommit_on_many_nodes)
+{
+	/* more places than a fixed buffer of 64 would take */
+	enum { N = 100 };
+	libra_ledger_t *l = libra_ledger_create(SMIN);
+	libra_sla_t sla = _sla(100, 0, 1000), plan = _sla(300, 0, 1000);
+	libra_place_t pl[N];
+	const libra_place_t *got;
+	char name[16];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		ck_assert_int_eq(libra_ledger_add_node(l, name, 2), i);
+		pl[i] = (libra_place_t) PLACE(i, 1 + i % 2);
+	}
+	ck_assert_int_eq(libra_ledger_commit(l, 7, &sla, pl, N, 0), 0);
+	ck_assert_int_eq(libra_ledger_recommit(l, 7, &plan, 100, 200), 0);
+	ck_assert_int_eq(libra_ledger_job_places(l, 7, &got), N);
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(got[i].node, i);
+		ck_assert_int_eq(got[i].cpus, 1 + i % 2);
+		ck_assert_double_eq_tol(_entry(l, i, 7)->share, 0.25, TOL);
+	}
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_recommit_of_absent_job_fails)
+{
+	/* -1, and nothing changes: job 1 as it was, no job 3 */
+	libra_ledger_t *l = _two_nodes();
+	libra_sla_t plan = _sla(300, 0, 1000);
+	uint64_t stamp;
+
+	_commit(l, 1, 100, 400, 0, 2, 0);
+	stamp = libra_ledger_node_stamp(l, 0);
+	ck_assert_int_eq(libra_ledger_recommit(l, 3, &plan, 10, 100), -1);
+	ck_assert(!libra_ledger_has_job(l, 3));
+	ck_assert_int_eq(libra_ledger_job_count(l), 1);
+	ck_assert(libra_ledger_node_stamp(l, 0) == stamp);
+	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.25, TOL);
+	ck_assert_double_eq_tol(libra_ledger_job_sla(l, 1)->runtime, 100,
+				TOL);
+	_check_invariant(l);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 
 /* ------------------------------------------ advance reservations (21) */
 
@@ -1477,6 +1574,12 @@ static void _add_job_cases(Suite *s)
 	T(tc, test_clear_jobs_frees_memory_and_gpus_keeps_sizes);
 	T(tc, test_held_window_until_deadline_or_whole_window);
 	T(tc, test_rekey_keeps_what_is_held);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("recommit");
+	T(tc, test_recommit_keeps_places_and_records_progress);
+	T(tc, test_recommit_on_many_nodes);
+	T(tc, test_recommit_of_absent_job_fails);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("booked");

@@ -160,29 +160,6 @@ extern void libra_slurm_history_fini(void)
 }
 
 /*
- * Commit a re-planned job again in the ledger (decision 34), on the places
- * it has: from now, its SLA the new plan, with "done" done.  Hub lock held.
- */
-static int _recommit(libra_ledger_t *l, uint32_t job_id,
-		     const libra_sla_t *sla, double done, double now)
-{
-	const libra_place_t *pl;
-	libra_place_t *place;
-	int np = libra_ledger_job_places(l, job_id, &pl), rc = -1;
-
-	if (np < 1)
-		return -1;
-	place = xcalloc(np, sizeof(*place));
-	memcpy(place, pl, np * sizeof(*place));
-	if (!libra_ledger_release(l, job_id) &&
-	    !libra_ledger_commit(l, job_id, sla, place, np, now) &&
-	    !libra_ledger_progress(l, job_id, -1, done, now))
-		rc = 0;
-	xfree(place);
-	return rc;
-}
-
-/*
  * The new plan of a job its node reports at its plan, by the core's
  * libra_replan(), the simulator's own; hub lock held.  False: not
  * re-planned (*why says why).
@@ -224,7 +201,10 @@ static bool _new_plan(job_record_t *job_ptr, const libra_record_t *rec,
 	 * (libra_share_enforced()) */
 	*plan_end = end;
 	libra_sla_replanned(&rec->sla, pr->runtime, end, sla);
-	if (_recommit(libra_hub_ledger(), job_ptr->job_id, sla, done, now)) {
+	/* committed again on its places: from now, its SLA the new plan,
+	 * with "done" done (decision 34) */
+	if (libra_ledger_recommit(libra_hub_ledger(), job_ptr->job_id, sla,
+				  done, now)) {
 		*why = "the ledger refused to commit it again";
 		return false;
 	}
