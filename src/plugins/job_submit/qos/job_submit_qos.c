@@ -1998,6 +1998,9 @@ static const char *_tampered(job_desc_msg_t *d)
 		return "the QOS";
 	if (d->spank_job_env_size)
 		return "the SLA options";
+	/* an array's lanes are its throttle (decision 36) */
+	if (d->array_inx)
+		return "the array's throttle";
 	/* what could keep it from starting on its admitted nodes in time */
 	if (d->begin_time)
 		return "the start time";
