@@ -17,7 +17,9 @@
  *  the arrival sequence is rebuilt: each admission or refusal at its time,
  *  with its SLA, CPU count and the memory and GPUs it asked, and each
  *  admitted job's release when it
- *  ended.  The core then replays them on a fresh ledger of the given nodes,
+ *  ended (a job array admitted as one, whose every task's row holds the
+ *  array's record, once: released by the row of its last task to end,
+ *  design.md decision 36).  The core then replays them on a fresh ledger of the given nodes,
  *  committing each admitted job where the cluster placed it, and the
  *  verdicts are compared.
  *
@@ -155,6 +157,46 @@ static void _add_replan(const libra_record_t *rec, int ei, const char *line)
 	r->ask.deadline = rec->sla.deadline;
 }
 
+/* Has an admission of this job been read? */
+static bool _admitted(uint32_t job_id)
+{
+	for (int i = 0; i < nevents; i++)
+		if (events[i].job_id == job_id && events[i].accepted &&
+		    !events[i].release)
+			return true;
+	return false;
+}
+
+/* The admission a record of accounting holds, as an event. */
+static void _add_admission(const libra_ledger_t *l, const libra_record_t *rec,
+			   uint32_t job_id, const char *line)
+{
+	event_t *e = _new_event();
+	int ei = nevents - 1;
+
+	e->time = rec->admitted;
+	e->job_id = job_id;
+	e->accepted = true;
+	e->sla = rec->sla;
+	e->req.demand = rec->demand;
+	e->price = rec->price;
+	e->nplace = rec->nplace;
+	e->place = calloc((size_t) rec->nplace + 1, sizeof(*e->place));
+	for (int i = 0; i < rec->nplace; i++) {
+		e->place[i].node = libra_ledger_find_node(l,
+						rec->place[i].node);
+		e->place[i].cpus = rec->place[i].cpus;
+		e->place[i].mem_mb = rec->place[i].mem_mb;
+		e->place[i].gpus = rec->place[i].gpus;
+		e->req.cpus += rec->place[i].cpus;
+		if (e->place[i].node < 0)
+			_die("record names unknown node %s",
+			     rec->place[i].node);
+	}
+	if (rec->replanned > 0.0)
+		_add_replan(rec, ei, line);
+}
+
 static void _read_sacct(const libra_ledger_t *l, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -167,8 +209,7 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 	while (getline(&line, &len, f) > 0) {
 		char *json = strrchr(line, '|');
 		libra_record_t rec;
-		event_t *e;
-		int ei;
+		uint32_t job_id;
 
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
@@ -184,35 +225,19 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 			libra_record_free(&rec);
 			continue;
 		}
-		e = _new_event();
-		ei = nevents - 1;
-		e->time = rec.admitted;
-		e->job_id = (uint32_t) strtoul(line, NULL, 10);
-		e->accepted = true;
-		e->sla = rec.sla;
-		e->req.demand = rec.demand;
-		e->price = rec.price;
-		e->nplace = rec.nplace;
-		e->place = calloc((size_t) rec.nplace + 1, sizeof(*e->place));
-		for (int i = 0; i < rec.nplace; i++) {
-			e->place[i].node = libra_ledger_find_node(l,
-							rec.place[i].node);
-			e->place[i].cpus = rec.place[i].cpus;
-			e->place[i].mem_mb = rec.place[i].mem_mb;
-			e->place[i].gpus = rec.place[i].gpus;
-			e->req.cpus += rec.place[i].cpus;
-			if (e->place[i].node < 0)
-				_die("record names unknown node %s",
-				     rec.place[i].node);
-		}
-		if (rec.replanned > 0.0)
-			_add_replan(&rec, ei, line);
-		if (rec.settled) {
+		job_id = (uint32_t) strtoul(line, NULL, 10);
+		/* a job array admitted as one (decision 36): every task's row
+		 * (JobID "7_3") has the array's record: one admission, released
+		 * by the row of the task that ended last */
+		if (!(rec.bag.tasks > 0 && _admitted(job_id)))
+			_add_admission(l, &rec, job_id, line);
+		if (rec.settled && (rec.bag.tasks <= 0 ||
+				    rec.bag.ended == rec.bag.tasks - 1)) {
 			event_t *r = _new_event();
 
 			r->time = rec.final.end;
 			r->release = true;
-			r->job_id = events[ei].job_id;
+			r->job_id = job_id;
 		}
 		libra_record_free(&rec);
 	}

@@ -18,6 +18,8 @@
 #     "met" and the tally of the 19 others, which charge nothing;
 #     libra-report counts one admission, met, with that charge.
 #  4. The array's capacity is released at its end: that job is admitted.
+#  5. libra-replay decides the admissions and refusals again, the array's
+#     20 task rows as one admission.
 # As a site runs it: libra_no_sla=slurm, slurmctld's own scheduler on (it
 # may start the array's tasks too, on the array's node, and sched/libra
 # gives them their targets).
@@ -142,6 +144,21 @@ assert_eq "" "$msg" "libra-report's totals: the array once"
 
 # --- 4. the array's capacity released -----------------------------------------
 libra_sbatch_admitted "4 CPUs x 200s by 4m after the array" "${big[@]}"
+
+# --- 5. every decision again, by the core alone --------------------------------
+# the array's 20 rows one admission, released by its last task's row; the
+# refusals with an SLA (the budget's, the one after the restart) refused
+# again, the second beside the array's entry
+sacct -n -X -P -a -o JobID,UID,GID,AdminComment%65535 >"$LIBRA_WORK/sacct.txt"
+sched_params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
+out=$("$LIBRA_BUILD/contrib/tools/libra-replay" --nodes n1:4 --params "$sched_params" \
+	--sacct-file "$LIBRA_WORK/sacct.txt" \
+	--refusals "$LIBRA_CLUSTER_DIR/state/libra_refusals.jsonl") ||
+	fail "libra-replay: decisions differ: $out"
+note "libra-replay: $(tr '\n' ';' <<<"$out")"
+# the array and two refusals; the last job too once accounting has it
+assert_match '^decisions ([34]), agree \1 \(ambiguous 0\), differ 0' "$out" \
+	"libra-replay: the array once, its two refusals (and the last job)"
 expect_done
 cluster_stop
 assert_nothing_left

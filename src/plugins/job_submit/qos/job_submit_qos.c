@@ -1196,6 +1196,8 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
+	ref->cpus = req->cpus;		/* a bag's lanes (decision 36) */
+	ref->max_nodes = req->max_nodes;
 	req->slots_per_cpu = libra_slurm_slots_per_cpu(*part_ptr);
 	if (libra_slurm_preemptable(*part_ptr, &why)) {
 		/* no promise Slurm may break at will (decision 30) */
