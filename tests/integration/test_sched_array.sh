@@ -19,7 +19,8 @@
 #     libra-report counts one admission, met, with that charge.
 #  4. The array's capacity is released at its end: that job is admitted.
 #  5. libra-replay decides the admissions and refusals again, the array's
-#     20 task rows as one admission.
+#     20 task rows as one admission.  An array asking licenses is refused
+#     (not yet: each lane would hold them).
 # As a site runs it: libra_no_sla=slurm, slurmctld's own scheduler on (it
 # may start the array's tasks too, on the array's node, and sched/libra
 # gives them their targets).
@@ -39,6 +40,11 @@ libra_sbatch_refused "20 x 60s by 5m, 2 at a time" "libra: rejected: " \
 assert_contains "$SB_OUT" "(a job array of 20 tasks: 10 waves of 60 s, 2 at a time; its price and budget are the whole array's; offer: " \
 	"the refusal names the waves and offers a throttle"
 note "refused: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB_OUT")"
+
+# an array whose lanes would each hold licenses: not yet
+libra_sbatch_refused "an array asking licenses" \
+	"libra: rejected: a job array under an SLA cannot ask licenses yet" \
+	-n 1 --array=1-4 -L lic:1 --comment="runtime=10s,deadline=4m" --wrap 'sleep 1'
 
 # --- 2. a budget too small: the whole array's budget offered -------------------
 re_budget='(feasible with|or) budget ([0-9.]*[0-9])'

@@ -1135,7 +1135,8 @@ static int _array_sla(const job_desc_msg_t *job_desc, libra_sla_t *sla,
  * A bag's request (decision 36): its lanes side by side on one node, so
  * that every task, pinned there (_pin()), can run on any lane: the task's
  * CPUs, memory per node and GPUs times the lanes.  A task must fit one
- * node, and whole-node memory leaves no room for a second lane.  *waves:
+ * node, and whole-node memory leaves no room for a second lane; licenses,
+ * which admission counts per job, are not taken yet.  *waves:
  * the bag's W.  0, or an errno with the reason in err_msg.
  */
 static int _array_request(const job_desc_msg_t *job_desc,
@@ -1149,6 +1150,11 @@ static int _array_request(const job_desc_msg_t *job_desc,
 	if ((rc = _array_bag(job_desc, &bag, err_msg)))
 		return rc;
 	*waves = bag.waves;
+	if (job_desc->licenses && job_desc->licenses[0]) {
+		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA cannot ask licenses yet (its %d lanes would each hold them); submit the tasks one by one",
+			   bag.lanes);
+		return ESLURM_NOT_SUPPORTED;
+	}
 	if (req->min_nodes > 1 ||
 	    (bag.lanes > 1 && req->demand.mem_whole_node)) {
 		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA runs its %d lanes side by side on one node, so each task must fit a node with room for the others (asked %s); ask one node per task, or submit the tasks one by one",
@@ -1186,8 +1192,6 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
-	ref->has_sla = true;
-	ref->sla = *sla;
 	if ((rc = _read_request(job_desc, k, req, part_ptr, ref, err_msg)) ||
 	    (rc = _contiguous(job_desc, req, err_msg)) ||
 	    (rc = _array_request(job_desc, req, &waves, err_msg)) ||
@@ -1198,6 +1202,9 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 	}
 	ref->cpus = req->cpus;		/* a bag's lanes (decision 36) */
 	ref->max_nodes = req->max_nodes;
+	/* a request the core decides on: libra-replay decides it again */
+	ref->has_sla = true;
+	ref->sla = *sla;
 	req->slots_per_cpu = libra_slurm_slots_per_cpu(*part_ptr);
 	if (libra_slurm_preemptable(*part_ptr, &why)) {
 		/* no promise Slurm may break at will (decision 30) */
