@@ -128,7 +128,12 @@ refused "$R|deadline: |in the past" -n 1 --deadline=2001-01-01 --comment="runtim
 # --- sizes, partitions, nodes, arrays
 refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|100000 CPUs|submission failed: Requested node configuration is not available" -n 100000 --comment="$ok"
 refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|5 CPUs" -n 5 -N 1 --comment="$ok"
-refused "$R|job arrays and heterogeneous jobs cannot carry an SLA" --array=1-2 --comment="$ok"
+# a job array is one bag of lanes side by side on one node (decision 36):
+# two 1-CPU lanes fit no node of one CPU; a task of two nodes fits none
+refused "$R|the partition does not have the CPUs, nodes, memory or GPUs requested|(2 CPUs x 1m, |(a job array of 2 tasks: 1 wave of 60 s, 2 at a time; its price and budget are the whole array's)" \
+	-n 1 --array=1-2 --comment="$ok"
+refused "$R|a job array under an SLA runs its 1 lane side by side on one node|(asked more than one node)" \
+	-N 2 -n 2 --array=1-2%1 --comment="$ok"
 refused "$R|no such partition 'nosuch'" -n 1 -p nosuch --comment="$ok"
 refused "libra: |invalid node list 'n9'" -n 1 -w n9 --comment="$ok"
 # --- text that is too long or has odd bytes

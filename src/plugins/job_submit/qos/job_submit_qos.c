@@ -1157,8 +1157,9 @@ static int _array_request(const job_desc_msg_t *job_desc,
 	}
 	if (req->min_nodes > 1 ||
 	    (bag.lanes > 1 && req->demand.mem_whole_node)) {
-		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA runs its %d lanes side by side on one node, so each task must fit a node with room for the others (asked %s); ask one node per task, or submit the tasks one by one",
-			   bag.lanes, req->min_nodes > 1 ? "more than one node" :
+		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA runs its %d lane%s side by side on one node, so each task must fit a node with room for the others (asked %s); ask one node per task, or submit the tasks one by one",
+			   bag.lanes, bag.lanes == 1 ? "" : "s",
+			   req->min_nodes > 1 ? "more than one node" :
 			   "the whole node's memory");
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
