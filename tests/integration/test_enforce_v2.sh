@@ -15,7 +15,10 @@
 #     10000): two jobs of shares 2:1 on one node get weights 2:1;
 #  3. the weight follows the CPU time that cpu.stat's usage_usec reports
 #     (written here as the kernel would): a job reported done with its
-#     estimate drops to the best-effort share (share_min 0.01: weight 100).
+#     estimate drops to the best-effort share (share_min 0.01: weight 100);
+#  4. a job without an SLA (libra_no_sla=slurm) is left where Slurm put it
+#     (doc/design.md decision 27): no task of it in the plugin's tree, no
+#     weight written for it.
 # What this cannot show: that a kernel divides CPU time by these weights
 # (test_enforce shows it with v1's cpu.shares), the kernel's own files and
 # their errors, and Slurm's cgroup/v2 plugin beside ours (the local cluster
@@ -29,6 +32,8 @@ rm -rf "$v2"
 mkdir -p "$v2"
 printf 'cpu memory pids\n' >"$v2/cgroup.controllers"
 : >"$v2/cgroup.subtree_control"
+# As a site runs it: jobs without an SLA are Slurm's (libra_no_sla=slurm)
+LIBRA_SCHED_DEFAULTS=(libra_interval=5 libra_no_sla=slurm)
 libra_cluster_env 'libra_policy=libra' libra_capacity=0.9
 export LIBRA_PLUGSTACK="required libra_spank.so interval=1 top_weight=65536 cgroup_v2_root=$v2"
 cluster_start
@@ -84,6 +89,23 @@ awk -v s="$(cat "$node/job_$small/cpu.weight")" 'BEGIN { exit !(s >= 950) }' ||
 
 gate_open "$gate"
 wait_until 120 "the jobs to end" bash -c "[ -z \"\$(squeue -h -j $big,$small -o %i)\" ]"
+
+# 4. a job without an SLA: CPUs of its own, Slurm's cgroup, Slurm's weight
+gate2=$LIBRA_WORK/go2
+libra_sbatch -J plain -n 1 --wrap "echo started >$LIBRA_WORK/plain.started; $(gate_wait "$gate2")"
+[ "$SB_RC" = 0 ] && [ -n "$SB_JOBID" ] || fail "a job without an SLA was not accepted: $SB_OUT"
+plain=$SB_JOBID
+# shellcheck disable=SC2317 # called through wait_until
+plain_started() { [ -s "$LIBRA_WORK/plain.started" ]; }
+wait_until 120 "the job without an SLA to start" plain_started
+# the step's hook ran before its task: the record was read by then
+in_tree=$(cat "$node/job_$plain/cgroup.procs" 2>/dev/null || :)
+assert_eq "" "$in_tree" "tasks of the job without an SLA in the plugin's tree ($node/job_$plain)"
+[ ! -e "$node/job_$plain/cpu.weight" ] ||
+	fail "the plugin wrote cpu.weight $(cat "$node/job_$plain/cpu.weight") for job $plain, which has no SLA"
+note "job $plain (no SLA): no task and no weight in the plugin's tree"
+gate_open "$gate2"
+wait_until 120 "the job without an SLA to end" bash -c "[ -z \"\$(squeue -h -j $plain -o %i)\" ]"
 expect_done
 cluster_stop
 assert_nothing_left

@@ -32,8 +32,11 @@
  *  removed when the next step on the node starts.
  *
  *  The SLA comes from the job's record (AdminComment), fetched from
- *  slurmctld as root, never from anything the user can set.  A job without
- *  an SLA runs at share_min (best effort).
+ *  slurmctld as root, never from anything the user can set.  A best-effort
+ *  job (a record without an SLA, libra_no_sla=best_effort) runs at
+ *  share_min.  A job with no record at all is Slurm's (libra_no_sla=slurm,
+ *  doc/design.md decision 27): its tasks stay where Slurm put them, at the
+ *  weight Slurm gave them, as on a stock cluster.
  *
  *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
  *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_v2_root=DIR
@@ -115,6 +118,7 @@ static struct {
 	char cpuset_node[PATH_MAX];	/* v1 pinning, or "" */
 	int cpus;			/* the job's CPUs on this node */
 	bool has_sla, best_effort;
+	bool slurms;			/* no record: Slurm's job, left alone */
 	double runtime, deadline, target;
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
@@ -472,8 +476,10 @@ static bool _load_sla(void)
 	}
 	cg.has_sla = true;
 	cg.best_effort = true;
+	cg.slurms = true;
 	if (msg->job_array[0].admin_comment &&
 	    !strncmp(msg->job_array[0].admin_comment, "{\"libra\":", 9)) {
+		cg.slurms = false;
 		if (libra_record_from_json(msg->job_array[0].admin_comment,
 					   &rec, err, sizeof(err))) {
 			slurm_error("libra: job %u: unreadable record: %s",
@@ -579,6 +585,8 @@ static double _share_now(void)
 	double done;
 	struct timespec now;
 
+	if (cg.has_sla && cg.slurms)
+		return 1.0;	/* its CPUs are its own (decision 27) */
 	if (!cg.has_sla || cg.best_effort)
 		return cg.share_min;
 	done = _done();
@@ -1011,6 +1019,8 @@ extern int libra_cgroup_task(spank_t sp)
 		_enter(cg.cpuset_node, pid);
 	if (!cg.enforce)
 		return 0;
+	if (cg.has_sla && cg.slurms)
+		return 0;	/* Slurm's job: where Slurm put it */
 	if (!_adopt_slurm(pid)) {
 		_enter(cg.cpu_job, pid);
 		if (strcmp(cg.acct_job, cg.cpu_job))
