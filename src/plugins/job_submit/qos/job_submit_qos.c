@@ -1110,24 +1110,24 @@ static int _array_bag(const job_desc_msg_t *job_desc, libra_bag_t *bag,
 }
 
 /*
- * The SLA a job array is admitted with: its tasks' SLA made the bag's
- * (libra_bag_sla()).  A bag takes no quote yet.  0, or an errno with the
- * reason in err_msg.
+ * The SLA a job array is admitted with: its expression read once into
+ * *bag, which admission uses from then on, and its tasks' SLA made the
+ * bag's (libra_bag_sla()).  A bag takes no quote yet.  0, or an errno with
+ * the reason in err_msg.
  */
-static int _array_sla(const job_desc_msg_t *job_desc, libra_sla_t *sla,
-		      char **err_msg)
+static int _array_sla(const job_desc_msg_t *job_desc, libra_bag_t *bag,
+		      libra_sla_t *sla, char **err_msg)
 {
-	libra_bag_t bag;
 	libra_sla_t task = *sla;
 	int rc;
 
-	if ((rc = _array_bag(job_desc, &bag, err_msg)))
+	if ((rc = _array_bag(job_desc, bag, err_msg)))
 		return rc;
 	if (sla->set & LIBRA_SLA_QUOTE) {
 		xstrfmtcat(*err_msg, "libra: rejected: a job array cannot ask for or take a quote yet; submit it with its SLA");
 		return ESLURM_NOT_SUPPORTED;
 	}
-	libra_bag_sla(&bag, &task, sla);
+	libra_bag_sla(bag, &task, sla);
 	return 0;
 }
 
@@ -1136,68 +1136,94 @@ static int _array_sla(const job_desc_msg_t *job_desc, libra_sla_t *sla,
  * that every task, pinned there (_pin()), can run on any lane: the task's
  * CPUs, memory per node and GPUs times the lanes.  A task must fit one
  * node, and whole-node memory leaves no room for a second lane; licenses,
- * which admission counts per job, are not taken yet.  *waves:
- * the bag's W.  0, or an errno with the reason in err_msg.
+ * which admission counts per job, are not taken yet.  bag: _array_sla()'s
+ * (tasks 0: not an array).  0, or an errno with the reason in err_msg.
  */
 static int _array_request(const job_desc_msg_t *job_desc,
-			  libra_request_t *req, int *waves, char **err_msg)
+			  const libra_bag_t *bag, libra_request_t *req,
+			  char **err_msg)
 {
-	libra_bag_t bag;
-	int rc;
-
-	if (!job_desc->array_inx)
+	if (bag->tasks <= 0)
 		return 0;
-	if ((rc = _array_bag(job_desc, &bag, err_msg)))
-		return rc;
-	*waves = bag.waves;
 	if (job_desc->licenses && job_desc->licenses[0]) {
 		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA cannot ask licenses yet (its %d lanes would each hold them); submit the tasks one by one",
-			   bag.lanes);
+			   bag->lanes);
 		return ESLURM_NOT_SUPPORTED;
 	}
 	if (req->min_nodes > 1 ||
-	    (bag.lanes > 1 && req->demand.mem_whole_node)) {
+	    (bag->lanes > 1 && req->demand.mem_whole_node)) {
 		xstrfmtcat(*err_msg, "libra: rejected: a job array under an SLA runs its %d lane%s side by side on one node, so each task must fit a node with room for the others (asked %s); ask one node per task, or submit the tasks one by one",
-			   bag.lanes, bag.lanes == 1 ? "" : "s",
+			   bag->lanes, bag->lanes == 1 ? "" : "s",
 			   req->min_nodes > 1 ? "more than one node" :
 			   "the whole node's memory");
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	req->max_nodes = 1;
-	req->cpus *= bag.lanes;
-	req->demand.mem_per_node *= (uint64_t) bag.lanes;
-	req->demand.gpus_per_node *= bag.lanes;
-	req->demand.gpus *= bag.lanes;
+	req->cpus *= bag->lanes;
+	req->demand.mem_per_node *= (uint64_t) bag->lanes;
+	req->demand.gpus_per_node *= bag->lanes;
+	req->demand.gpus *= bag->lanes;
 	return 0;
 }
 
+/* One admission's state, shared by _admit()'s steps. */
+typedef struct {
+	job_desc_msg_t *job_desc;
+	libra_sla_t *sla;
+	const libra_bag_t *bag;	/* a job array's (decision 36), or tasks 0 */
+	libra_ledger_t *l;
+	libra_params_t *p;
+	libra_quote_t *q;
+	libra_request_t req;
+	libra_slurm_left_out_t left_out;
+	part_record_t *part_ptr;	/* the partition placed (or last tried) */
+	uint32_t uid;
+	libra_refusal_t *ref;
+	char **err_msg;
+	size_t keep;		/* err_msg's length before this admission */
+	double now;
+	double begin;		/* > 0: a booking's begin (decision 21) */
+	double at;		/* when admission counts the job from */
+	double from;		/* what the user's times count from */
+	double start;		/* the start the power plan chose */
+	bool hold;		/* a binding quote (quote=hold) */
+	bool deferred, boot_wait;	/* the power plan's (decision 24) */
+	double declared, predicted;	/* the runtimes (_predict()) */
+	char begin_txt[96], predict_txt[128];
+	char *tried;		/* -p a,b: the other partitions' reasons */
+	int k;			/* the partition placed (or last tried) */
+} admit_ctx_t;
+
 /*
- * What admission needs of a job with an SLA: its request (refused, with
- * the reason, when unreadable), whether the user may hold another quote,
- * and the nodes it may run on (*out: why the others were left out).  A booking (begin > 0) is marked booked,
- * and begin_txt says when it begins.
+ * What admission needs of a job with an SLA, in c->k's partition: its
+ * request (refused, with the reason, when unreadable), whether the user may
+ * hold another quote, and the nodes it may run on (c->left_out: why the
+ * others were left out).  A booking (c->begin > 0) is marked booked, and
+ * c->begin_txt says when it begins.
  */
-static int _admit_request(job_desc_msg_t *job_desc, int k,
-			  const libra_sla_t *sla,
-			  const libra_params_t *p, uint32_t uid, double now,
-			  double begin, bool hold, libra_request_t *req,
-			  libra_slurm_left_out_t *out, char *begin_txt,
-			  size_t len, part_record_t **part_ptr,
-			  libra_refusal_t *ref, char **err_msg)
+static int _admit_request(admit_ctx_t *c)
 {
+	job_desc_msg_t *job_desc = c->job_desc;
+	const libra_sla_t *sla = c->sla;
+	libra_request_t *req = &c->req;
+	libra_refusal_t *ref = c->ref;
+	part_record_t **part_ptr = &c->part_ptr;
+	char **err_msg = c->err_msg;
 	libra_slurm_window_t w = { 0 };
 	char *why = NULL;
-	int rc, waves = 1;
+	int rc;
 
-	if (hold && (rc = _quote_allowed(p, uid, now, err_msg))) {
+	if (c->hold && (rc = _quote_allowed(c->p, c->uid, c->now, err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
-	if ((rc = _read_request(job_desc, k, req, part_ptr, ref, err_msg)) ||
+	if ((rc = _read_request(job_desc, c->k, req, part_ptr, ref, err_msg)) ||
 	    (rc = _contiguous(job_desc, req, err_msg)) ||
-	    (rc = _array_request(job_desc, req, &waves, err_msg)) ||
+	    (rc = _array_request(job_desc, c->bag, req, err_msg)) ||
 	    /* a bag's tasks each run W-th of its work, under their limit */
-	    (rc = _time_fits(*part_ptr, sla->runtime / waves, err_msg))) {
+	    (rc = _time_fits(*part_ptr, sla->runtime /
+			     (c->bag->tasks > 0 ? c->bag->waves : 1),
+			     err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
 	}
@@ -1216,25 +1242,25 @@ static int _admit_request(job_desc_msg_t *job_desc, int k,
 		snprintf(ref->verdict, sizeof(ref->verdict), "resources");
 		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
 	}
-	if (begin > 0.0) {
+	if (c->begin > 0.0) {
 		char t[32];
 
-		req->booked = now;
-		_clock(begin, t, sizeof(t));
-		snprintf(begin_txt, len, " (booked to begin at %s; times from then)",
+		req->booked = c->now;
+		_clock(c->begin, t, sizeof(t));
+		snprintf(c->begin_txt, sizeof(c->begin_txt), " (booked to begin at %s; times from then)",
 			 t);
 	}
 	req->eligible = libra_slurm_eligible(*part_ptr, job_desc->req_nodes,
-					     job_desc->exc_nodes, out,
+					     job_desc->exc_nodes, &c->left_out,
 					     err_msg);
 	if (!req->eligible)
 		return ESLURM_INVALID_NODE_NAME;
 	w.features = job_desc->features;
 	w.resv_name = job_desc->reservation;
-	w.start = (time_t) (begin > 0.0 ? begin : now);
+	w.start = (time_t) (c->begin > 0.0 ? c->begin : c->now);
 	w.end = (time_t) ceil(sla->deadline);
 	w.whole = (job_desc->shared == JOB_SHARED_NONE);
-	if ((rc = libra_slurm_restrict((bool *) req->eligible, &w, out,
+	if ((rc = libra_slurm_restrict((bool *) req->eligible, &w, &c->left_out,
 				       err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
 		return rc;
@@ -1437,33 +1463,6 @@ static void _partition_tried(job_desc_msg_t *job_desc, int k, char **tried,
 	xfree(*tried);
 }
 
-/* One admission's state, shared by _admit()'s steps. */
-typedef struct {
-	job_desc_msg_t *job_desc;
-	libra_sla_t *sla;
-	libra_ledger_t *l;
-	libra_params_t *p;
-	libra_quote_t *q;
-	libra_request_t req;
-	libra_slurm_left_out_t left_out;
-	part_record_t *part_ptr;	/* the partition placed (or last tried) */
-	uint32_t uid;
-	libra_refusal_t *ref;
-	char **err_msg;
-	size_t keep;		/* err_msg's length before this admission */
-	double now;
-	double begin;		/* > 0: a booking's begin (decision 21) */
-	double at;		/* when admission counts the job from */
-	double from;		/* what the user's times count from */
-	double start;		/* the start the power plan chose */
-	bool hold;		/* a binding quote (quote=hold) */
-	bool deferred, boot_wait;	/* the power plan's (decision 24) */
-	double declared, predicted;	/* the runtimes (_predict()) */
-	char begin_txt[96], predict_txt[128];
-	char *tried;		/* -p a,b: the other partitions' reasons */
-	int k;			/* the partition placed (or last tried) */
-} admit_ctx_t;
-
 /*
  * Every partition the job names, in turn (-p a,b: decision 29): the job is
  * placed in the first that can take it.  Returns the request's error
@@ -1483,11 +1482,7 @@ static int _admit_place(admit_ctx_t *c)
 			(*c->err_msg)[c->keep] = '\0';
 		xfree(c->req.eligible);
 		memset(&c->left_out, 0, sizeof(c->left_out));
-		rc = _admit_request(c->job_desc, c->k, c->sla, c->p, c->uid,
-				    c->now, c->begin, c->hold, &c->req,
-				    &c->left_out, c->begin_txt,
-				    sizeof(c->begin_txt), &c->part_ptr, c->ref,
-				    c->err_msg);
+		rc = _admit_request(c);
 		if (!rc)
 			c->start = _admit_power(c->l, c->p, c->sla, &c->req,
 						c->at, c->now,
@@ -1513,25 +1508,20 @@ static int _admit_place(admit_ctx_t *c)
  * which they would, on CPUs free enough (libra_capacity of each), as a
  * counter-offer.
  */
-static void _array_offer(const job_desc_msg_t *job_desc,
-			 const libra_sla_t *sla, const libra_params_t *p,
-			 double from, char **err_msg)
+static void _array_offer(const libra_bag_t *bag, const libra_sla_t *sla,
+			 const libra_params_t *p, double from, char **err_msg)
 {
-	libra_bag_t bag;
-	char err[160];
 	double re, fit;
 	int k;
 
-	if (!job_desc->array_inx ||
-	    libra_bag_parse(job_desc->array_inx, (int) slurm_conf.max_array_sz,
-			    &bag, err, sizeof(err)))
+	if (bag->tasks <= 0)
 		return;
-	re = sla->runtime / bag.waves;
+	re = sla->runtime / bag->waves;
 	fit = floor((sla->deadline - from) * p->capacity / re);
 	xstrfmtcat(*err_msg, " (a job array of %d tasks: %d wave%s of %.0f s, %d at a time; its price and budget are the whole array's",
-		   bag.tasks, bag.waves, bag.waves == 1 ? "" : "s", re,
-		   bag.lanes);
-	if (fit >= 1.0 && (k = (int) ceil(bag.tasks / fit)) > bag.lanes)
+		   bag->tasks, bag->waves, bag->waves == 1 ? "" : "s", re,
+		   bag->lanes);
+	if (fit >= 1.0 && (k = (int) ceil(bag->tasks / fit)) > bag->lanes)
 		xstrfmtcat(*err_msg, "; offer: %d at a time (--array=...%%%d) fits the deadline",
 			   k, k);
 	xstrfmtcat(*err_msg, ")");
@@ -1542,7 +1532,7 @@ static void _array_offer(const job_desc_msg_t *job_desc,
 static int _admit_refuse(admit_ctx_t *c)
 {
 	_refuse_msg(c->l, c->p, c->sla, &c->req, c->q, c->from, c->err_msg);
-	_array_offer(c->job_desc, c->sla, c->p, c->from, c->err_msg);
+	_array_offer(c->bag, c->sla, c->p, c->from, c->err_msg);
 	if (c->q->verdict == LIBRA_REJECT_RESOURCES)
 		libra_slurm_left_out_msg(&c->left_out, c->err_msg);
 	_refusal_notes(c->p, c->boot_wait, c->hold, c->begin_txt,
@@ -1556,27 +1546,20 @@ static int _admit_refuse(admit_ctx_t *c)
 
 /*
  * A bag's shape into its record (decision 36), and the words that open
- * its admission, "array of 20 tasks, 4 at a time in 5 waves: ".  Returns -1 if the
- * expression does not parse (it did before).
+ * its admission, "array of 20 tasks, 4 at a time in 5 waves: ".
  */
-static int _array_record(const job_desc_msg_t *job_desc,
-			 const libra_sla_t *sla, libra_record_t *rec,
-			 char *what, size_t len)
+static void _array_record(const libra_bag_t *bag, const libra_sla_t *sla,
+			  libra_record_t *rec, char *what, size_t len)
 {
-	libra_bag_t bag;
-	char err[160];
-
-	if (libra_bag_parse(job_desc->array_inx, (int) slurm_conf.max_array_sz,
-			    &bag, err, sizeof(err)))
-		return -1;
-	rec->bag.tasks = bag.tasks;
-	rec->bag.lanes = bag.lanes;
-	rec->bag.waves = bag.waves;
-	rec->bag.runtime = sla->runtime / bag.waves;
+	if (bag->tasks <= 0)
+		return;
+	rec->bag.tasks = bag->tasks;
+	rec->bag.lanes = bag->lanes;
+	rec->bag.waves = bag->waves;
+	rec->bag.runtime = sla->runtime / bag->waves;
 	snprintf(what, len, "array of %d task%s, %d at a time in %d wave%s: ",
-		 bag.tasks, bag.tasks == 1 ? "" : "s", bag.lanes, bag.waves,
-		 bag.waves == 1 ? "" : "s");
-	return 0;
+		 bag->tasks, bag->tasks == 1 ? "" : "s", bag->lanes,
+		 bag->waves, bag->waves == 1 ? "" : "s");
 }
 
 /* The accepted job: its record committed, its time limit, its nodes, the
@@ -1609,9 +1592,7 @@ static int _admit_accept(admit_ctx_t *c)
 	rec.begin = c->begin;
 	rec.declared = c->declared;
 	rec.predicted = c->predicted;
-	if (job_desc->array_inx && _array_record(job_desc, c->sla, &rec,
-						 what, sizeof(what)))
-		return SLURM_ERROR;	/* parsed twice already */
+	_array_record(c->bag, c->sla, &rec, what, sizeof(what));
 	if ((rc = _commit(job_desc, c->l, &rec, &c->req, q, c->uid, c->now,
 			  c->hold ? c->at : 0.0, c->err_msg)))
 		return rc;
@@ -1644,12 +1625,13 @@ static int _admit_accept(admit_ctx_t *c)
  * reservation (decision 21), quoted and priced at its begin, counted in the
  * ledger from then; its SLA was read with its begin as its submission.
  */
-static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
-		  double begin, uint32_t uid, char **err_msg,
-		  libra_refusal_t *ref)
+static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla,
+		  const libra_bag_t *bag, double now, double begin,
+		  uint32_t uid, char **err_msg, libra_refusal_t *ref)
 {
 	admit_ctx_t c = {
-		.job_desc = job_desc, .sla = sla, .uid = uid, .ref = ref,
+		.job_desc = job_desc, .sla = sla, .bag = bag, .uid = uid,
+		.ref = ref,
 		.err_msg = err_msg, .now = now, .begin = begin,
 		.l = libra_hub_ledger(), .p = libra_hub_params(),
 		.q = xmalloc(sizeof(*c.q)),
@@ -1666,11 +1648,11 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla, double now,
 	c.start = c.at;
 	sla->set &= ~LIBRA_SLA_QUOTE;
 	/* a bag is admitted on its tasks' declared runtime (decision 36) */
-	if (!c.hold && !job_desc->array_inx)
+	if (!c.hold && bag->tasks <= 0)
 		_predict(job_desc, sla, c.p, uid, &c.declared, &c.predicted,
 			 c.predict_txt, sizeof(c.predict_txt));
 	if ((rc = _runtime_fits(sla, c.p, c.predict_txt, begin, err_msg))) {
-		_array_offer(job_desc, sla, c.p, c.from, err_msg);
+		_array_offer(bag, sla, c.p, c.from, err_msg);
 		goto out;
 	}
 	if ((rc = _admit_place(&c))) {
@@ -1895,6 +1877,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	libra_refusal_t ref;
 	double now = _now();
 	libra_sla_t sla;
+	libra_bag_t bag = { 0 };	/* a job array's (decision 36) */
 	bool has_sla = false, quoting;
 	double begin = 0.0;
 	const char *err;
@@ -1936,7 +1919,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	}
 	/* a job array: one bag of tasks under the SLA (decision 36) */
 	if (has_sla && job_desc->array_inx &&
-	    (rc = _array_sla(job_desc, &sla, err_msg))) {
+	    (rc = _array_sla(job_desc, &bag, &sla, err_msg))) {
 		info("%s: uid %u: %s", plugin_type, submit_uid, *err_msg);
 		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 		return rc;
@@ -1959,8 +1942,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 			info("%s: uid %u: %s", plugin_type, submit_uid,
 			     *err_msg);
 	} else if (has_sla) {
-		rc = _admit(job_desc, &sla, now, begin, submit_uid, err_msg,
-			    &ref);
+		rc = _admit(job_desc, &sla, &bag, now, begin, submit_uid,
+			    err_msg, &ref);
 	} else {
 		snprintf(ref.verdict, sizeof(ref.verdict), "no_sla");
 		rc = _no_sla(job_desc, libra_hub_params(), now, err_msg);
