@@ -129,6 +129,9 @@ static int _job_end(job_record_t *job_ptr)
 		if (base == JOB_NODE_FAIL && !rec.settled) {
 			rec.requeues++;
 			rec.started = 0.0;
+			/* a bag's task: its lane's target again at its
+			 * next start (decision 36) */
+			rec.bag.target = 0.0;
 			libra_slurm_store_record(job_ptr, &rec);
 			info("%s: %pJ lost its node and is requeued; its SLA stands",
 			     plugin_type, job_ptr);
