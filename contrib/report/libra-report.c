@@ -1429,8 +1429,8 @@ static size_t _array_part(const rpt_job_t *j)
  * last task to end, the one whose record settles the whole? */
 static bool _bag_better(const rpt_job_t *j, const rpt_job_t *k)
 {
-	bool jl = j->rec.settled && j->rec.bag.ended == j->rec.bag.tasks - 1;
-	bool kl = k->rec.settled && k->rec.bag.ended == k->rec.bag.tasks - 1;
+	bool jl = libra_record_settles_job(&j->rec);
+	bool kl = libra_record_settles_job(&k->rec);
 
 	return jl && !kl;
 }

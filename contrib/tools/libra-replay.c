@@ -231,8 +231,7 @@ static void _read_sacct(const libra_ledger_t *l, const char *path)
 		 * by the row of the task that ended last */
 		if (!(rec.bag.tasks > 0 && _admitted(job_id)))
 			_add_admission(l, &rec, job_id, line);
-		if (rec.settled && (rec.bag.tasks <= 0 ||
-				    rec.bag.ended == rec.bag.tasks - 1)) {
+		if (libra_record_settles_job(&rec)) {
 			event_t *r = _new_event();
 
 			r->time = rec.final.end;

@@ -165,13 +165,17 @@ extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
 }
 
 extern void libra_bag_count(libra_record_bag_t *b,
-			    const libra_settlement_t *task)
+			    const libra_settlement_t *task, int n)
 {
-	b->ended++;
+	if (n < 1)
+		n = 1;
+	if (n > b->tasks - b->ended)	/* the tally stays within the bag */
+		n = b->tasks - b->ended > 0 ? b->tasks - b->ended : 0;
+	b->ended += n;
 	if (!task->deadline_met)
-		b->late++;
+		b->late += n;
 	if (task->how != LIBRA_END_COMPLETED)
-		b->failed++;
+		b->failed += n;
 	b->last_end = fmax(b->last_end, task->end);
 }
 

@@ -70,7 +70,8 @@ extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane);
  * against the bag's SLA; each but the last to end is charged nothing and
  * owes no penalty (libra_bag_task_settle()), and its outcome is counted
  * into the tally of the records still pending or running
- * (libra_bag_count()).  The last to end settles the bag
+ * (libra_bag_count(): n tasks of one outcome, the array's pending rest
+ * ending at once counting as all the tasks it holds).  The last to end settles the bag
  * (libra_bag_settle()): its price, ending at the latest end of all its
  * tasks, FAILED if one of them did not complete, so met only when every
  * task met the deadline.
@@ -79,7 +80,7 @@ extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
 				  double end, libra_end_t how,
 				  libra_settlement_t *out);
 extern void libra_bag_count(libra_record_bag_t *b,
-			    const libra_settlement_t *task);
+			    const libra_settlement_t *task, int n);
 extern void libra_bag_settle(const libra_sla_t *sla,
 			     const libra_record_bag_t *b, double price,
 			     double start, double end, libra_end_t how,

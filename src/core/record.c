@@ -475,9 +475,9 @@ static int _dec_bag(dec_t *d, json_object *o, libra_record_t *r)
 		return _dfail(d, "bag: tasks, lanes and waves are all needed");
 	if (lanes > tasks || waves != ceil(tasks / lanes))
 		return _dfail(d, "bag.waves: not ceil(tasks / lanes) with lanes at most tasks");
-	if (ended >= tasks || late > ended || failed > ended ||
+	if (ended > tasks || late > ended || failed > ended ||
 	    (ended > 0) != (b->last_end > 0.0))
-		return _dfail(d, "bag.ended: the tally does not fit the bag (ended below tasks, late and failed at most ended, last_end with it)");
+		return _dfail(d, "bag.ended: the tally does not fit the bag (ended at most tasks, late and failed at most ended, last_end with it)");
 	b->tasks = (int) tasks;
 	b->lanes = (int) lanes;
 	b->waves = (int) waves;

@@ -88,7 +88,8 @@ typedef struct libra_record_place {
  * and sched/libra gives a started task its paced end ("target",
  * libra_bag_task_target()).  Tasks that end leave their outcome in the
  * records of those still pending or running ("ended", "late", "failed",
- * "last_end"), so the last to end settles the bag once.
+ * "last_end"), so the last to end settles the bag once, its own
+ * record's tally then counting every task.
  */
 typedef struct libra_record_bag {
 	int tasks;		/* N; 0: not an array */
@@ -97,7 +98,8 @@ typedef struct libra_record_bag {
 	double runtime;		/* RE: one task's run time [s] */
 	double target;		/* a started task: when it is paced to end;
 				 * 0: not started */
-	int ended;		/* tasks of the bag ended before */
+	int ended;		/* tasks of the bag ended before (all of
+				 * them in the settling record) */
 	int late;		/* of which past the bag's deadline */
 	int failed;		/* of which not COMPLETED */
 	double last_end;	/* the latest of their ends */
@@ -160,6 +162,19 @@ extern void libra_record_free(libra_record_t *r);
  */
 extern void libra_record_committed_sla(const libra_record_t *r,
 				       libra_sla_t *out);
+
+/*
+ * Does the record settle its whole job: any settled record but a bag's
+ * task's, and of a bag's (decision 36) the last task's to end, whose tally
+ * counts every task (the others' count at most N - 2: neither their own
+ * end nor the last's).  An earlier tally left out the last task's own
+ * end: N - 1 is taken too.
+ */
+static inline bool libra_record_settles_job(const libra_record_t *r)
+{
+	return r->settled &&
+	       (r->bag.tasks <= 0 || r->bag.ended >= r->bag.tasks - 1);
+}
 
 /*
  * What a node sends slurmctld, as an AdminComment update from slurmstepd

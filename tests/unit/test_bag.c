@@ -4,8 +4,10 @@
 \*****************************************************************************/
 
 #include <stdio.h>
+#include <string.h>
 
 #include "bag.h"
+#include "record.h"
 #include "testutil.h"
 
 static char err[256];
@@ -137,12 +139,12 @@ START_TEST(test_bag_settled_once_by_its_last_task)
 	libra_bag_task_settle(&sla, 1000, 1100, LIBRA_END_COMPLETED, &t);
 	ck_assert(t.deadline_met);
 	ck_assert_double_eq_tol(t.charge, 0, TOL);
-	libra_bag_count(&b, &t);
+	libra_bag_count(&b, &t, 1);
 	libra_bag_task_settle(&sla, 1000, 1300, LIBRA_END_COMPLETED, &t);
 	ck_assert(!t.deadline_met);
 	ck_assert_double_eq_tol(t.charge, 0, TOL);
 	ck_assert_double_eq_tol(t.penalty, 0, TOL);
-	libra_bag_count(&b, &t);
+	libra_bag_count(&b, &t, 1);
 	ck_assert_int_eq(b.ended, 2);
 	ck_assert_int_eq(b.late, 1);
 	ck_assert_int_eq(b.failed, 0);
@@ -166,7 +168,7 @@ START_TEST(test_bag_met_when_every_task_met)
 	libra_settlement_t t, s;
 
 	libra_bag_task_settle(&sla, 1000, 1100, LIBRA_END_FAILED, &t);
-	libra_bag_count(&b, &t);
+	libra_bag_count(&b, &t, 1);
 	ck_assert_int_eq(b.failed, 1);
 	libra_bag_settle(&sla, &b, 100, 1100, 1200, LIBRA_END_COMPLETED, &s);
 	/* a task that failed is the user's: charged, in time, FAILED */
@@ -177,6 +179,51 @@ START_TEST(test_bag_met_when_every_task_met)
 	libra_bag_settle(&sla, &b, 100, 1100, 1200, LIBRA_END_COMPLETED, &s);
 	ck_assert(s.deadline_met);
 	ck_assert_int_eq(s.how, LIBRA_END_COMPLETED);
+}
+END_TEST
+
+START_TEST(test_bag_pending_rest_counts_its_tasks)
+{
+	libra_sla_t sla = _bag_sla();
+	libra_record_bag_t b = { .tasks = 10, .lanes = 2, .waves = 5,
+				 .runtime = 10 };
+	libra_settlement_t t;
+
+	libra_bag_task_settle(&sla, 1000, 1100, LIBRA_END_COMPLETED, &t);
+	libra_bag_count(&b, &t, 1);
+	libra_bag_count(&b, &t, 1);
+	/* the array's pending rest, 7 tasks, cancelled at the hard deadline
+	 * unstarted: 7 tasks late and not completed */
+	libra_bag_task_settle(&sla, 0, 1240, LIBRA_END_UNSTARTED, &t);
+	libra_bag_count(&b, &t, 7);
+	ck_assert_int_eq(b.ended, 9);
+	ck_assert_int_eq(b.late, 7);
+	ck_assert_int_eq(b.failed, 7);
+	/* never past the bag: 9 ended, 5 more counted as 1 */
+	libra_bag_count(&b, &t, 5);
+	ck_assert_int_eq(b.ended, 10);
+	ck_assert_int_eq(b.failed, 8);
+	libra_bag_count(&b, &t, 0);
+	ck_assert_int_eq(b.ended, 10);
+}
+END_TEST
+
+START_TEST(test_bag_settling_record_found)
+{
+	libra_record_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.settled = true;
+	ck_assert(libra_record_settles_job(&r));	/* not a bag */
+	r.bag.tasks = 5;
+	r.bag.ended = 3;	/* a task that ended beside a live one */
+	ck_assert(!libra_record_settles_job(&r));
+	r.bag.ended = 5;	/* the last: every task counted */
+	ck_assert(libra_record_settles_job(&r));
+	r.bag.ended = 4;	/* the last, as counted before */
+	ck_assert(libra_record_settles_job(&r));
+	r.settled = false;
+	ck_assert(!libra_record_settles_job(&r));
 }
 END_TEST
 
@@ -191,6 +238,8 @@ static Suite *_suite(void)
 	T(tc, test_bag_task_paced_to_its_part_of_the_lane);
 	T(tc, test_bag_settled_once_by_its_last_task);
 	T(tc, test_bag_met_when_every_task_met);
+	T(tc, test_bag_pending_rest_counts_its_tasks);
+	T(tc, test_bag_settling_record_found);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1123,7 +1123,7 @@ START_TEST(test_bag_round_trips)
 		{ "{\"tasks\":4,\"lanes\":5,\"waves\":1,\"runtime\":10}",
 		  "bag.waves" },
 		{ "{\"tasks\":2,\"lanes\":2,\"waves\":1,\"runtime\":10,"
-		  "\"ended\":2,\"late\":0,\"failed\":0,\"last_end\":5}",
+		  "\"ended\":3,\"late\":0,\"failed\":0,\"last_end\":5}",
 		  "bag.ended" },
 		{ "{\"tasks\":3,\"lanes\":3,\"waves\":1,\"runtime\":10,"
 		  "\"ended\":1,\"late\":2,\"failed\":0,\"last_end\":5}",

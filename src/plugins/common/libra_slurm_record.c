@@ -208,9 +208,11 @@ static bool _bag_sibling(job_record_t *job_ptr, job_record_t *self)
 /*
  * The tasks of job_ptr's array still pending (the array's record of those
  * not split off counts once), running or suspended, but job_ptr; with
- * "task" given, its outcome is counted into each of their records.
+ * "task" given, its outcome, n tasks', is counted into each of their
+ * records.
  */
-static int _bag_live(job_record_t *job_ptr, const libra_settlement_t *task)
+static int _bag_live(job_record_t *job_ptr, const libra_settlement_t *task,
+		     int n)
 {
 	libra_list_itr_t iter = list_iterator_create(job_list);
 	job_record_t *other;
@@ -225,7 +227,7 @@ static int _bag_live(job_record_t *job_ptr, const libra_settlement_t *task)
 		if (!task || !libra_slurm_job_record(other, &rec))
 			continue;
 		if (rec.bag.tasks > 0 && !rec.settled) {
-			libra_bag_count(&rec.bag, task);
+			libra_bag_count(&rec.bag, task, n);
 			libra_slurm_store_record(other, &rec);
 		}
 		libra_record_free(&rec);
@@ -239,13 +241,14 @@ extern bool libra_slurm_bag_done(job_record_t *job_ptr,
 {
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
 	return rec->bag.tasks <= 0 || !job_ptr->array_job_id ||
-	       !_bag_live(job_ptr, NULL);
+	       !_bag_live(job_ptr, NULL, 0);
 }
 
 extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 			       double start, double end, libra_end_t how)
 {
 	libra_settlement_t task;
+	int n;
 
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
 	rec->settled = true;
@@ -255,16 +258,21 @@ extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 		return true;
 	}
 	libra_bag_task_settle(&rec->sla, start, end, how, &task);
-	if (_bag_live(job_ptr, &task)) {
+	/* the array's pending rest, ended at once (a hard deadline, a
+	 * cancel): as many tasks as it holds (libra_bag_count() keeps the
+	 * tally within the bag) */
+	n = (job_ptr->array_recs && job_ptr->array_recs->task_cnt > 1) ?
+	    (int) job_ptr->array_recs->task_cnt : 1;
+	if (_bag_live(job_ptr, &task, n)) {
 		rec->final = task;
 		return false;
 	}
+	libra_bag_count(&rec->bag, &task, n);
 	libra_bag_settle(&rec->sla, &rec->bag, rec->price, start, end, how,
 			 &rec->final);
 	info("%s: %pJ was the last of its array's %d tasks to end: the array's SLA %s (%d of them late, %d not completed), charge %.2f",
 	     plugin_type, job_ptr, rec->bag.tasks,
-	     rec->final.deadline_met ? "met" : "missed", rec->bag.late +
-	     !task.deadline_met, rec->bag.failed +
-	     (task.how != LIBRA_END_COMPLETED), rec->final.charge);
+	     rec->final.deadline_met ? "met" : "missed", rec->bag.late,
+	     rec->bag.failed, rec->final.charge);
 	return true;
 }
