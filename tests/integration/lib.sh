@@ -78,12 +78,50 @@ fail() {
 	exit 1
 }
 
+# Two at a time (run-tests runs make check with -j2): the tests that wait
+# on states, which the compatibility suite runs beside another release's
+# tests (tests/compat/run-compat), may run beside each other; every other
+# test (one that measures CPU time, gives a restart a fixed time, boots a
+# VM, waits for a tariff's minute, ...) runs alone.  A test takes the build
+# tree's lock shared or exclusive before it starts its cluster.
+LIBRA_CONCURRENT='test_basic_job test_submit_malformed test_submit_records
+test_submit_tamper test_sched_deadlines test_sched_faults test_enforce_v2
+test_sched_resources test_release_tools test_submit_booked
+test_sched_reconfig test_sched_replan test_sched_opt test_sched_array
+test_sched_predict'
+
+# _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
+# until this script exits.  A process of its own holds it, so that the
+# cluster's daemons, started from here, never inherit the lock.
+_libra_lock() {
+	local lock=$LIBRA_BUILD/_build/tests.lock mode=-x how=alone held t0=$SECONDS
+	[[ $'\n'"${LIBRA_CONCURRENT//[[:space:]]/$'\n'}"$'\n' != *$'\n'"$LIBRA_TEST"$'\n'* ]] || {
+		mode=-s
+		how='beside one other'
+	}
+	mkdir -p "$LIBRA_BUILD/_build"
+	held=$(mktemp "${TMPDIR:-/tmp}/libra-lock.XXXXXX")
+	rm -f "$held"
+	# shellcheck disable=SC2016 # expanded by the holder's shell
+	flock "$mode" "$lock" bash -c ': >"$1"; while kill -0 "$2" 2>/dev/null; do sleep 0.5; done' \
+		libra-lock "$held" "$$" </dev/null >/dev/null 2>&1 &
+	while [ ! -e "$held" ]; do
+		kill -0 "$!" 2>/dev/null || fail "cannot take the test lock $lock"
+		sleep 0.2
+	done
+	rm -f "$held"
+	[ $((SECONDS - t0)) -lt 2 ] ||
+		note "waited $((SECONDS - t0)) s for the other test to end (this one runs $how)"
+	SECONDS=0	# its own run time, on its PASS line
+}
+
 # libra_test_init: skip unless we can run a cluster; settle where it lives.
 libra_test_init() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (it starts munged, MariaDB and Slurm daemons)"
 	if [ "${LIBRA_HAVE_PLUGINS:-yes}" != yes ]; then
 		skip "the plugins were not built (configure found no Slurm source; run contrib/setup)"
 	fi
+	_libra_lock
 	export LIBRA_CLUSTER_DIR=${LIBRA_TEST_CLUSTER_DIR:-$LIBRA_BUILD/_cluster-$LIBRA_TEST}
 	if [ -z "${LIBRA_PORT_BASE:-}" ]; then
 		local h
