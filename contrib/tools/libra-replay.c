@@ -33,6 +33,9 @@
  *  Only a job's last re-planning is in its record: one re-planned more
  *  than once is replayed, not decided again ("unchecked").
  *
+ *  Peak hours and a power tariff are read on this machine's local time,
+ *  as slurmctld reads them: run it in the cluster's time zone (TZ=...).
+ *
  *  Decisions are timed to the microsecond, but a job's end only to the
  *  second, so a job that ended in the second before a decision may have
  *  been released before or after it: such a decision is replayed both ways
@@ -494,6 +497,9 @@ int main(int argc, char **argv)
 
 	_parse_args(argc, argv, &o);
 	libra_params_default(&p);
+	/* the tariff's clock (peak hours, power) is local time, as in the
+	 * plugins (libra_slurm_params.c): this machine's zone, now */
+	p.tariff.offset = libra_tariff_local_offset();
 	if (libra_params_parse(&p, o.sched_params, err, sizeof(err)))
 		_die("--params: %s", err);
 	l = libra_ledger_create(p.share_min);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "number.h"
 #include "tariff.h"
@@ -308,4 +309,14 @@ extern double libra_tariff_cost(const libra_tariff_t *t, double from,
 extern double libra_tariff_mean(const libra_tariff_t *t)
 {
 	return _day_cost(t) / 24.0;
+}
+
+extern long libra_tariff_local_offset(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm))
+		return 0;
+	return tm.tm_gmtoff;
 }

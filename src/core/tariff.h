@@ -21,8 +21,9 @@
  *
  *  Times are in the tariff's own day: a time t (seconds since the Epoch,
  *  or since a trace's start) is at second (t + offset) mod 86400 of it.
- *  The plugins set offset to the local time zone's UTC offset when they
- *  load the parameters (a change of daylight-saving time counts from the
+ *  The plugins and libra-replay set offset to the local time zone's UTC
+ *  offset (libra_tariff_local_offset()) when they load the parameters (a
+ *  change of daylight-saving time counts from the
  *  next reconfigure); the simulator sets it from the trace.
  *
  *  No tariff (n == 0) is a flat rate of 1 per node-hour: costs are then
@@ -76,5 +77,9 @@ extern double libra_tariff_mean(const libra_tariff_t *t);
  * a flat tariff). */
 extern double libra_tariff_next_change(const libra_tariff_t *t,
 				       double when);
+
+/* Seconds east of UTC of the local time zone now: the plugins' tariff
+ * clock; 0 when the zone cannot be read. */
+extern long libra_tariff_local_offset(void);
 
 #endif /* LIBRA_TARIFF_H */

@@ -17,24 +17,13 @@
 
 #include "libra_slurm_int.h"
 
-/* Seconds east of UTC of the local time zone now. */
-static long _utc_offset(void)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (!localtime_r(&now, &tm))
-		return 0;
-	return tm.tm_gmtoff;
-}
-
 /* Parameters read from text over the defaults: 0, or -1 with err. */
 static int _parse_params(libra_params_t *fresh, const char *text, char *err,
 			 size_t len)
 {
 	libra_params_default(fresh);
 	/* the tariff's clock is local time (tariff.h) */
-	fresh->tariff.offset = _utc_offset();
+	fresh->tariff.offset = libra_tariff_local_offset();
 	return libra_params_parse(fresh, text, err, len);
 }
 
