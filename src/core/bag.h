@@ -71,10 +71,10 @@ extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane);
  * owes no penalty (libra_bag_task_settle()), and its outcome is counted
  * into the tally of the records still pending or running
  * (libra_bag_count(): n tasks of one outcome, the array's pending rest
- * ending at once counting as all the tasks it holds).  The last to end settles the bag
- * (libra_bag_settle()): its price, ending at the latest end of all its
- * tasks, FAILED if one of them did not complete, so met only when every
- * task met the deadline.
+ * ending at once counting as all the tasks it holds).  The last to end
+ * settles the bag (libra_bag_settle()): its price, ending at the latest
+ * end of all its tasks, FAILED if one of them did not complete, so met
+ * only when every task met the deadline.
  */
 extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
 				  double end, libra_end_t how,

@@ -23,8 +23,8 @@
  *  or since a trace's start) is at second (t + offset) mod 86400 of it.
  *  The plugins and libra-replay set offset to the local time zone's UTC
  *  offset (libra_tariff_local_offset()) when they load the parameters (a
- *  change of daylight-saving time counts from the
- *  next reconfigure); the simulator sets it from the trace.
+ *  change of daylight-saving time counts from the next reconfigure); the
+ *  simulator sets it from the trace.
  *
  *  No tariff (n == 0) is a flat rate of 1 per node-hour: costs are then
  *  powered node-hours.
