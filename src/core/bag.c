@@ -167,10 +167,11 @@ extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
 extern void libra_bag_count(libra_record_bag_t *b,
 			    const libra_settlement_t *task, int n)
 {
-	if (n < 1)
-		n = 1;
-	if (n > b->tasks - b->ended)	/* the tally stays within the bag */
-		n = b->tasks - b->ended > 0 ? b->tasks - b->ended : 0;
+	int left = b->tasks > b->ended ? b->tasks - b->ended : 0;
+
+	/* at least one task, and the tally stays within the bag */
+	n = n < 1 ? 1 : n;
+	n = n > left ? left : n;
 	b->ended += n;
 	if (!task->deadline_met)
 		b->late += n;

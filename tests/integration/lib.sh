@@ -85,8 +85,9 @@ fail() {
 # VM, waits for a tariff's minute, ...) runs alone.  test_sched_predict's
 # parts 1 to 3 (the compatibility suite runs part 4 alone) learn run times
 # from the wall time of jobs that burn CPU: beside another test they ran
-# 3.4 times slower, and part 4's prediction no longer fit its deadline.  A test takes the build
-# tree's lock shared or exclusive before it starts its cluster.
+# 3.4 times slower, and part 4's prediction no longer fit its deadline.
+# A test takes the build tree's lock shared or exclusive before it starts
+# its cluster.
 LIBRA_CONCURRENT='test_basic_job test_submit_malformed test_submit_records
 test_submit_tamper test_sched_deadlines test_sched_faults test_enforce_v2
 test_sched_resources test_release_tools test_submit_booked
@@ -94,24 +95,20 @@ test_sched_reconfig test_sched_replan test_sched_opt test_sched_array'
 
 # _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
 # until this script exits.  A process of its own holds it, so that the
-# cluster's daemons, started from here, never inherit the lock.
+# cluster's daemons, started from here, never inherit the lock; it says
+# one line once it holds it.
 _libra_lock() {
-	local lock=$LIBRA_BUILD/_build/tests.lock mode=-x how=alone held t0=$SECONDS
-	[[ $'\n'"${LIBRA_CONCURRENT//[[:space:]]/$'\n'}"$'\n' != *$'\n'"$LIBRA_TEST"$'\n'* ]] || {
+	local lock=$LIBRA_BUILD/_build/tests.lock mode=-x how=alone fd t0=$SECONDS
+	if [[ " ${LIBRA_CONCURRENT//$'\n'/ } " == *" $LIBRA_TEST "* ]]; then
 		mode=-s
 		how='beside one other'
-	}
+	fi
 	mkdir -p "$LIBRA_BUILD/_build"
-	held=$(mktemp "${TMPDIR:-/tmp}/libra-lock.XXXXXX")
-	rm -f "$held"
 	# shellcheck disable=SC2016 # expanded by the holder's shell
-	flock "$mode" "$lock" bash -c ': >"$1"; while kill -0 "$2" 2>/dev/null; do sleep 0.5; done' \
-		libra-lock "$held" "$$" </dev/null >/dev/null 2>&1 &
-	while [ ! -e "$held" ]; do
-		kill -0 "$!" 2>/dev/null || fail "cannot take the test lock $lock"
-		sleep 0.2
-	done
-	rm -f "$held"
+	exec {fd}< <(flock "$mode" "$lock" bash -c 'echo held; while kill -0 "$1" 2>/dev/null; do sleep 0.5; done' \
+		libra-lock "$$" </dev/null 2>/dev/null)
+	read -r -u "$fd" _ || fail "cannot take the test lock $lock"
+	exec {fd}<&-
 	[ $((SECONDS - t0)) -lt 2 ] ||
 		note "waited $((SECONDS - t0)) s for the other test to end (this one runs $how)"
 	SECONDS=0	# its own run time, on its PASS line
