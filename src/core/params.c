@@ -83,6 +83,11 @@ extern void libra_params_default(libra_params_t *p)
 	p->power_shutdown = 60.0;
 	p->tariff_price = false;
 	p->power_pace = false;
+	p->penalty_cap = 1.0;		/* decision 37: money back at most */
+	p->penalty_rate_max = 0.0;
+	p->settle_paper = false;
+	p->runtime_min = 1.0;
+	p->window_max = 30.0 * 86400.0;	/* a counter-offer's horizon too */
 }
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
@@ -203,6 +208,12 @@ static const param_def_t defs[] = {
 	WORD("libra_tariff",		KIND_TARIFF,	tariff),
 	WORD("libra_tariff_price",	KIND_BOOL,	tariff_price),
 	WORD("libra_power_pace",	KIND_BOOL,	power_pace),
+	NUM("libra_penalty_cap",	penalty_cap,	0, 1e6, false),
+	NUM("libra_penalty_rate_max",	penalty_rate_max, 0, 1e15, false),
+	WORD("libra_settle_paper",	KIND_BOOL,	settle_paper),
+	NUM("libra_runtime_min",	runtime_min,	0, 86400, false),
+	NUM("libra_window_max",		window_max,	0, 3650.0 * 86400.0,
+	    false),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

@@ -109,6 +109,15 @@ typedef struct libra_params {
 	double power_shutdown;	/* a node's removal [s] */
 	libra_tariff_t tariff;	/* per node-hour; n == 0: none */
 	bool tariff_price;	/* Libra+$'s PBase follows the tariff */
+	/* the site's terms and settlement (decision 37; settle.h) */
+	double penalty_cap;	/* no penalty beyond this many times the
+				 * job's price; 0: the SLA's cap alone */
+	double penalty_rate_max; /* the highest penalty rate admitted, per
+				 * hour; 0: any */
+	bool settle_paper;	/* the papers' settlement (capped) */
+	double runtime_min;	/* the shortest runtime estimate admitted [s] */
+	double window_max;	/* the furthest deadline admitted, from
+				 * submission [s]; 0: ten years */
 	bool power_pace;	/* h3, h5: a deferred job's deadline paced to
 				 * the end of the tariff's stretch it begins
 				 * in (libra_admit_power()) */

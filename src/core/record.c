@@ -371,6 +371,7 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 	static const char *const allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
 		"quote", "hold_end", "begin", "declared", "predicted",
+		"penalty_max",
 		"replanned", "done", "replans", "plan", "plan_end", "place",
 		NULL
 	};
@@ -406,6 +407,9 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 			return _dfail(d, "admit.quote: not whole");
 		r->quote_id = (uint32_t) id;
 	}
+	if (_get_num(d, admit, "admit", "penalty_max", false, 1e-300,
+		     LIBRA_SLA_MAX_MONEY * 1e6, &r->penalty_max))
+		return -1;
 	if (_get_num(d, admit, "admit", "begin", false, 1e-9, TIME_MAX,
 		     &r->begin))
 		return -1;
@@ -491,7 +495,8 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"libra", "policy", "token", "best_effort", "sla", "admit",
-		"start", "requeues", "bag", "final", LIBRA_RECORD_ADMIN_KEY,
+		"start", "requeues", "owner", "owner_since", "bag", "final",
+		LIBRA_RECORD_ADMIN_KEY,
 		NULL
 	};
 	json_object *v, *admit;
@@ -543,6 +548,11 @@ static int _dec_record(dec_t *d, json_object *o, libra_record_t *r)
 	if (_get_whole(d, o, "record", "requeues", 1, 1e6, &n))
 		return -1;
 	r->requeues = (int) n;
+	if (_get_num(d, o, "record", "owner", false, 1e-300, TIME_MAX,
+		     &r->owner) ||
+	    _get_num(d, o, "record", "owner_since", false, 1e-9, TIME_MAX,
+		     &r->owner_since))
+		return -1;
 	if ((v = _get(o, "bag")) && _dec_bag(d, v, r))
 		return -1;
 	if ((v = _get(o, "final")) && _dec_final(d, v, r))
@@ -703,6 +713,41 @@ extern void libra_record_free(libra_record_t *r)
 	free(r->place);
 	r->place = NULL;
 	r->nplace = 0;
+}
+
+extern void libra_record_settle(const libra_record_t *r,
+				const libra_params_t *p, double start,
+				double end, libra_end_t how,
+				libra_settlement_t *out)
+{
+	libra_settle_site_t site = {
+		.held = r->admitted,
+		/* the provider planned its start at admission, a booking's
+		 * begin or a binding quote's hold end */
+		.planned = fmax(r->admitted, fmax(r->begin, r->quote_until)),
+		.owner = r->owner,
+		.cap = r->penalty_max > 0.0 ? r->penalty_max : INFINITY,
+		.paper = p->settle_paper,
+	};
+
+	if (r->owner_since > 0.0 && end > r->owner_since)
+		site.owner += end - r->owner_since;
+	libra_settle_at_site(&r->sla, r->price, start, end, how, &site, out);
+}
+
+extern void libra_record_owner_stop(libra_record_t *r, double now)
+{
+	if (r->owner_since <= 0.0)
+		r->owner_since = now;
+}
+
+extern void libra_record_owner_end(libra_record_t *r, double now)
+{
+	if (r->owner_since <= 0.0)
+		return;
+	if (now > r->owner_since)
+		r->owner += now - r->owner_since;
+	r->owner_since = 0.0;
 }
 
 #define RECORD_PREFIX "{\"libra\":"

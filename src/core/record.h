@@ -45,6 +45,9 @@
  *
  *  An advance reservation (decision 21) has its begin time, from which its
  *  share counts: "begin":1795000600 in "admit".
+ *  The site's cap on the job's penalty (decision 37) is "penalty_max" in
+ *  "admit"; the time its owner kept it from running is "owner" (seconds)
+ *  and, while it is still stopped, "owner_since" (when), at the top.
  *
  *  Each is written only when not 0, so the record of a job asking neither
  *  is the one written before memory was known, and such records still
@@ -134,6 +137,9 @@ typedef struct libra_record {
 	int replans;		/* times re-planned ("replans") */
 	double plan;		/* the new plan, its run time [s] ("plan") */
 	double plan_end;	/* when that plan is paced to end ("plan_end") */
+	double penalty_max;	/* the site's cap on its penalty, fixed at
+				 * admission ("penalty_max", decision 37);
+				 * 0: none */
 	double begin;		/* an advance reservation: booked to begin
 				 * then, its share counted from then
 				 * ("begin"); 0: not booked */
@@ -141,10 +147,32 @@ typedef struct libra_record {
 	libra_record_place_t *place;	/* malloc'd, nplace entries */
 	double started;		/* 0: not started */
 	int requeues;		/* times a node failure sent it back to pending */
+	double owner;		/* seconds its owner kept it from running:
+				 * held, requeued ("owner", decision 37) */
+	double owner_since;	/* the owner stopped it then and it has not
+				 * started since ("owner_since"); 0: not */
 	libra_record_bag_t bag;	/* a job array under one SLA ("bag") */
 	bool settled;
 	libra_settlement_t final;
 } libra_record_t;
+
+/*
+ * Settle r's job, started at start (0: never) and ended at end as "how",
+ * by the site's rules or the papers' (p->settle_paper), under the cap it
+ * was admitted with (settle.h, decision 37).
+ */
+extern void libra_record_settle(const libra_record_t *r,
+				const libra_params_t *p, double start,
+				double end, libra_end_t how,
+				libra_settlement_t *out);
+
+/* The owner stopped r's job (held or requeued it) at "now": counted from
+ * then until it starts again (libra_record_owner_end()). */
+extern void libra_record_owner_stop(libra_record_t *r, double now);
+
+/* The job starts again (or ends) at "now": the owner's stop, if any, is
+ * added to r->owner. */
+extern void libra_record_owner_end(libra_record_t *r, double now);
 
 /* Encode; returns a malloc'd string the caller free()s, or NULL. */
 extern char *libra_record_to_json(const libra_record_t *r);

@@ -181,6 +181,8 @@ extern char *libra_record_to_json(const libra_record_t *r)
 				       json_object_new_int64(r->quote_id));
 		_add_num(admit, "hold_end", r->quote_until, &ok);
 	}
+	if (r->penalty_max > 0.0)
+		_add_num(admit, "penalty_max", r->penalty_max, &ok);
 	if (r->begin > 0.0)
 		_add_num(admit, "begin", r->begin, &ok);
 	if (r->declared > 0.0) {
@@ -219,6 +221,10 @@ extern char *libra_record_to_json(const libra_record_t *r)
 	if (r->requeues > 0)
 		json_object_object_add(o, "requeues",
 				       json_object_new_int(r->requeues));
+	if (r->owner > 0.0)
+		_add_num(o, "owner", r->owner, &ok);
+	if (r->owner_since > 0.0)
+		_add_num(o, "owner_since", r->owner_since, &ok);
 	if (r->bag.tasks > 0)
 		_add_bag(o, &r->bag, &ok);
 	if (r->settled) {

@@ -182,3 +182,70 @@ extern double libra_end_limit(const libra_sla_t *sla)
 		       sla->penalty_cap / sla->penalty_rate * 3600.0;
 	return 0.0;
 }
+
+/* Started and cancelled: the time it ran as if at full speed, so at least
+ * the CPU time it used, at the admitted price; never started: the part of
+ * the window its admission held (settle.h, decision 37). */
+static double _site_cancel_charge(const libra_sla_t *sla, double price,
+				  double start, double end, double held)
+{
+	double ran, f;
+
+	if (start > 0.0) {
+		ran = fmax(0.0, end - start);
+		f = sla->deadline > start ? ran / (sla->deadline - start) : 1.0;
+		if (sla->runtime > 0.0)
+			f = fmax(f, ran / sla->runtime);
+		return price * fmin(1.0, f);
+	}
+	if (end <= held)
+		return 0.0;
+	if (sla->deadline <= held)
+		return price;
+	return price * fmin(1.0, (end - held) / (sla->deadline - held));
+}
+
+/* The site's rules where they differ from the papers' (settle.h). */
+static void _site_rules(const libra_sla_t *sla, double price, double start,
+			double end, libra_end_t how,
+			const libra_settle_site_t *site, libra_settlement_t *s)
+{
+	double cause;
+
+	switch (how) {
+	case LIBRA_END_COMPLETED:
+	case LIBRA_END_FAILED:
+		if (start <= 0.0 || !(s->penalty > 0.0))
+			break;
+		/* the provider's delay: its late start, not the owner's */
+		cause = fmax(0.0, start - site->planned - site->owner);
+		s->penalty = _penalty(sla, price, fmin(s->late, cause),
+				      fmin(s->delay, cause));
+		s->charge = price - s->penalty;
+		break;
+	case LIBRA_END_CANCELLED:
+	case LIBRA_END_WITHDRAWN:
+		s->charge = fmax(s->charge,
+				 _site_cancel_charge(sla, price, start, end,
+						     site->held));
+		break;
+	default:
+		break;
+	}
+}
+
+extern void libra_settle_at_site(const libra_sla_t *sla, double price,
+				 double start, double end, libra_end_t how,
+				 const libra_settle_site_t *site,
+				 libra_settlement_t *s)
+{
+	if (!site->paper && how == LIBRA_END_UNSTARTED && site->owner > 0.0)
+		how = LIBRA_END_WITHDRAWN;
+	libra_settle(sla, price, start, end, how, s);
+	if (!site->paper)
+		_site_rules(sla, price, start, end, how, site, s);
+	if (s->penalty > site->cap) {
+		s->charge += s->penalty - site->cap;
+		s->penalty = site->cap;
+	}
+}

@@ -110,6 +110,45 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
 			 double end, libra_end_t how, libra_settlement_t *s);
 
 /*
+ * The site's settlement (design.md decision 37): the rules above are the
+ * papers', which know nothing of what an owner can do to a job on a real
+ * cluster.  At a site the provider pays only for delay it caused, work
+ * that ran is paid for and holding capacity is never free:
+ *  COMPLETED, FAILED	the penalty counts only the provider's delay: the
+ *			start past its plan (admission, or a booking's
+ *			begin) less the time the owner kept the job from
+ *			running.  A job that started when planned and
+ *			ended late ran past its own estimate (its share
+ *			delivered RE of CPU by the deadline, as for a hard
+ *			job ended there): no penalty.
+ *  CANCELLED, WITHDRAWN	started: the time it ran as if at full speed,
+ *			price * min(1, (end - start) / RE), at least what
+ *			the papers' rule gives; never started: the part of
+ *			the window it held, price * (end - held) / (TD -
+ *			held), held from its admission.
+ *  UNSTARTED		as WITHDRAWN when the owner kept it from running at
+ *			any time (held it, requeued it): the provider cannot
+ *			be told from the owner then.
+ *  the others		as above.
+ * Under either rules no penalty exceeds the site's cap (libra_penalty_cap
+ * times the price, fixed at admission in the record): the most the
+ * provider pays for a job is known when it is sold.
+ */
+typedef struct libra_settle_site {
+	double held;		/* when the admission began to hold capacity */
+	double planned;		/* when the provider planned the start */
+	double owner;		/* seconds the owner kept it from running */
+	double cap;		/* the site's bound on the penalty; INFINITY:
+				 * none */
+	bool paper;		/* the papers' rules, capped (libra_settle()) */
+} libra_settle_site_t;
+
+extern void libra_settle_at_site(const libra_sla_t *sla, double price,
+				 double start, double end, libra_end_t how,
+				 const libra_settle_site_t *site,
+				 libra_settlement_t *s);
+
+/*
  * How an admitted job ended, in the terms above, from how the resource
  * manager saw it end ("reported") and the job's history:
  *  - a rerun after a node failure (requeues > 0) ended at its hard

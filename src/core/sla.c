@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -230,6 +231,10 @@ static bool _field_is_sla(const char *key, size_t klen, const char *field,
 	vlen = flen - (size_t) (v - field);
 	while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
 		vlen--;
+	/* "quote=0", "quote=-1": a quote number, however wrong */
+	if (bit == LIBRA_SLA_QUOTE && vlen &&
+	    strspn(v, "+-0123456789") >= vlen)
+		return true;
 	snprintf(name, sizeof(name), "%.*s", (int) klen, key);
 	snprintf(val, sizeof(val), "%.*s", (int) vlen, v);
 	memset(&tmp, 0, sizeof(tmp));
@@ -284,7 +289,7 @@ extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 					 double *val, char *err, size_t errlen)
 {
 	size_t len = strlen(s);
-	double v;
+	double v = INFINITY;
 
 	if (len == 0)
 		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
@@ -295,8 +300,11 @@ extern libra_sla_err_t libra_parse_money(const char *what, const char *s,
 	if (!libra_is_decimal(s, len))
 		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
 				"%s: '%.40s' is not a decimal number", what, s);
-	if (!libra_decimal_value(s, len, &v) || !isfinite(v) ||
-	    v > LIBRA_SLA_MAX_MONEY)
+	if (!libra_decimal_value(s, len, &v) && v < 1.0)
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"%s: '%.40s' is too small to be an amount (0, or at least %g)",
+				what, s, DBL_MIN);
+	if (!isfinite(v) || v > LIBRA_SLA_MAX_MONEY)
 		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
 				"%s: '%.40s' is too large (at most %g)", what, s,
 				LIBRA_SLA_MAX_MONEY);

@@ -241,6 +241,19 @@ extern libra_sla_err_t libra_sla_check_runtime(const libra_sla_t *sla,
 					       char *err, size_t errlen);
 
 /* "value", "standard", "premium" ("none" for LIBRA_TIER_NONE). */
+/*
+ * The site's bounds on an admission's terms (decision 37): a runtime
+ * estimate of at least runtime_min seconds, a deadline at most window_max
+ * seconds from submission (0: no bound) and a penalty rate of at most
+ * rate_max per hour (0: no bound).  Returns LIBRA_SLA_ERANGE with the key
+ * and the site's parameter named when one is not met.
+ */
+extern libra_sla_err_t libra_sla_check_site(const libra_sla_t *sla,
+					    double runtime_min,
+					    double window_max,
+					    double rate_max, char *err,
+					    size_t errlen);
+
 extern const char *libra_tier_name(libra_tier_t tier);
 extern bool libra_tier_from_name(const char *name, libra_tier_t *tier);
 

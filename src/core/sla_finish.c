@@ -130,6 +130,31 @@ extern libra_sla_err_t libra_sla_check_runtime(const libra_sla_t *sla,
 	return LIBRA_SLA_OK;
 }
 
+extern libra_sla_err_t libra_sla_check_site(const libra_sla_t *sla,
+					    double runtime_min,
+					    double window_max,
+					    double rate_max, char *err,
+					    size_t errlen)
+{
+	char a_buf[32], b_buf[32];
+
+	if (sla->runtime < runtime_min)
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"runtime: %g s is shorter than this site admits (libra_runtime_min=%g s)",
+				sla->runtime, runtime_min);
+	if (window_max > 0.0 && sla->deadline - sla->submit > window_max)
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"deadline: %s from submission is further ahead than this site admits (libra_window_max=%s)",
+				_span(sla->deadline - sla->submit, a_buf),
+				_span(window_max, b_buf));
+	if (rate_max > 0.0 && (sla->set & LIBRA_SLA_PENALTY) &&
+	    sla->penalty_rate > rate_max)
+		return sla_fail(err, errlen, LIBRA_SLA_ERANGE,
+				"penalty: %g per hour is more than this site admits (libra_penalty_rate_max=%g)",
+				sla->penalty_rate, rate_max);
+	return LIBRA_SLA_OK;
+}
+
 extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 					double slurm_deadline, unsigned flags,
 					char *err, size_t errlen)

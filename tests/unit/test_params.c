@@ -553,6 +553,14 @@ static const struct {
 	  "86400.000001" },
 	{ K("libra_power_shutdown", power_shutdown), "0", false, "-0",
 	  "86400", "86400.000001" },
+	{ K("libra_penalty_cap", penalty_cap), "0", false, "-0", "1000000",
+	  "1000000.000001" },
+	{ K("libra_penalty_rate_max", penalty_rate_max), "0", false, "-0",
+	  "1e15", "1.000001e15" },
+	{ K("libra_runtime_min", runtime_min), "0", false, "-0", "86400",
+	  "86400.000001" },
+	{ K("libra_window_max", window_max), "0", false, "-0", "315360000",
+	  "315360000.000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))
@@ -672,7 +680,7 @@ START_TEST(test_set_word_keys_refuse_bad_values)
 	static const char *keys[] = {
 		"libra_policy", "libra_resfree", "libra_charge",
 		"libra_no_sla", "libra_enforce", "libra_peak_hours",
-		"libra_predict",
+		"libra_predict", "libra_settle_paper",
 	};
 	static const char *bad[] = { "5x", "", "nan", "maybe" };
 
@@ -769,7 +777,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 11);
+	ck_assert_int_eq(n, (int) NNUMBER + 12);
 }
 END_TEST
 

@@ -89,6 +89,9 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 	ck_assert_int_eq(a->quote_id, b->quote_id);
 	ck_assert_same_bits(a->quote_until, b->quote_until);
 	ck_assert_same_bits(a->begin, b->begin);
+	ck_assert_same_bits(a->penalty_max, b->penalty_max);
+	ck_assert_same_bits(a->owner, b->owner);
+	ck_assert_same_bits(a->owner_since, b->owner_since);
 	ck_assert_same_bits(a->declared, b->declared);
 	ck_assert_same_bits(a->predicted, b->predicted);
 	ck_assert_same_bits(a->replanned, b->replanned);
@@ -145,6 +148,9 @@ static libra_record_t _awkward(libra_record_place_t *place)
 	snprintf(place[1].node, sizeof(place[1].node), "%s",
 		 "compute-node-with-a-long-name-0042");
 	place[1].cpus = 64;
+	r.penalty_max = 96.1 * 1.5;
+	r.owner = 1.0 / 7.0;
+	r.owner_since = 1795000100.5;
 	r.started = 253402300000.25;	/* late in the year 9999 */
 	r.settled = true;
 	r.final.how = LIBRA_END_COMPLETED;
@@ -1205,6 +1211,57 @@ START_TEST(test_bad_tier_or_target_is_refused)
 }
 END_TEST
 
+START_TEST(test_owner_time_and_site_cap_in_the_settlement)
+{
+	/* held by its owner from 100 to 400, started at 700 (planned at its
+	 * admission, 0.5), a soft job an hour late at 2.5/h: 300 s of its
+	 * start are the owner's (held 100 until release, counted until the
+	 * start: 600 s), the rest, 99.5 s, the provider's */
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+	libra_params_t p;
+	libra_settlement_t s;
+
+	libra_params_default(&p);
+	memset(&r.sla, 0, sizeof(r.sla));
+	r.sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE | LIBRA_SLA_PENALTY;
+	r.sla.runtime = 1000;
+	r.sla.deadline = 4000;
+	r.sla.penalty_rate = 3600;	/* 1 per second of delay */
+	r.sla.type = LIBRA_DEADLINE_SOFT;
+	r.admitted = 0.5;
+	r.price = 1000;
+	r.penalty_max = 0;
+	r.owner = 0;
+	r.owner_since = 0;
+	libra_record_owner_stop(&r, 100);
+	libra_record_owner_stop(&r, 400);	/* stopped once */
+	ck_assert_double_eq_tol(r.owner_since, 100, TOL);
+	libra_record_owner_end(&r, 700);
+	ck_assert_double_eq_tol(r.owner, 600, TOL);
+	ck_assert_double_eq_tol(r.owner_since, 0, TOL);
+	libra_record_settle(&r, &p, 700, 7600, LIBRA_END_COMPLETED, &s);
+	ck_assert_double_eq_tol(s.penalty, 99.5, TOL);
+	/* the site's cap, fixed at admission */
+	r.penalty_max = 50;
+	libra_record_settle(&r, &p, 700, 7600, LIBRA_END_COMPLETED, &s);
+	ck_assert_double_eq_tol(s.penalty, 50, TOL);
+	ck_assert_double_eq_tol(s.charge, 950, TOL);
+	/* the papers' rules: the whole hour, still capped */
+	p.settle_paper = true;
+	r.penalty_max = 0;
+	libra_record_settle(&r, &p, 700, 7600, LIBRA_END_COMPLETED, &s);
+	ck_assert_double_eq_tol(s.penalty, 3600, TOL);
+	/* stopped and never started again: its owner's until the end */
+	p.settle_paper = false;
+	r.owner = 0;
+	libra_record_owner_stop(&r, 100);
+	libra_record_settle(&r, &p, 0, 4000, LIBRA_END_UNSTARTED, &s);
+	ck_assert_int_eq(s.how, LIBRA_END_WITHDRAWN);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -1226,6 +1283,7 @@ static Suite *_suite(void)
 	T(tc, test_node_names_are_escaped);
 	T(tc, test_record_without_places_round_trips);
 	T(tc, test_many_places_round_trip);
+	T(tc, test_owner_time_and_site_cap_in_the_settlement);
 	T(tc, test_free_of_empty_record_is_safe);
 	T(tc, test_sla_json_round_trips);
 	T(tc, test_text_is_record_reads_the_version_prefix);

@@ -562,6 +562,160 @@ START_TEST(test_due_date_at_the_deadline_is_no_z_curve)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* the site's rules (libra_settle_at_site(), decision 37): admitted at 0,
+ * planned to start at 0, no owner time, no site cap unless given */
+
+static libra_settle_site_t _site(void)
+{
+	libra_settle_site_t site = { 0.0, 0.0, 0.0, INFINITY, false };
+
+	return site;
+}
+
+static libra_settlement_t _at_site(const libra_sla_t *sla,
+				   const libra_settle_site_t *site,
+				   double start, double end, libra_end_t how)
+{
+	libra_settlement_t s;
+
+	memset(&s, 0x5a, sizeof(s));
+	libra_settle_at_site(sla, PRICE, start, end, how, site, &s);
+	ck_assert(s.penalty >= 0.0);
+	ck_assert(s.penalty <= site->cap);
+	return s;
+}
+
+START_TEST(test_site_cap_bounds_every_penalty)
+{
+	/* PR 1e15 per hour, an hour late or a node failure: the site's cap
+	 * (its price) is all the provider pays */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	sla.penalty_rate = 1e15;
+	site.cap = PRICE;
+	site.paper = true;
+	s = _at_site(&sla, &site, 100, 4000 + 3600, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, PRICE, TOL);
+	ck_assert_double_eq_tol(s.charge, 0.0, TOL);
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_UNSTARTED);
+	ck_assert_double_eq_tol(s.penalty, PRICE, TOL);
+	ck_assert_double_eq_tol(s.charge, -PRICE, TOL);
+	/* no site cap: the papers' unbounded penalty */
+	site.cap = INFINITY;
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_UNSTARTED);
+	ck_assert(s.penalty > 1e10);
+}
+END_TEST
+
+START_TEST(test_site_late_soft_job_started_on_time_pays_no_penalty)
+{
+	/* started when planned and late by an hour: it ran past its own
+	 * estimate, as a hard job ended at its deadline */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	s = _at_site(&sla, &site, 1e-3, 4000 + 3600, LIBRA_END_COMPLETED);
+	ck_assert(!s.deadline_met);
+	ck_assert_double_eq_tol(s.delay, 3600, 1e-2);
+	ck_assert_double_eq_tol(s.penalty, 0, 1e-6);
+	ck_assert_double_eq_tol(s.charge, PRICE, 1e-6);
+	/* the papers': 2.5 per hour */
+	site.paper = true;
+	s = _at_site(&sla, &site, 1e-3, 4000 + 3600, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, 2.5, TOL);
+}
+END_TEST
+
+START_TEST(test_site_late_start_is_the_providers_delay_less_the_owners)
+{
+	/* started 1800 s after its plan, of which the owner held it 1080 s:
+	 * 720 s of the hour's delay are the provider's, 0.5 at 2.5/h */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	site.owner = 1080;
+	s = _at_site(&sla, &site, 1800, 4000 + 3600, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, 0.5, TOL);
+	ck_assert_double_eq_tol(s.charge, PRICE - 0.5, TOL);
+	/* the provider's delay counts no more than the delay itself */
+	site.owner = 0;
+	s = _at_site(&sla, &site, 3000, 4000 + 360, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, 2.5 * 360 / 3600, TOL);
+	/* a booking planned at 1000 that started at 1000 */
+	site.planned = 1000;
+	s = _at_site(&sla, &site, 1000, 4000 + 3600, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+}
+END_TEST
+
+START_TEST(test_site_cancel_after_start_pays_the_time_run)
+{
+	/* started at 0, RE 1000 s, window 4000 s: cancelled at 500 pays half
+	 * its price (the papers' used part of the window: an eighth); after
+	 * RE of running, all of it */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	s = _at_site(&sla, &site, 0.001, 500, LIBRA_END_CANCELLED);
+	ck_assert_double_eq_tol(s.charge, PRICE * 0.499999, 1e-3);
+	s = _at_site(&sla, &site, 0.001, 1500, LIBRA_END_CANCELLED);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+	site.paper = true;
+	s = _at_site(&sla, &site, 0.001, 500, LIBRA_END_CANCELLED);
+	ck_assert_double_eq_tol(s.charge, PRICE * 500 / 4000, 1e-3);
+}
+END_TEST
+
+START_TEST(test_site_unstarted_cancel_pays_the_window_it_held)
+{
+	/* admitted at 0, deadline 4000: cancelled pending at 1000 pays a
+	 * quarter; withdrawn at its deadline (held all along) the price */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	s = _at_site(&sla, &site, 0, 1000, LIBRA_END_CANCELLED);
+	ck_assert_double_eq_tol(s.charge, PRICE / 4, TOL);
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_WITHDRAWN);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+	/* the papers': nothing */
+	site.paper = true;
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_WITHDRAWN);
+	ck_assert_double_eq_tol(s.charge, 0, TOL);
+}
+END_TEST
+
+START_TEST(test_site_unstarted_after_the_owner_stopped_it_is_withdrawn)
+{
+	/* the owner held it once: not started by its deadline is no broken
+	 * promise of the provider's */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_HARD);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	sla.penalty_rate = 1e15;
+	site.owner = 20;
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_UNSTARTED);
+	ck_assert_int_eq(s.how, LIBRA_END_WITHDRAWN);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+	ck_assert_double_eq_tol(s.charge, PRICE, TOL);
+	/* never stopped by its owner: the provider's breach */
+	site.owner = 0;
+	site.cap = PRICE;
+	s = _at_site(&sla, &site, 0, 4000, LIBRA_END_UNSTARTED);
+	ck_assert_int_eq(s.how, LIBRA_END_UNSTARTED);
+	ck_assert_double_eq_tol(s.charge, -PRICE, TOL);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("settle");
@@ -615,6 +769,15 @@ static Suite *_suite(void)
 	T(tc, test_z_curve_deadline_end_charges_the_agreed_target);
 	T(tc, test_z_curve_node_fail_pays_the_due_date_penalty_for_re);
 	T(tc, test_due_date_at_the_deadline_is_no_z_curve);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("site");
+	T(tc, test_site_cap_bounds_every_penalty);
+	T(tc, test_site_late_soft_job_started_on_time_pays_no_penalty);
+	T(tc, test_site_late_start_is_the_providers_delay_less_the_owners);
+	T(tc, test_site_cancel_after_start_pays_the_time_run);
+	T(tc, test_site_unstarted_cancel_pays_the_window_it_held);
+	T(tc, test_site_unstarted_after_the_owner_stopped_it_is_withdrawn);
 	suite_add_tcase(s, tc);
 
 	return s;

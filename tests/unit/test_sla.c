@@ -1383,6 +1383,60 @@ START_TEST(test_merge_copies_tier_and_refuses_a_different_one)
 }
 END_TEST
 
+START_TEST(test_money_too_small_to_be_an_amount_says_so)
+{
+	/* 1e-400 is no amount a double holds: too small, not too large */
+	_expect_parse_error("runtime=1h,deadline=2h,budget=1e-400",
+			    LIBRA_SLA_ERANGE, "budget");
+	ck_assert_ptr_nonnull(strstr(err, "too small"));
+	ck_assert_ptr_null(strstr(err, "too large"));
+	_expect_parse_error("runtime=1h,deadline=2h,budget=1e400",
+			    LIBRA_SLA_ERANGE, "budget");
+	ck_assert_ptr_nonnull(strstr(err, "too large"));
+}
+END_TEST
+
+START_TEST(test_a_quote_number_however_wrong_makes_an_sla)
+{
+	/* "quote=0", "quote=-1" are quote numbers, refused as such, not
+	 * free text that runs without an SLA */
+	ck_assert(libra_sla_text_is_sla("quote=0"));
+	ck_assert(libra_sla_text_is_sla("quote=-1"));
+	ck_assert(libra_sla_text_is_sla("quote=+7"));
+	_expect_parse_error("quote=0", LIBRA_SLA_EVALUE, "quote");
+	_expect_parse_error("quote=-1", LIBRA_SLA_EVALUE, "quote");
+	/* a word that is not a quote stays free text */
+	ck_assert(!libra_sla_text_is_sla("quote=of the day"));
+}
+END_TEST
+
+START_TEST(test_site_bounds_the_terms)
+{
+	/* libra_runtime_min, libra_window_max, libra_penalty_rate_max */
+	libra_sla_t sla;
+
+	ck_assert_int_eq(_parse_finish("runtime=1h,deadline=2h,penalty=100",
+				       0, 0, &sla), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_check_site(&sla, 1, 86400, 100, err,
+					      sizeof(err)), LIBRA_SLA_OK);
+	ck_assert_int_eq(libra_sla_check_site(&sla, 7200, 0, 0, err,
+					      sizeof(err)), LIBRA_SLA_ERANGE);
+	ck_assert_names(err, "runtime");
+	ck_assert_names(err, "libra_runtime_min");
+	ck_assert_int_eq(libra_sla_check_site(&sla, 1, 3600, 0, err,
+					      sizeof(err)), LIBRA_SLA_ERANGE);
+	ck_assert_names(err, "deadline");
+	ck_assert_names(err, "libra_window_max");
+	ck_assert_int_eq(libra_sla_check_site(&sla, 1, 0, 99.5, err,
+					      sizeof(err)), LIBRA_SLA_ERANGE);
+	ck_assert_names(err, "penalty");
+	ck_assert_names(err, "libra_penalty_rate_max");
+	/* 0: no bound */
+	ck_assert_int_eq(libra_sla_check_site(&sla, 0, 0, 0, err,
+					      sizeof(err)), LIBRA_SLA_OK);
+}
+END_TEST
+
 /* The reading cases: parse, durations, absolute times, errors. */
 static void _add_reading_cases(Suite *s)
 {
@@ -1477,6 +1531,9 @@ static void _add_finishing_cases(Suite *s)
 	T(tc, test_money_accepts_decimal_forms);
 	T(tc, test_money_refuses_signs_hex_inf_nan_garbage);
 	T(tc, test_money_refuses_a_unit_after_the_number);
+	T(tc, test_money_too_small_to_be_an_amount_says_so);
+	T(tc, test_a_quote_number_however_wrong_makes_an_sla);
+	T(tc, test_site_bounds_the_terms);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("field_merge");

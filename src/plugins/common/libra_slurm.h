@@ -70,13 +70,13 @@ extern char *libra_slurm_record_text(const libra_record_t *rec,
 				     const char *current);
 
 /*
- * Settle an admitted job's SLA in rec (libra_settle(); rec->settled set,
- * the caller stores it).  A task of a job array admitted as one bag
+ * Settle an admitted job's SLA in rec (libra_record_settle(): the site's
+ * rules, decision 37; rec->settled set, the caller stores it).  A task of a job array admitted as one bag
  * (decision 36) is settled once for the whole: each task that is not the
  * last to end is charged nothing and leaves its outcome in the records of
  * the array's tasks still to end; the last settles the bag.  Returns true
  * when the job's admission may leave the ledger (not a bag's, or its
- * last).  Job write lock held.
+ * last).  Job write lock held, not the hub's.
  */
 extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 			       double start, double end, libra_end_t how);

@@ -253,8 +253,12 @@ extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 	LIBRA_LOCKED(JOB_LOCK, WRITE_LOCK);
 	rec->settled = true;
 	if (rec->bag.tasks <= 0 || !job_ptr->array_job_id) {
-		libra_settle(&rec->sla, rec->price, start, end, how,
-			     &rec->final);
+		libra_params_t p;
+
+		libra_hub_lock();	/* a copy: reconfigure may change it */
+		p = *libra_hub_params();
+		libra_hub_unlock();
+		libra_record_settle(rec, &p, start, end, how, &rec->final);
 		return true;
 	}
 	libra_bag_task_settle(&rec->sla, start, end, how, &task);
@@ -270,6 +274,11 @@ extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 	libra_bag_count(&rec->bag, &task, n);
 	libra_bag_settle(&rec->sla, &rec->bag, rec->price, start, end, how,
 			 &rec->final);
+	/* the site's cap binds a bag as any job (decision 37) */
+	if (rec->penalty_max > 0.0 && rec->final.penalty > rec->penalty_max) {
+		rec->final.charge += rec->final.penalty - rec->penalty_max;
+		rec->final.penalty = rec->penalty_max;
+	}
 	info("%s: %pJ was the last of its array's %d tasks to end: the array's SLA %s (%d of them late, %d not completed), charge %.2f",
 	     plugin_type, job_ptr, rec->bag.tasks,
 	     rec->final.deadline_met ? "met" : "missed", rec->bag.late,

@@ -888,6 +888,22 @@ static int _runtime_fits(const libra_sla_t *sla, const libra_params_t *p,
 	return _sla_errno(rc, libra_sla_err_field(err, NULL));
 }
 
+/* The site's bounds on the terms (libra_runtime_min, libra_window_max,
+ * libra_penalty_rate_max; decision 37). */
+static int _site_terms(const libra_sla_t *sla, const libra_params_t *p,
+		       char **err_msg)
+{
+	libra_sla_err_t rc;
+	char err[256];
+
+	if (!(rc = libra_sla_check_site(sla, p->runtime_min, p->window_max,
+					p->penalty_rate_max, err,
+					sizeof(err))))
+		return SLURM_SUCCESS;
+	xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+	return _sla_errno(rc, libra_sla_err_field(err, NULL));
+}
+
 /*
  * What is wrong with booking an SLA to begin at "begin" (decision 21), or
  * NULL.  A quote fixes its own start; a booking is binding already.
@@ -1588,6 +1604,10 @@ static int _admit_accept(admit_ctx_t *c)
 	rec.sla.opt = LIBRA_OPT_COST;
 	agreed = rec.sla;
 	rec.rate = q->rate_max;
+	/* the most the provider pays for it, fixed now (decision 37); a
+	 * free job's is nothing (0 would read as no cap) */
+	if (c->p->penalty_cap > 0.0)
+		rec.penalty_max = fmax(c->p->penalty_cap * q->price, 1e-300);
 	rec.demand = c->req.demand;
 	rec.begin = c->begin;
 	rec.declared = c->declared;
@@ -1655,6 +1675,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla,
 		_array_offer(bag, sla, c.p, c.from, err_msg);
 		goto out;
 	}
+	if ((rc = _site_terms(sla, c.p, err_msg)))
+		goto out;
 	if ((rc = _admit_place(&c))) {
 		_partition_tried(job_desc, c.k, &c.tried, err_msg);
 		goto out;
@@ -2087,6 +2109,28 @@ static int _progress(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	return SLURM_SUCCESS;
 }
 
+/*
+ * The owner holds an admitted job that has not started (scontrol hold,
+ * uhold: priority 0): the time from now until it starts is the owner's,
+ * not the provider's (libra_record_owner_stop(), decision 37).
+ */
+static void _owner_hold(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+			uint32_t submit_uid)
+{
+	libra_record_t rec;
+
+	if (job_desc->priority != 0 || submit_uid != job_ptr->user_id ||
+	    !IS_JOB_PENDING(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	if (!rec.best_effort && !rec.settled && rec.owner_since <= 0.0) {
+		libra_record_owner_stop(&rec, _now());
+		libra_slurm_store_record(job_ptr, &rec);
+		info("%s: %pJ held by its owner (uid %u): the time until it starts is the owner's, not the provider's",
+		     plugin_type, job_ptr, submit_uid);
+	}
+	libra_record_free(&rec);
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
@@ -2102,8 +2146,10 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		what = _tampered_best_effort(job_desc);
 	else
 		what = _tampered(job_desc);
-	if (!what)
+	if (!what) {
+		_owner_hold(job_desc, job_ptr, submit_uid);
 		return SLURM_SUCCESS;
+	}
 	if (validate_operator(submit_uid)) {
 		info("%s: operator uid %u changes %s of admitted %pJ",
 		     plugin_type, submit_uid, what, job_ptr);

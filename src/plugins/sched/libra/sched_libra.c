@@ -731,6 +731,7 @@ static void _note_started(job_record_t *job_ptr, libra_record_t *rec,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->started = fmax((double) ts.tv_sec + ts.tv_nsec / 1e9,
 			    rec->admitted);
+	libra_record_owner_end(rec, rec->started);
 	_bag_target(job_ptr, rec, rec->started);
 	libra_slurm_store_record(job_ptr, rec);
 }
@@ -818,6 +819,7 @@ static void _adopt(job_record_t *job_ptr, time_t since)
 		     job_ptr, job_ptr->nodes);
 		_set_end_time(job_ptr, &rec);
 		rec.started = fmax((double) job_ptr->start_time, rec.admitted);
+		libra_record_owner_end(&rec, rec.started);
 		_bag_target(job_ptr, &rec, rec.started);
 		libra_slurm_store_record(job_ptr, &rec);
 	}
@@ -955,9 +957,8 @@ static time_t _suspended_end(job_record_t *job_ptr, libra_record_t *rec,
 	if (rec->sla.type == LIBRA_DEADLINE_HARD || limit > (double) now ||
 	    IS_JOB_RUNNING(job_ptr))
 		return (time_t) ceil(limit);
-	libra_settle(&rec->sla, rec->price, rec->started, (double) now,
-		     LIBRA_END_SUSPENDED, &rec->final);
-	rec->settled = true;
+	(void) libra_slurm_settle(job_ptr, rec, rec->started, (double) now,
+				  LIBRA_END_SUSPENDED);
 	libra_slurm_store_record(job_ptr, rec);
 	info("sched/libra: %pJ is still suspended at its end limit; ending it (the provider's breach)",
 	     job_ptr);
