@@ -64,7 +64,7 @@ enum {
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
 	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_SCHED_MAIN,
-	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_COUNT
+	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
 
 static const rule_t rules[R_COUNT] = {
@@ -110,6 +110,8 @@ static const rule_t rules[R_COUNT] = {
 		"PreemptMode has no GANG (gang scheduling would suspend admitted jobs in turns)" },
 	[R_PREEMPT] = { "preempt", SEV_ERROR,
 		"with PreemptType=preempt/partition_prio, no partition's jobs can be preempted (PreemptMode=OFF where a partition of a higher PriorityTier exists)" },
+	[R_PRIVATE] = { "private", SEV_WARNING,
+		"PrivateData has jobs (every user's SLA, budget, price and settlement are in the jobs' Comment and AdminComment)" },
 	[R_PREEMPT_QOS] = { "preempt-qos", SEV_WARNING,
 		"with PreemptType=preempt/qos and PreemptMode not OFF, the QOS of SLA jobs must be in no QOS's Preempt list (not visible in slurm.conf)" },
 };
@@ -1040,6 +1042,24 @@ static void _check_preempt(const conf_t *c, const char *file)
 }
 
 /* --running: what slurmctld runs, against the file. */
+/*
+ * Each job's SLA (its Comment), its price, budget and settlement (its
+ * AdminComment, the record) are visible to every user unless PrivateData
+ * hides other users' jobs (design.md decision 37); slurmdbd.conf has a
+ * PrivateData of its own, for sacct, which this check cannot see.
+ */
+static void _check_private(const conf_t *c, const char *file)
+{
+	const char *w = file, *v = _get(c, "PrivateData", &w);
+
+	if (v && _has_item(v, "jobs"))
+		return;
+	_finding(R_PRIVATE, w,
+		 "PrivateData%s%s has no jobs: every user sees every other user's SLA (Comment), budget, price and settlement (AdminComment) in squeue, scontrol and sacct",
+		 "add jobs to PrivateData in slurm.conf, and to PrivateData in slurmdbd.conf for sacct",
+		 v ? "=" : "", v ? v : "");
+}
+
 static void _check_running(const conf_t *c, const char *file)
 {
 	static const char *const keys[] = {
@@ -1199,6 +1219,7 @@ int main(int argc, char **argv)
 	_check_power(&c, file);
 	_check_tariff(&c, file);
 	_check_preempt(&c, file);
+	_check_private(&c, file);
 	if (running)
 		_check_running(&c, file);
 

@@ -239,7 +239,10 @@ extern void libra_settle_at_site(const libra_sla_t *sla, double price,
 				 const libra_settle_site_t *site,
 				 libra_settlement_t *s)
 {
-	if (!site->paper && how == LIBRA_END_UNSTARTED && site->owner > 0.0)
+	/* never started once its owner had stopped it (held, changed,
+	 * requeued): the owner's doing, not a broken promise */
+	if (!site->paper && site->owner > 0.0 && start <= 0.0 &&
+	    (how == LIBRA_END_UNSTARTED || how == LIBRA_END_FAILED))
 		how = LIBRA_END_WITHDRAWN;
 	libra_settle(sla, price, start, end, how, s);
 	if (!site->paper)

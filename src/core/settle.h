@@ -126,9 +126,9 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
  *			the papers' rule gives; never started: the part of
  *			the window it held, price * (end - held) / (TD -
  *			held), held from its admission.
- *  UNSTARTED		as WITHDRAWN when the owner kept it from running at
- *			any time (held it, requeued it): the provider cannot
- *			be told from the owner then.
+ *  UNSTARTED, FAILED	never started, as WITHDRAWN when the owner kept it
+ *			from running at any time (held it, requeued it): the
+ *			provider cannot be told from the owner then.
  *  the others		as above.
  * Under either rules no penalty exceeds the site's cap (libra_penalty_cap
  * times the price, fixed at admission in the record): the most the

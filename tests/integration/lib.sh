@@ -91,7 +91,8 @@ fail() {
 LIBRA_CONCURRENT='test_basic_job test_submit_malformed test_submit_records
 test_submit_tamper test_sched_deadlines test_sched_faults test_enforce_v2
 test_sched_resources test_release_tools test_submit_booked
-test_sched_reconfig test_sched_replan test_sched_opt test_sched_array'
+test_sched_reconfig test_sched_replan test_sched_opt test_sched_array
+test_market_money test_market_owner'
 
 # _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
 # until this script exits.  A process of its own holds it, so that the
@@ -390,8 +391,10 @@ assert_contains() { # text fixed-string what
 # sched_interval=-1,defer: slurmctld's own scheduler starts nothing,
 # sched/libra starts every job, those without an SLA best effort (the
 # tests written before decision 27; tests/parity runs the default,
-# libra_no_sla=slurm, beside stock Slurm).
-LIBRA_SCHED_DEFAULTS=(sched_interval=-1 defer libra_no_sla=best_effort 'libra_policy=libra+$' libra_interval=5)
+# libra_no_sla=slurm, beside stock Slurm).  libra_settle_paper=yes and
+# libra_penalty_cap=0: the papers' settlement, whose formulas these tests
+# check (decision 37; tests/market runs the site's, the default).
+LIBRA_SCHED_DEFAULTS=(sched_interval=-1 defer libra_no_sla=best_effort 'libra_policy=libra+$' libra_interval=5 libra_settle_paper=yes libra_penalty_cap=0)
 
 # libra_cluster_env [KEY[=VALUE]...]: configure the next cluster_start for
 # the plugins: SchedulerType=sched/libra, JobSubmitPlugins=qos,
@@ -672,13 +675,13 @@ _libra_exit_hooks() {
 	_libra_exit
 }
 
-# libra_add_user: create an ordinary user (libratest<pid>, home in the
-# scratch directory, removed when the test exits) for jobs that are not
-# root's; sets LIBRA_USER and adds it to LIBRA_USERS, so call it before
-# cluster_start.
+# libra_add_user [SUFFIX]: create an ordinary user (libratest<pid>, or
+# libratest<pid><SUFFIX> for a second one; home in the scratch directory,
+# removed when the test exits) for jobs that are not root's; sets
+# LIBRA_USER and adds it to LIBRA_USERS, so call it before cluster_start.
 LIBRA_USER=
 libra_add_user() {
-	LIBRA_USER=libratest$$
+	LIBRA_USER=libratest$$${1:-}
 	command -v useradd >/dev/null 2>&1 || skip "no useradd"
 	! id "$LIBRA_USER" >/dev/null 2>&1 || fail "user $LIBRA_USER exists already"
 	mkdir -p "$LIBRA_CLUSTER_DIR"

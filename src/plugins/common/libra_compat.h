@@ -309,6 +309,29 @@ static inline int libra_release_job(job_record_t *job_ptr, uid_t uid)
 }
 
 /*
+ * The member of job_desc_msg_t that names the job an update is for:
+ * 26.05's slurm_step_id_t step_id, the others' job_id
+ * (job_submit/qos's allow-list of updates sets it aside).
+ */
+#if LIBRA_SLURM_SINCE(26, 5)
+#define LIBRA_JOB_DESC_ID step_id
+#else
+#define LIBRA_JOB_DESC_ID job_id
+#endif
+
+/*
+ * LIBRA_JOB_DESC_UNPACKED(X): the members of job_desc_msg_t that a
+ * release's unpacking fills whatever the client sent, X(member) each:
+ * 22.05's select_jobinfo (select_g_select_jobinfo_unpack() allocates one
+ * for every message); none in 24.11 and 26.05.
+ */
+#if LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_JOB_DESC_UNPACKED(X)
+#else
+#define LIBRA_JOB_DESC_UNPACKED(X) X(select_jobinfo)
+#endif
+
+/*
  * job_submit plugins' job_modify().  24.11 and 26.05 give it a char
  * **err_msg, returned to the user (scontrol update) as on submission;
  * 22.05 has none, so a refusal there is only logged.

@@ -47,6 +47,7 @@
 #include "bag.h"
 #include "libra_slurm.h"
 #include "price.h"
+#include "qos_update.h"
 
 const char plugin_name[] = "slurm-libra SLA admission (job_submit/qos)";
 const char plugin_type[] = "job_submit/qos";
@@ -96,6 +97,7 @@ extern int init(void)
 	libra_hub_lock();
 	libra_slurm_params_current(plugin_type);
 	libra_hub_unlock();
+	libra_update_init();
 	verbose("%s: loaded", plugin_type);
 	return SLURM_SUCCESS;
 }
@@ -105,6 +107,7 @@ extern int fini(void)
 	while (lic.n > 0)
 		xfree(lic.hold[--lic.n].licenses);
 	xfree(lic.hold);
+	libra_update_fini();
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
@@ -1608,6 +1611,10 @@ static int _admit_accept(admit_ctx_t *c)
 	 * free job's is nothing (0 would read as no cap) */
 	if (c->p->penalty_cap > 0.0)
 		rec.penalty_max = fmax(c->p->penalty_cap * q->price, 1e-300);
+	/* submitted held (--hold): its owner's time from now until it
+	 * starts (decision 37) */
+	if (job_desc->priority == 0)
+		libra_record_owner_stop(&rec, c->now);
 	rec.demand = c->req.demand;
 	rec.begin = c->begin;
 	rec.declared = c->declared;
@@ -2131,6 +2138,45 @@ static void _owner_hold(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	libra_record_free(&rec);
 }
 
+/*
+ * What else an update of an admitted job changes that is not known to be
+ * harmless (qos_update.c, the allow-list; decision 37), or NULL.
+ */
+static const char *_unknown_change(job_desc_msg_t *job_desc,
+				   job_record_t *job_ptr, uint32_t submit_uid)
+{
+	size_t off;
+
+	if (!libra_update_unknown(job_desc, &off))
+		return NULL;
+	if (!validate_operator(submit_uid))
+		error("%s: update of admitted %pJ by uid %u changes job_desc_msg_t at byte %zu, not on the list of harmless changes",
+		      plugin_type, job_ptr, submit_uid, off);
+	return "what is not known to be harmless to its start (e.g. the sockets, cores, threads or disk it needs, its switches, its end time, its bindings)";
+}
+
+/*
+ * An array's throttle is its admitted lanes (decision 36), but Slurm's
+ * _update_job() sets it (array_recs->max_run_tasks) before it calls this
+ * hook, in every release, so a refusal would leave it changed: put the
+ * lanes back.  Job write lock held (the update RPC's).
+ */
+static void _keep_lanes(job_record_t *job_ptr)
+{
+	libra_record_t rec;
+
+	if (!job_ptr->array_recs || !libra_slurm_job_record(job_ptr, &rec))
+		return;
+	if (rec.bag.lanes > 0 &&
+	    job_ptr->array_recs->max_run_tasks != (uint32_t) rec.bag.lanes) {
+		info("%s: %pJ: its throttle stays %d, the lanes it was admitted with (not %u)",
+		     plugin_type, job_ptr, rec.bag.lanes,
+		     job_ptr->array_recs->max_run_tasks);
+		job_ptr->array_recs->max_run_tasks = rec.bag.lanes;
+	}
+	libra_record_free(&rec);
+}
+
 static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
@@ -2144,8 +2190,8 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		return SLURM_SUCCESS;
 	if (libra_record_text_is_best_effort(job_ptr->admin_comment))
 		what = _tampered_best_effort(job_desc);
-	else
-		what = _tampered(job_desc);
+	else if (!(what = _tampered(job_desc)))
+		what = _unknown_change(job_desc, job_ptr, submit_uid);
 	if (!what) {
 		_owner_hold(job_desc, job_ptr, submit_uid);
 		return SLURM_SUCCESS;
@@ -2156,6 +2202,8 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		_admin_beside_record(job_desc, job_ptr);
 		return SLURM_SUCCESS;
 	}
+	if (job_desc->array_inx)
+		_keep_lanes(job_ptr);
 	error("%s: refused update of admitted %pJ by uid %u: changing %s would alter its SLA or price; ask an operator",
 	      plugin_type, job_ptr, submit_uid, what);
 	/* no err_msg on Slurm 22.05 (LIBRA_JOB_MODIFY) */

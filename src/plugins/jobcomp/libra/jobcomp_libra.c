@@ -138,11 +138,11 @@ static int _job_end(job_record_t *job_ptr)
 		} else if (base != JOB_NODE_FAIL && !rec.settled) {
 			/* requeued by its owner (or an operator): its run
 			 * so far and its wait to run again are not the
-			 * provider's delay (decision 37) */
+			 * provider's delay (decision 37); its start stays,
+			 * so that a cancel pays for the run it threw away */
 			libra_record_owner_stop(&rec, rec.started > 0.0 ?
 						      rec.started :
 						      (double) time(NULL));
-			rec.started = 0.0;
 			rec.bag.target = 0.0;
 			libra_slurm_store_record(job_ptr, &rec);
 			info("%s: %pJ is requeued; the time it ran and waits to run again is not the provider's delay",

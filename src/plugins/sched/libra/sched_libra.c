@@ -521,11 +521,15 @@ static bool _placement_up(const libra_record_t *rec)
  * counted in the record), or a dependency?  A booked job's --begin is
  * before its deadline (admission, decision 21), and job_modify() refuses a
  * later start or a new dependency from anyone but an operator, so these
- * come from the owner.
+ * come from the owner.  So does any pending time after the owner held it
+ * once (the record's "owner_since", decision 37): a held job the owner
+ * changed and released may be unable to start.
  */
 static bool _owner_delayed(job_record_t *job_ptr, const libra_record_t *rec,
 			   time_t now)
 {
+	if (rec->owner_since > 0.0 || (rec->started <= 0.0 && rec->owner > 0.0))
+		return true;
 	if (job_ptr->priority == 0)
 		return job_ptr->state_reason == WAIT_HELD_USER &&
 		       xstrcmp(job_ptr->state_desc, LAUNCH_FAILED_HOLD);
@@ -814,7 +818,9 @@ static void _adopt(job_record_t *job_ptr, time_t since)
 	if (st.no_sla_mode != LIBRA_NOSLA_SLURM || job_ptr->start_time < since ||
 	    !_is_admitted(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
 		return;
-	if (!rec.best_effort && !rec.settled && rec.started <= 0.0) {
+	/* not noted yet, or started again after its owner requeued it */
+	if (!rec.best_effort && !rec.settled &&
+	    (rec.started <= 0.0 || rec.owner_since > 0.0)) {
 		info("sched/libra: %pJ was started by slurmctld's scheduler on %s, its admitted nodes",
 		     job_ptr, job_ptr->nodes);
 		_set_end_time(job_ptr, &rec);

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
+# test_market_owner: every change an owner can make to an admitted job
+# after its admission is harmless, or refused with nothing changed (the
+# allow-list of job_submit/qos, design.md decision 37; job_submit_qos(8),
+# "Updates of admitted jobs").  As an unprivileged user, on a held
+# (pending) admitted job H and a running one R, each field that the
+# release's _update_job() lets an owner change (tests/market/README.md
+# lists them):
+#  - harmless (its name, mail, nice, output, work directory, requeue flag,
+#    accrue time; hold and release): taken by Slurm, the job's record
+#    unchanged but for the time held;
+#  - anything else (the sockets, cores, threads or scratch disk it needs,
+#    its switches, boot delay, TRES bindings and frequency, an earlier end
+#    time, its size, limits, nodes, dependencies, features, ...): refused,
+#    the field and the record as they were, and slurmctld's log says why;
+#  - an array's throttle (its admitted lanes), which Slurm sets before the
+#    plugin sees the update, stays as admitted;
+#  - the same updates by root (an operator) are taken.
+# Run on Debian's 22.05 and, in the compatibility suite, on 24.11 and 26.05.
+. "$(dirname "$0")/../integration/lib.sh"
+libra_test_init
+export LIBRA_NODES=2
+# shellcheck disable=SC2119 # the default settings: no arguments
+libra_cluster_env
+libra_add_user
+user=$LIBRA_USER
+cluster_start
+log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
+
+SB_USER=$user
+libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
+H=$SB_JOBID
+libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" \
+	--wrap "$(gate_wait "$LIBRA_WORK/never")"
+R=$SB_JOBID
+SB_USER=
+libra_at_exit "scancel $H $R 2>/dev/null"
+wait_until 120 "job $R to run" job_in_state "$R" RUNNING
+# shellcheck disable=SC2317 # called by wait_until
+record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
+wait_until 60 "job $R's record to have its start" record_has_start "$R"
+
+# the record without the owner's time (a hold or release adds to it)
+record_of() { job_record "$1" | sed -E 's/,"owner(_since)?":[0-9.e+]+//g'; }
+# FIELD: scontrol show job's value (the whole line for "-")
+field_of() { if [ "$2" = - ]; then job_field "$1" JobState; else job_field "$1" "$2"; fi; }
+
+# try JOB KEY=VALUE SHOWN VERDICT: the owner updates; VERDICT "ok" (taken,
+# SHOWN changed or not, record the same) or "refused" (scontrol fails,
+# SHOWN and the record as they were, slurmctld's log names the update).
+nok=0 nref=0
+try() {
+	local job=$1 kv=$2 shown=$3 want=$4 rec0 rec1 f0 f1 rc=0 out n0 n1
+	rec0=$(record_of "$job")
+	f0=$(field_of "$job" "$shown")
+	n0=$(ctld_log_count "refused update of admitted JobId=$job")
+	out=$(runuser -u "$user" -- scontrol update JobId="$job" "$kv" 2>&1) || rc=$?
+	f1=$(field_of "$job" "$shown")
+	rec1=$(record_of "$job")
+	n1=$(ctld_log_count "refused update of admitted JobId=$job")
+	[ "$rec0" = "$rec1" ] || fail "$kv on job $job changed its record: $rec0 -> $rec1"
+	case $want in
+	ok)
+		[ "$rc" = 0 ] || fail "$kv on job $job: refused, expected harmless (exit $rc): $out"
+		nok=$((nok + 1))
+		;;
+	refused)
+		[ "$rc" != 0 ] || fail "$kv on job $job: taken (${shown}: '$f0' -> '$f1'), expected a refusal"
+		[ "$f0" = "$f1" ] || fail "$kv on job $job: refused, but $shown changed: '$f0' -> '$f1'"
+		[ "$n1" -gt "$n0" ] || fail "$kv on job $job: refused, but slurmctld's log does not say so: $out"
+		nref=$((nref + 1))
+		;;
+	esac
+}
+
+# --- the held job H ---------------------------------------------------------
+try "$H" JobName=renamed JobName ok
+try "$H" MailType=END MailType ok
+try "$H" MailUser=someone@example.invalid MailUser ok
+try "$H" Nice=10 Nice ok
+try "$H" WorkDir=/tmp WorkDir ok
+try "$H" StdOut=/tmp/h.out StdOut ok
+try "$H" Requeue=0 Requeue ok
+try "$H" ResetAccrueTime - ok
+try "$H" ReqSockets=2 Socks/Node refused
+try "$H" ReqCores=2 CoresPerSocket refused
+try "$H" ReqThreads=2 ThreadsPerCore refused
+try "$H" MinTmpDiskNode=999999 MinTmpDiskNode refused
+try "$H" Switches=1 Switches refused
+try "$H" DelayBoot=60 DelayBoot refused
+try "$H" Prefer=fast Prefer refused
+try "$H" Features=fast Features refused
+try "$H" Dependency=afterok:1 Dependency refused
+try "$H" EligibleTime=now+1hour EligibleTime refused
+try "$H" TimeLimit=2 TimeLimit refused
+try "$H" NumCPUs=2 NumCPUs refused
+try "$H" ExcNodeList=n1 ExcNodeList refused
+try "$H" Contiguous=1 Contiguous refused
+# --- the running job R ------------------------------------------------------
+try "$R" JobName=renamed-r JobName ok
+try "$R" MailType=FAIL MailType ok
+try "$R" Nice=5 Nice ok
+try "$R" EndTime=now+2minutes EndTime refused
+try "$R" TimeLimit=5 TimeLimit refused
+try "$R" Switches=1 Switches refused
+try "$R" DelayBoot=5 DelayBoot refused
+try "$R" NumNodes=1 NumNodes refused
+note "owner updates: $nok harmless and taken, $nref refused with nothing changed"
+
+# the owner's holds: H, held from its submission, has the time held in
+# its record; P, pending on a dependency on R, held and released by its
+# owner through job_modify(), too
+[[ $(job_record "$H") == *'"owner_since":'* ]] ||
+	fail "job $H submitted held: its record has no owner_since: $(job_record "$H")"
+SB_USER=$user
+libra_sbatch_admitted "pending job P" -n 1 --dependency=afterok:"$R" \
+	--comment="runtime=1m,deadline=30m,budget=10" --wrap true
+P=$SB_JOBID
+SB_USER=
+libra_at_exit "scancel $P 2>/dev/null"
+runuser -u "$user" -- scontrol hold "$P" || fail "the owner cannot hold its job $P"
+[[ $(job_record "$P") == *'"owner_since":'* ]] ||
+	fail "job $P held by its owner: its record has no owner_since: $(job_record "$P")"
+[ "$(ctld_log_count "JobId=$P held by its owner")" -ge 1 ] ||
+	fail "slurmctld's log does not say that job $P was held by its owner"
+runuser -u "$user" -- scontrol release "$P" || fail "the owner cannot release its job $P"
+
+# an array admitted as one bag of 1 lane (%1): Slurm sets the throttle
+# before job_submit/qos sees the update; the owner's ArrayTaskThrottle=0
+# is refused and the throttle stays 1, the lanes admitted
+SB_USER=$user
+libra_sbatch_admitted "array of 3 x 10s, 1 at a time" -n 1 --array=1-3%1 \
+	--comment="runtime=10s,deadline=30m,budget=10" --wrap 'sleep 600'
+A=$SB_JOBID
+SB_USER=
+libra_at_exit "scancel $A 2>/dev/null"
+try "$A" ArrayTaskThrottle=0 ArrayTaskThrottle refused
+assert_eq 1 "$(job_field "$A" ArrayTaskThrottle)" "array $A's throttle after its owner's update"
+scancel "$A"
+
+# root, an operator, may make the changes an owner may not
+scontrol update JobId="$H" ReqSockets=1 || fail "root cannot update job $H's ReqSockets"
+scontrol update JobId="$R" DelayBoot=5 || fail "root cannot update job $R's DelayBoot"
+[ "$(ctld_log_count "operator uid 0 changes")" -ge 2 ] ||
+	fail "slurmctld's log does not name root's changes of admitted jobs"
+
+errs=$(ctld_plugin_errors | grep -v -e "refused update of admitted" -e "not on the list of harmless changes" || :)
+[ -z "$errs" ] || fail "slurmctld logged other plugin errors: $errs"
+grep -q "not on the list of harmless changes" "$log" ||
+	fail "no update was refused by the allow-list (qos_update.c): the named checks refused everything"
+scancel "$H" "$R" "$P"
+cluster_stop
+assert_nothing_left
+pass
