@@ -190,4 +190,10 @@ extern void libra_bag_settle(const libra_sla_t *sla,
 	libra_settle(sla, price, start, fmax(end, b->last_end), how, out);
 	if (b->late > 0)
 		out->deadline_met = false;
+	/* ended by its owner (or failed): the tasks that completed are
+	 * paid for, whatever the last one to end did (decision 37) */
+	if ((how == LIBRA_END_CANCELLED || how == LIBRA_END_WITHDRAWN ||
+	     how == LIBRA_END_FAILED) && b->tasks > 0 && b->ended > b->failed)
+		out->charge = fmax(out->charge, price * (b->ended - b->failed) /
+						 b->tasks);
 }

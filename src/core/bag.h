@@ -74,7 +74,9 @@ extern int libra_bag_lane_tasks(const libra_bag_t *b, int lane);
  * ending at once counting as all the tasks it holds).  The last to end
  * settles the bag (libra_bag_settle()): its price, ending at the latest
  * end of all its tasks, FAILED if one of them did not complete, so met
- * only when every task met the deadline.
+ * only when every task met the deadline.  A bag its owner ended (or that
+ * failed) pays at least for the tasks that completed, price x completed /
+ * N, whatever the last to end did (decision 37).
  */
 extern void libra_bag_task_settle(const libra_sla_t *sla, double start,
 				  double end, libra_end_t how,

@@ -243,7 +243,10 @@ extern int libra_predict_format_line(char *buf, size_t len, int64_t user,
 {
 	int n;
 
-	if (!isfinite(runtime) || !isfinite(estimate) || !isfinite(end))
+	/* nothing the reader would skip (libra_predictor_record()): a job
+	 * that ended in the second it started has no run time to learn */
+	if (!(runtime > 0) || !(estimate > 0) || !isfinite(runtime) ||
+	    !isfinite(estimate) || !isfinite(end))
 		return -1;
 	n = snprintf(buf, len, "%lld %lld %.6f %.6f %.6f\n", (long long) user,
 		     (long long) group, runtime, estimate, end);

@@ -148,8 +148,10 @@ extern int libra_predictor_min_samples(const libra_predictor_t *p);
  * The history file the plugins keep (doc/design.md decision 23): one
  * finished job a line, "user group runtime estimate end", in decimal,
  * times in seconds.  libra_predict_format_line() writes one (with its
- * newline) into buf and returns its length, or -1 when it does not fit or
- * a number is not finite; libra_predictor_record_line() reads one into the
+ * newline) into buf and returns its length, or -1 when it does not fit, a
+ * number is not finite or the run time or estimate is not positive (what
+ * the reader skips is never written); libra_predictor_record_line() reads
+ * one into the
  * predictor: 0 recorded, -1 skipped (a line that does not read so, e.g.
  * one a crash tore, or a run time or estimate that is not positive).
  */

@@ -498,3 +498,49 @@ extern int libra_quotes_parse(libra_quotes_t *b, const libra_ledger_t *l,
 	b->changes++;
 	return ps.kept;
 }
+
+extern int libra_probes_waiting(libra_probes_t *p, const libra_ledger_t *l,
+				uint32_t uid, double now, double older,
+				double keep, int *all)
+{
+	int kept = 0, waiting = 0, mine = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		libra_probe_t *pr = &p->v[i];
+
+		if (!libra_ledger_has_job(l, pr->token) || now - pr->at > keep)
+			continue;
+		p->v[kept++] = *pr;
+		if (pr->uid != uid)
+			continue;
+		mine++;
+		if (now - pr->at >= older)
+			waiting++;
+	}
+	p->n = kept;
+	if (all)
+		*all = mine;
+	return waiting;
+}
+
+extern int libra_probes_add(libra_probes_t *p, uint32_t uid, uint32_t token,
+			    double now)
+{
+	if (p->n == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 16;
+		libra_probe_t *v = realloc(p->v, (size_t) cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (libra_probe_t) { uid, token, now };
+	return 0;
+}
+
+extern void libra_probes_free(libra_probes_t *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}

@@ -172,4 +172,42 @@ extern int libra_quotes_parse(libra_quotes_t *b, const libra_ledger_t *l,
 			      double grace, libra_report_fn *report,
 			      void *arg);
 
+/*
+ * Quotes that hold nothing for long: an admission under a token whose job
+ * never appears (sbatch --test-only without quote=hold) keeps its capacity
+ * until the scheduler releases the token (LIBRA_TOKEN_HOLD, a few
+ * seconds).  A loop of them from one user would hold capacity from the
+ * others without limit, so each user may have only so many such tokens
+ * waiting at once once one of them has waited longer than a job's
+ * creation takes ("older": a real submission's token is tied to its job
+ * within milliseconds, at the scheduler's next look); decision 37.  No locking: the hub's lock.
+ */
+typedef struct libra_probe {
+	uint32_t uid;
+	uint32_t token;
+	double at;		/* admitted then */
+} libra_probe_t;
+
+typedef struct libra_probes {
+	libra_probe_t *v;
+	int n, cap;
+} libra_probes_t;
+
+/*
+ * Forget the probes whose token is no longer in the ledger under its own
+ * id (tied to a job, or released) or older than "keep" seconds, then count
+ * uid's that have waited "older" seconds or more; *all (may be NULL): all
+ * of uid's.  A user with one such old probe is asking quotes without
+ * jobs; one without any is submitting jobs, however fast.
+ */
+extern int libra_probes_waiting(libra_probes_t *p, const libra_ledger_t *l,
+				uint32_t uid, double now, double older,
+				double keep, int *all);
+
+/* Note an admission under "token" for uid; -1 when out of memory. */
+extern int libra_probes_add(libra_probes_t *p, uint32_t uid, uint32_t token,
+			    double now);
+
+extern void libra_probes_free(libra_probes_t *p);
+
 #endif /* LIBRA_QUOTE_H */

@@ -97,7 +97,7 @@ attempts=(
 	# a later end (Slurm itself refuses to extend it for a user)
 	# a later end time (Slurm refuses it too, after job_submit/qos's
 	# allow-list of harmless changes, design.md decision 37)
-	"R|endtime=now+3hours|$Q=\$id by uid $uid: changing what is not known to be harmless"
+	"R|endtime=now+3hours|$Q=\$id by uid $uid: changing what is not on the list of harmless changes (job_submit_qos(8))"
 )
 
 slurm_major=$(scontrol -V | awk '{ split($2, v, "."); print v[1] + 0 }')

@@ -27,7 +27,11 @@
 #     named: a penalty rate over libra_penalty_rate_max, a runtime under
 #     libra_runtime_min, a deadline past libra_window_max; "quote=0" and
 #     "quote=-1" are refused as quote numbers (not run without an SLA);
-#     budget=1e-400 is too small, not too large.
+#     budget=1e-400 is too small, not too large; --tmp beyond every
+#     node's TmpDisk is refused, naming it.
+#  9. A loop of quotes without jobs (sbatch --test-only) is bounded once
+#     one of them has waited a quarter of a second for a job that never
+#     came: at most libra_quote_max at once; B, right after, is admitted.
 #  8. The charges of A's jobs add up to at least the price of the work that
 #     ran (each started job: price x min(1, elapsed / RE)) less the
 #     penalties for the provider's own late starts; B is admitted beside
@@ -66,8 +70,39 @@ libra_sbatch_refused "quote=-1" "quote: '-1' is not hold or a quote number" -n 1
 	--comment="quote=-1" --wrap true
 libra_sbatch_refused "budget=1e-400" "budget: '1e-400' is too small" -n 1 \
 	--comment="runtime=10s,deadline=10m,budget=1e-400" --wrap true
+# scratch disk no node has: refused at admission, not "admitted" and then
+# refused by Slurm
+libra_sbatch_refused "--tmp beyond every node" "less scratch disk (TmpDisk) than the 999999 MB it asks" \
+	-n 1 --tmp=999999 --comment="runtime=10s,deadline=10m,budget=100" --wrap true
+
+# --- 9. a quote loop (sbatch --test-only) ----------------------------------
+# Each quote holds its capacity a few seconds (LIBRA_TOKEN_HOLD); once one
+# has waited a quarter of a second for a job that never comes
+# (LIBRA_TOKEN_LATE), A may hold only libra_quote_max (4) of them: the
+# loop is refused, and B, right after it, is admitted.
+SB_USER=$A
+t0=$SECONDS nq=0 nlimit=0 lim_out=
+while [ $((SECONDS - t0)) -lt 4 ]; do
+	libra_sbatch --test-only -n 1 --comment="runtime=20s,deadline=80s,budget=1000" --wrap true
+	nq=$((nq + 1))
+	if [[ $SB_OUT == *"quotes without a job holding capacity"* ]]; then
+		nlimit=$((nlimit + 1))
+		lim_out=$SB_OUT
+	fi
+done
+note "A's quote loop: $nq quotes in 4 s, $nlimit refused for the quotes it held"
+[ "$nlimit" -ge 1 ] || fail "A's loop of $nq quotes without jobs was never limited"
+assert_contains "$lim_out" "libra_quote_max=4" "the limit's refusal names it"
+SB_USER=$B
+libra_sbatch_admitted "B's job after A's quote loop" -J bafter -n 1 \
+	--comment="runtime=20s,deadline=80s,budget=1000" --wrap true
+SB_USER=
+# the last of A's quotes hold their capacity 3 s more (LIBRA_TOKEN_HOLD),
+# a state no client shows; the attacks below pin jobs to single nodes
+sleep 4
 
 # --- the attacks ------------------------------------------------------------
+SB_USER=$A
 # 1. work done, then a self-cancel: 6 s of a 20 s estimate, window 10 m
 libra_sbatch_admitted "self-cancel" -J selfcancel -w n1 -n 1 \
 	--comment="runtime=20s,deadline=10m,budget=1000" --wrap "$burn 6; scancel \$SLURM_JOB_ID; sleep 30"

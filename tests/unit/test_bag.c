@@ -208,6 +208,30 @@ START_TEST(test_bag_pending_rest_counts_its_tasks)
 }
 END_TEST
 
+START_TEST(test_bag_pays_for_the_tasks_that_completed)
+{
+	/* 4 tasks: 3 completed, the pending rest (1) cancelled by its owner
+	 * never started: the bag pays for its 3 completed tasks, not the
+	 * nothing a cancel before the start would pay */
+	libra_sla_t sla = _bag_sla();
+	libra_record_bag_t b = { .tasks = 4, .lanes = 1, .waves = 4,
+				 .runtime = 10 };
+	libra_settlement_t t, s;
+
+	libra_bag_task_settle(&sla, 1000, 1010, LIBRA_END_COMPLETED, &t);
+	libra_bag_count(&b, &t, 3);
+	libra_bag_task_settle(&sla, 0, 1020, LIBRA_END_CANCELLED, &t);
+	libra_bag_count(&b, &t, 1);
+	libra_bag_settle(&sla, &b, 100, 0, 1020, LIBRA_END_CANCELLED, &s);
+	ck_assert_double_eq_tol(s.charge, 75, TOL);
+	ck_assert_double_eq_tol(s.penalty, 0, TOL);
+	/* none completed: nothing more than a cancel pays */
+	b.failed = b.ended;
+	libra_bag_settle(&sla, &b, 100, 0, 1020, LIBRA_END_CANCELLED, &s);
+	ck_assert_double_eq_tol(s.charge, 0, TOL);
+}
+END_TEST
+
 START_TEST(test_bag_settling_record_found)
 {
 	libra_record_t r;
@@ -239,6 +263,7 @@ static Suite *_suite(void)
 	T(tc, test_bag_settled_once_by_its_last_task);
 	T(tc, test_bag_met_when_every_task_met);
 	T(tc, test_bag_pending_rest_counts_its_tasks);
+	T(tc, test_bag_pays_for_the_tasks_that_completed);
 	T(tc, test_bag_settling_record_found);
 	suite_add_tcase(s, tc);
 	return s;

@@ -337,6 +337,19 @@ START_TEST(test_history_lines_that_do_not_read_are_skipped)
 						   3, 4, 5), -1);
 	ck_assert_int_eq(libra_predict_format_line(small, sizeof(small), 1, 2,
 						   NAN, 4, 5), -1);
+	/* what the reader skips is not written: a run of 0 s (a job that
+	 * ended in the second it started, a flood of them) */
+	{
+		char line[160];
+
+		ck_assert_int_eq(libra_predict_format_line(line, sizeof(line),
+							   1, 2, 0, 4, 5), -1);
+		ck_assert_int_eq(libra_predict_format_line(line, sizeof(line),
+							   1, 2, 3, 0, 5), -1);
+		ck_assert_int_gt(libra_predict_format_line(line, sizeof(line),
+							   1, 2, 3, 4, 5), 0);
+		ck_assert_int_eq(libra_predictor_record_line(p, line), 0);
+	}
 	ck_assert_int_eq(libra_predictor_method(p), LIBRA_PREDICT_RATIO);
 	ck_assert_int_eq(libra_predictor_min_samples(p), 1);
 	libra_predictor_destroy(p);

@@ -687,6 +687,48 @@ START_TEST(test_saved_book_numbers_are_not_given_again)
 }
 END_TEST
 
+START_TEST(test_probes_bound_one_users_quotes_without_a_job)
+{
+	/* three admissions of user 1001 under tokens, one of 1002's: those
+	 * a second old and still under their token count; one tied to its
+	 * job (re-keyed) or released, or past the keep, does not */
+	libra_ledger_t *l = _two_nodes();
+	libra_probes_t p = { 0 };
+	libra_sla_t sla;
+	libra_place_t pl = { .node = 0, .cpus = 1 };
+	uint32_t tok[4] = { 0xF0000001u, 0xF0000002u, 0xF0000003u,
+			    0xF0000004u };
+	int all = -1;
+
+	memset(&sla, 0, sizeof(sla));
+	sla.runtime = 10;
+	sla.submit = 100;
+	sla.deadline = 1000;
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(libra_ledger_commit(l, tok[i], &sla, &pl, 1,
+						     100), 0);
+		ck_assert_int_eq(libra_probes_add(&p, i == 3 ? 1002 : 1001,
+						  tok[i], 100 + i * 0.5), 0);
+	}
+	/* at 101.2: 1001's first two are 1.2 and 0.7 s old */
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1001, 101.2, 1.0, 4.0, NULL), 1);
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1001, 102.0, 1.0, 4.0, NULL), 3);
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1002, 102.0, 1.0, 4.0, NULL), 0);
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1001, 100.9, 1.0, 4.0, &all), 0);
+	ck_assert_int_eq(all, 3);
+	/* the first becomes a job, the second is released */
+	ck_assert_int_eq(libra_ledger_rekey(l, tok[0], 7), 0);
+	ck_assert_int_eq(libra_ledger_release(l, tok[1]), 0);
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1001, 102.0, 1.0, 4.0, NULL), 1);
+	ck_assert_int_eq(p.n, 2);
+	/* past the keep: forgotten */
+	ck_assert_int_eq(libra_probes_waiting(&p, l, 1002, 106.0, 1.0, 4.0, NULL), 0);
+	ck_assert_int_eq(p.n, 0);
+	libra_probes_free(&p);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_book_changes_count_every_change)
 {
 	libra_quotes_t *b = libra_quotes_create(0.0);
@@ -720,6 +762,7 @@ static Suite *_suite(void)
 	T(tc, test_find_says_why_not);
 	T(tc, test_held_counts_one_users_live_untaken_quotes);
 	T(tc, test_token_held_until_taken_or_expired);
+	T(tc, test_probes_bound_one_users_quotes_without_a_job);
 	T(tc, test_expire_and_remove);
 	T(tc, test_shape_names_what_differs);
 	suite_add_tcase(s, tc);

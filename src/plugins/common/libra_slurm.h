@@ -36,6 +36,14 @@
 #define LIBRA_TOKEN_HOLD 3
 
 /*
+ * A token still waiting this long [s] for its job is late: slurmctld
+ * creates the job within milliseconds of its admission.  The sync then
+ * walks the job table for it, and job_submit/qos counts it as a quote's
+ * (a --test-only without a job; decision 37).
+ */
+#define LIBRA_TOKEN_LATE 0.25
+
+/*
  * The slurmctld locks a function relies on, asserted the way slurmctld's
  * own code does (job_submit.c, node_mgr.c): checked when Slurm is built
  * for debugging (without NDEBUG), compiled out otherwise.  "Read" is met
@@ -140,7 +148,7 @@ extern int libra_slurm_sync(time_t now);
  * table is walked (libra_slurm_sync()) when "full", on the first call,
  * after the ledger was rebuilt or replaced, when a token's hold ran out
  * and when a token waits for its job longer than slurmctld takes to
- * create it (TOKEN_LATE).  Same locks and return.  *nnew is -1 after a walk of the whole
+ * create it (LIBRA_TOKEN_LATE).  Same locks and return.  *nnew is -1 after a walk of the whole
  * table; else the active jobs created since the last call are in
  * *new_jobs (xfree() it), *nnew of them, in id order.
  */
@@ -159,6 +167,8 @@ typedef struct {
 	int features;	/* lacks the features the job asks (-C) */
 	int busy;	/* a whole-node request: a job runs there, or is
 			 * admitted */
+	int tmp;	/* less scratch disk (TmpDisk) than the job asks */
+	uint32_t tmp_mb; /* what it asks (--tmp) [MB] */
 	char resv[64];	/* the first such reservation's name */
 	time_t resv_start; /* and its start */
 } libra_slurm_left_out_t;
@@ -175,6 +185,7 @@ typedef struct {
 	time_t start;		/* when it may start */
 	time_t end;		/* its deadline */
 	bool whole;		/* --exclusive: whole idle nodes */
+	uint32_t tmp_mb;	/* --tmp: scratch disk per node [MB]; 0: none */
 } libra_slurm_window_t;
 
 /*

@@ -331,6 +331,13 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 		} else if (w->whole && !_node_idle(i, running)) {
 			out->busy++;
 			mask[i] = false;
+		} else if (w->tmp_mb &&
+			   node_record_table_ptr[i]->tmp_disk < w->tmp_mb) {
+			/* Slurm never starts it there (scratch disk is held
+			 * whole, as memory; issue 56 prices it) */
+			out->tmp++;
+			out->tmp_mb = w->tmp_mb;
+			mask[i] = false;
 		}
 	}
 	FREE_NULL_BITMAP(reserved);
@@ -360,6 +367,9 @@ extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 	if (out->busy)
 		xstrfmtcat(*msg, "; %d of the nodes it may use run or are admitted jobs, and --exclusive takes whole idle nodes",
 			   out->busy);
+	if (out->tmp)
+		xstrfmtcat(*msg, "; %d of the nodes it may use have less scratch disk (TmpDisk) than the %u MB it asks (--tmp)",
+			   out->tmp, out->tmp_mb);
 }
 
 extern char *libra_slurm_place_names(const libra_record_t *rec)

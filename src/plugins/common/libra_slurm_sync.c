@@ -487,13 +487,12 @@ extern int libra_slurm_sync(time_t now)
 #define PROBE_MISSES 64
 
 /*
- * A token still waiting this long [s] for its job, not a binding quote's,
- * makes the sync walk the job table: slurmctld creates the job within
- * milliseconds of its admission, so the ids looked up missed it (one
- * given out of sequence, ids that went on while the job list was empty
- * after a restart).
+ * A token still waiting LIBRA_TOKEN_LATE for its job, not a binding
+ * quote's, makes the sync walk the job table: slurmctld creates the job
+ * within milliseconds of its admission, so the ids looked up missed it
+ * (one given out of sequence, ids that went on while the job list was
+ * empty after a restart).
  */
-#define TOKEN_LATE 0.25
 
 extern int libra_slurm_sync_pass(time_t now, bool full,
 				 job_record_t ***new_jobs, int *nnew)
@@ -562,7 +561,7 @@ extern int libra_slurm_sync_pass(time_t now, bool full,
 		if (libra_quotes_token_held(libra_hub_quotes(), ids[i],
 					    fine_now))
 			continue;
-		if (age >= TOKEN_LATE) {
+		if (age >= LIBRA_TOKEN_LATE) {
 			expired = true;
 			break;
 		}

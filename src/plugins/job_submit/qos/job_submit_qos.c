@@ -90,6 +90,12 @@ static struct {
 	int n;
 } lic;
 
+/* Admissions whose job has not appeared yet, by user (quote.h, "probes"):
+ * a --test-only loop is bounded like binding quotes (decision 37). */
+static libra_probes_t probes;
+/* A token waiting this long [s] for its job is a quote's, not a job's. */
+#define PROBE_OLDER LIBRA_TOKEN_LATE
+
 extern int init(void)
 {
 	if (libra_hub_init())
@@ -108,6 +114,7 @@ extern int fini(void)
 		xfree(lic.hold[--lic.n].licenses);
 	xfree(lic.hold);
 	libra_update_fini();
+	libra_probes_free(&probes);
 	libra_hub_fini();
 	return SLURM_SUCCESS;
 }
@@ -789,6 +796,27 @@ static int _quote_allowed(const libra_params_t *p, uint32_t uid, double now,
 }
 
 /*
+ * A user's quotes without a job (sbatch --test-only) each hold capacity
+ * until their token is released: once one has waited PROBE_OLDER for a
+ * job that never came, at most libra_quote_max of them (at least one)
+ * at once (decision 37).  Operators are not bounded.  Hub lock held.
+ */
+static int _probes_allowed(const libra_params_t *p, const libra_ledger_t *l,
+			   uint32_t uid, double now, char **err_msg)
+{
+	int max = p->quote_max < 1.0 ? 1 : (int) p->quote_max, n;
+
+	if (!libra_probes_waiting(&probes, l, uid, now, PROBE_OLDER,
+				  LIBRA_TOKEN_HOLD + 1.0, &n) || n < max ||
+	    validate_operator(uid))
+		return 0;
+	xstrfmtcat(*err_msg, "libra: rejected: you have %d quote%s without a job holding capacity (sbatch --test-only; each holds it %d s), the most allowed (libra_quote_max=%d); try again in %d s, or ask for a binding quote (quote=hold)",
+		   n, n == 1 ? "" : "s", LIBRA_TOKEN_HOLD, max,
+		   LIBRA_TOKEN_HOLD);
+	return LIBRA_E_POLICY;
+}
+
+/*
  * A binding quote for an accepted admission (decision 20): kept in the
  * book; the record (of the job, when the submission was not a test) names
  * it.  Returns its number, 0 when out of memory.
@@ -1279,6 +1307,8 @@ static int _admit_request(admit_ctx_t *c)
 	w.start = (time_t) (c->begin > 0.0 ? c->begin : c->now);
 	w.end = (time_t) ceil(sla->deadline);
 	w.whole = (job_desc->shared == JOB_SHARED_NONE);
+	if (job_desc->pn_min_tmp_disk != NO_VAL)
+		w.tmp_mb = job_desc->pn_min_tmp_disk;
 	if ((rc = libra_slurm_restrict((bool *) req->eligible, &w, &c->left_out,
 				       err_msg))) {
 		info("%s: %s", plugin_type, *err_msg);
@@ -1626,6 +1656,9 @@ static int _admit_accept(admit_ctx_t *c)
 	if (job_desc->licenses && job_desc->licenses[0])
 		_lic_recent_add(rec.token, job_desc->licenses,
 				agreed.deadline);
+	if (!c->hold && libra_probes_add(&probes, c->uid, rec.token, c->now))
+		error("%s: out of memory noting admission %u", plugin_type,
+		      rec.token);
 	_set_time_limit(job_desc, c->sla, c->from, c->part_ptr);
 
 	_describe(c->sla, c->req.cpus, c->from, what + strlen(what),
@@ -1671,6 +1704,10 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla,
 	};
 	int rc;
 
+	if (!c.hold && (rc = _probes_allowed(c.p, c.l, uid, now, err_msg))) {
+		info("%s: uid %u: %s", plugin_type, uid, *err_msg);
+		goto out;
+	}
 	c.at = c.hold ? now + c.p->quote_hold : begin > 0.0 ? begin : now;
 	c.start = c.at;
 	sla->set &= ~LIBRA_SLA_QUOTE;
@@ -2152,7 +2189,7 @@ static const char *_unknown_change(job_desc_msg_t *job_desc,
 	if (!validate_operator(submit_uid))
 		error("%s: update of admitted %pJ by uid %u changes job_desc_msg_t at byte %zu, not on the list of harmless changes",
 		      plugin_type, job_ptr, submit_uid, off);
-	return "what is not known to be harmless to its start (e.g. the sockets, cores, threads or disk it needs, its switches, its end time, its bindings)";
+	return "what is not on the list of harmless changes (job_submit_qos(8))";
 }
 
 /*
