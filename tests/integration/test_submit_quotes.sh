@@ -47,7 +47,7 @@ note "half a CPU while held: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB
 
 # --- 3. refusals that leave the quote as it was ------------------------------------
 SB_USER=$LIBRA_USER
-libra_sbatch_refused "quote A taken by another user" "libra: rejected: quote $qa is another user's" \
+libra_sbatch_refused "quote A taken by another user" "libra: rejected: quote $qa: no such quote of yours" \
 	-n 1 --comment="quote=$qa" --wrap 'sleep 1'
 SB_USER=
 libra_sbatch_refused "quote A for 2 CPUs" "libra: rejected: quote $qa: this job asks another CPU count than was quoted" \

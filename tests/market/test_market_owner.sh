@@ -98,6 +98,18 @@ try "$H" TimeLimit=2 TimeLimit refused
 try "$H" NumCPUs=2 NumCPUs refused
 try "$H" ExcNodeList=n1 ExcNodeList refused
 try "$H" Contiguous=1 Contiguous refused
+try "$H" NumTasks=2 NumTasks refused
+try "$H" CPUsPerTask=2 CPUs/Task refused
+try "$H" MinCPUsNode=2 MinCPUsNode refused
+try "$H" MinMemoryNode=100 MinMemoryNode refused
+try "$H" Gres=gpu:1 TresPerNode refused
+try "$H" Licenses=lic:1 Licenses refused
+try "$H" Reservation=none Reservation refused
+try "$H" Account=other Account refused
+try "$H" QOS=normal QOS refused
+try "$H" Partition=other Partition refused
+try "$H" TimeMin=1 TimeMin refused
+try "$H" Comment=just-a-note Comment refused
 # --- the running job R ------------------------------------------------------
 try "$R" JobName=renamed-r JobName ok
 try "$R" MailType=FAIL MailType ok
@@ -107,6 +119,9 @@ try "$R" TimeLimit=5 TimeLimit refused
 try "$R" Switches=1 Switches refused
 try "$R" DelayBoot=5 DelayBoot refused
 try "$R" NumNodes=1 NumNodes refused
+try "$R" TresBind=gres/gpu:closest TresBind refused
+try "$R" TresFreq=gpu:low TresFreq refused
+try "$R" Licenses= Licenses refused
 note "owner updates: $nok harmless and taken, $nref refused with nothing changed"
 
 # the owner's holds: H, held from its submission, has the time held in

@@ -1759,11 +1759,10 @@ static int _quote_unusable(libra_quote_status_t st, uint32_t id,
 
 	switch (st) {
 	case LIBRA_QUOTE_UNKNOWN:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote (a quote is kept until an hour after its hold ends); ask for a new one with quote=hold",
-			   id);
-		break;
 	case LIBRA_QUOTE_NOT_OWNER:
-		xstrfmtcat(*err_msg, "libra: rejected: quote %u is another user's",
+		/* another user's quote is as unknown to this one: its
+		 * number, hold and price are its owner's (decision 37) */
+		xstrfmtcat(*err_msg, "libra: rejected: quote %u: no such quote of yours (a quote is kept until an hour after its hold ends); ask for a new one with quote=hold",
 			   id);
 		break;
 	case LIBRA_QUOTE_EXPIRED:
