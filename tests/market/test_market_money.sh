@@ -42,6 +42,9 @@ export LIBRA_NODES=4
 libra_cluster_env libra_settle_paper=no libra_penalty_cap=1 libra_price_base=3600 \
 	libra_penalty_rate_max=1e6
 export LIBRA_PLUGSTACK='required libra_spank.so interval=1'
+# a requeued job starts again after the credential's life (Slurm's
+# default 2 minutes): 10 s here
+export LIBRA_CRED_EXPIRE=10
 libra_add_user a
 A=$LIBRA_USER
 libra_add_user b
