@@ -217,8 +217,13 @@ static void _site_rules(const libra_sla_t *sla, double price, double start,
 	case LIBRA_END_FAILED:
 		if (start <= 0.0 || !(s->penalty > 0.0))
 			break;
-		/* the provider's delay: its late start, not the owner's */
-		cause = fmax(0.0, start - site->planned - site->owner);
+		/* the provider's delay: its late start, not the owner's,
+		 * and the lateness its admission planned and priced (a
+		 * target past the due date, decision 18) */
+		cause = fmax(0.0, start - site->planned - site->owner) +
+			fmax(0.0, libra_sla_target(sla) -
+				  (libra_sla_has_due_window(sla) ?
+				   sla->due_date : sla->deadline));
 		s->penalty = _penalty(sla, price, fmin(s->late, cause),
 				      fmin(s->delay, cause));
 		s->charge = price - s->penalty;

@@ -117,10 +117,13 @@ extern void libra_settle(const libra_sla_t *sla, double price, double start,
  *  COMPLETED, FAILED	the penalty counts only the provider's delay: the
  *			start past its plan (admission, or a booking's
  *			begin) less the time the owner kept the job from
- *			running.  A job that started when planned and
- *			ended late ran past its own estimate (its share
- *			delivered RE of CPU by the deadline, as for a hard
- *			job ended there): no penalty.
+ *			running, and the lateness its admission planned
+ *			(a target past the due date, priced by the
+ *			z-curve).  A job that started when planned and
+ *			ended later than planned ran past its own estimate
+ *			(its share delivered RE of CPU by its target, as
+ *			for a hard job ended at its deadline): no penalty
+ *			for that.
  *  CANCELLED, WITHDRAWN	started: the time it ran as if at full speed,
  *			price * min(1, (end - start) / RE), at least what
  *			the papers' rule gives; never started: the part of

@@ -716,6 +716,32 @@ START_TEST(test_site_unstarted_after_the_owner_stopped_it_is_withdrawn)
 }
 END_TEST
 
+START_TEST(test_site_due_date_job_pays_the_lateness_its_admission_planned)
+{
+	/* due 2000, deadline 4000, admitted for a completion at 2500 (its
+	 * target, the z-curve's price agreed): completed at 3000 after a
+	 * start on time, it pays the z-curve for 500 s late, the planned
+	 * lateness, not for 1000 (the papers') nor for 0 */
+	libra_sla_t sla = _sla(LIBRA_DEADLINE_SOFT);
+	libra_settle_site_t site = _site();
+	libra_settlement_t s;
+
+	sla.set |= LIBRA_SLA_DUEDATE | LIBRA_SLA_TARGET | LIBRA_SLA_PENALTY_CAP;
+	sla.due_date = 2000;
+	sla.target = 2500;
+	sla.penalty_cap = PRICE;
+	sla.set &= ~LIBRA_SLA_PENALTY;
+	s = _at_site(&sla, &site, 1e-3, 3000, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty, libra_due_penalty(&sla, PRICE, 500),
+				1e-3);
+	ck_assert(s.penalty > 0);
+	site.paper = true;
+	s = _at_site(&sla, &site, 1e-3, 3000, LIBRA_END_COMPLETED);
+	ck_assert_double_eq_tol(s.penalty,
+				libra_due_penalty(&sla, PRICE, 1000), 1e-6);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("settle");
@@ -778,6 +804,7 @@ static Suite *_suite(void)
 	T(tc, test_site_cancel_after_start_pays_the_time_run);
 	T(tc, test_site_unstarted_cancel_pays_the_window_it_held);
 	T(tc, test_site_unstarted_after_the_owner_stopped_it_is_withdrawn);
+	T(tc, test_site_due_date_job_pays_the_lateness_its_admission_planned);
 	suite_add_tcase(s, tc);
 
 	return s;
