@@ -534,6 +534,28 @@ libra_sbatch() {
 	fi
 }
 
+# libra_held_and_running USER: two admitted jobs of USER (1 CPU, 1 m by
+# 30 m, budget 10), for tests of what an owner may do to them: H held from
+# its submission (pending: Slurm itself lets the owner change most of its
+# request) and R running, at a gate that never opens so that it runs
+# however long the test takes, its start in its record.  Sets H and R.
+# shellcheck disable=SC2034 # H and R are the caller's
+H='' R=''
+libra_held_and_running() {
+	SB_USER=$1
+	libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
+	# shellcheck disable=SC2034 # the caller's
+	H=$SB_JOBID
+	libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" \
+		--wrap "$(gate_wait "$LIBRA_WORK/never")"
+	R=$SB_JOBID
+	SB_USER=
+	wait_until 120 "job $R to run" job_in_state "$R" RUNNING
+	wait_until 60 "job $R's record to have its start" _record_has_start "$R"
+}
+# shellcheck disable=SC2317 # called by wait_until
+_record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
+
 # libra_sbatch_admitted WHAT ARGS...: submit, and fail unless the job was
 # admitted ("libra: admitted: ...") and created; sets what libra_sbatch sets.
 libra_sbatch_admitted() {

@@ -23,22 +23,9 @@ export LIBRA_EXTRA_CONF="PartitionName=other Nodes=n[1-${LIBRA_NODES:-4}] MaxTim
 cluster_start
 log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
 
-# Two admitted jobs of the user: H held (pending: Slurm itself would let
-# the owner change most of its request) and R running: it waits at a gate
-# that never opens, so that it still runs however long the attempts take
-# (it is requeued and cancelled below).
-SB_USER=$user
-libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
-H=$SB_JOBID
-libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" \
-	--wrap "$(gate_wait "$LIBRA_WORK/never")"
-R=$SB_JOBID
-SB_USER=
-wait_until 120 "job $R to run" job_in_state "$R" RUNNING
-# the scheduler writes the start into the record just after the start
-# shellcheck disable=SC2317 # called by wait_until
-record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
-wait_until 60 "job $R's record to have its start" record_has_start "$R"
+# Two admitted jobs of the user: H held and R running (it is requeued
+# and cancelled below).
+libra_held_and_running "$user"
 assert_eq "$user" "$(job_field "$H" UserId | sed 's/(.*//')" "owner of job $H"
 note "user $user (uid $uid): held job $H, running job $R"
 

@@ -29,18 +29,8 @@ user=$LIBRA_USER
 cluster_start
 log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
 
-SB_USER=$user
-libra_sbatch_admitted "held job H" --hold -n 1 --comment="runtime=1m,deadline=30m,budget=10" --wrap 'sleep 60'
-H=$SB_JOBID
-libra_sbatch_admitted "running job R" -n 1 --comment="runtime=1m,deadline=30m,budget=10" \
-	--wrap "$(gate_wait "$LIBRA_WORK/never")"
-R=$SB_JOBID
-SB_USER=
+libra_held_and_running "$user"
 libra_at_exit "scancel $H $R 2>/dev/null"
-wait_until 120 "job $R to run" job_in_state "$R" RUNNING
-# shellcheck disable=SC2317 # called by wait_until
-record_has_start() { [[ $(job_record "$1") == *'"start":'* ]]; }
-wait_until 60 "job $R's record to have its start" record_has_start "$R"
 
 # the record without the owner's time (a hold or release adds to it)
 record_of() { job_record "$1" | sed -E 's/,"owner(_since)?":[0-9.e+]+//g'; }

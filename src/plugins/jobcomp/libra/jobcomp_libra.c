@@ -101,6 +101,36 @@ static void _release(job_record_t *job_ptr, const libra_record_t *rec)
 	libra_hub_unlock();
 }
 
+/*
+ * A job with a record sent back to pending: the same SLA runs again, so
+ * nothing is settled yet.  After a node failure the rerun is counted and
+ * its start cleared (the provider's); after a requeue by its owner (or an
+ * operator) its run so far and its wait to run again are the owner's time,
+ * not the provider's delay (decision 37), and its start stays, so that a
+ * cancel pays for the run it threw away.  A bag's task takes its lane's
+ * target again at its next start (decision 36).
+ */
+static void _job_requeued(job_record_t *job_ptr, libra_record_t *rec,
+			  uint32_t base)
+{
+	if (rec->settled)
+		return;
+	rec->bag.target = 0.0;
+	if (base == JOB_NODE_FAIL) {
+		rec->requeues++;
+		rec->started = 0.0;
+		info("%s: %pJ lost its node and is requeued; its SLA stands",
+		     plugin_type, job_ptr);
+	} else {
+		libra_record_owner_stop(rec, rec->started > 0.0 ?
+					     rec->started :
+					     (double) time(NULL));
+		info("%s: %pJ is requeued; the time it ran and waits to run again is not the provider's delay",
+		     plugin_type, job_ptr);
+	}
+	libra_slurm_store_record(job_ptr, rec);
+}
+
 /* A job ended (the jobcomp entry points: LIBRA_JOBCOMP_OPS, below). */
 static int _job_end(job_record_t *job_ptr)
 {
@@ -125,29 +155,7 @@ static int _job_end(job_record_t *job_ptr)
 		return SLURM_SUCCESS;
 	}
 	if (_requeued(job_ptr)) {
-		/* the same SLA runs again: nothing to settle yet */
-		if (base == JOB_NODE_FAIL && !rec.settled) {
-			rec.requeues++;
-			rec.started = 0.0;
-			/* a bag's task: its lane's target again at its
-			 * next start (decision 36) */
-			rec.bag.target = 0.0;
-			libra_slurm_store_record(job_ptr, &rec);
-			info("%s: %pJ lost its node and is requeued; its SLA stands",
-			     plugin_type, job_ptr);
-		} else if (base != JOB_NODE_FAIL && !rec.settled) {
-			/* requeued by its owner (or an operator): its run
-			 * so far and its wait to run again are not the
-			 * provider's delay (decision 37); its start stays,
-			 * so that a cancel pays for the run it threw away */
-			libra_record_owner_stop(&rec, rec.started > 0.0 ?
-						      rec.started :
-						      (double) time(NULL));
-			rec.bag.target = 0.0;
-			libra_slurm_store_record(job_ptr, &rec);
-			info("%s: %pJ is requeued; the time it ran and waits to run again is not the provider's delay",
-			     plugin_type, job_ptr);
-		}
+		_job_requeued(job_ptr, &rec, base);
 		libra_record_free(&rec);
 		return SLURM_SUCCESS;
 	}
