@@ -46,8 +46,13 @@ if [ "${LIBRA_IN_VM:-0}" != 1 ]; then
 	for v in abs_top_srcdir abs_top_builddir LIBRA_PLUGIN_DIR LIBRA_SLURM_PREFIX LIBRA_DEBUG; do
 		[ -z "${!v:-}" ] || args+=("$v=${!v}")
 	done
-	rc=0
-	"$vm" run "$share" /usr/bin/env "${args[@]}" bash "$LIBRA_TOP/tests/integration/$LIBRA_TEST.sh" || rc=$?
+	# the guest's output, also kept to name its failure in this test's
+	# last line (run-tests prints that, CI shows the end)
+	set +e
+	"$vm" run "$share" /usr/bin/env "${args[@]}" bash "$LIBRA_TOP/tests/integration/$LIBRA_TEST.sh" 2>&1 |
+		tee "$share.out"
+	rc=${PIPESTATUS[0]}
+	set -e
 	note "the VM test took $SECONDS s (boot, two clusters, power-off)"
 	if [ -s "$share/unstarted.log" ]; then
 		mkdir -p "$LIBRA_TOP/_build"
@@ -55,13 +60,14 @@ if [ "${LIBRA_IN_VM:-0}" != 1 ]; then
 	fi
 	case $rc in
 	0)
-		rm -rf "$share"
+		rm -rf "$share" "$share.out"
 		pass
 		;;
 	77) exit 77 ;;
 	*)
 		note "logs kept in $share"
-		fail "the test in the VM failed (exit $rc; its output above)"
+		why=$(grep -E "^(FAIL|FAILED CHECK): $LIBRA_TEST: |^libra-vm: " "$share.out" | tail -n 3 | cut -c1-400)
+		fail "the test in the VM failed (exit $rc): ${why:-its output above}"
 		;;
 	esac
 fi

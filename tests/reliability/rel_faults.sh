@@ -314,7 +314,7 @@ cat "$LIBRA_CLUSTER_DIR"/log/slurmd-*.log 2>/dev/null |
 sed -n 's/.*sched\/libra: JobId=\([0-9]*\): its launch failed and Slurm held it; released.*/\1/p' \
 	"$LIBRA_CLUSTER_DIR/log/slurmctld.log" | sort -u >"$W/relaunched"
 out=$("$LIBRA_PYTHON" - "$subs" "$W/sacct.dump" "$W/faults" "$W/retried" "$runs" "$W/relaunched" <<'EOF'
-import collections, json, sys
+import collections, json, sys, time
 retried = set(l.strip() for l in open(sys.argv[4]) if l.strip())
 relaunched = set(l.strip() for l in open(sys.argv[6]) if l.strip())
 # each job's runs: every run notes its job id first thing
@@ -367,6 +367,26 @@ def end_allowed(dl):
         if k <= dl and b + RETRY >= dl:
             allowed = max(allowed, b + RETRY)
     return allowed
+# a slurmd's outages: from each SIGKILL to its node usable again
+slurmd_out, sd_down = [], {}
+for t, w in faults:
+    if w.startswith("SIGKILL slurmd "):
+        sd_down[w.split()[-1]] = t
+    elif w.startswith("slurmd ") and w.endswith(" back") and w.split()[1] in sd_down:
+        slurmd_out.append((sd_down.pop(w.split()[1]), t))
+def slurmd_near(row):
+    """The kill of a slurmd while the job of this sacct row was starting
+    (between its submission and its row's end), or None."""
+    def when(x):
+        try:
+            return time.mktime(time.strptime(x, "%Y-%m-%dT%H:%M:%S"))
+        except ValueError:
+            return None
+    sub, end = when(row[3]), when(row[5])
+    for k, b in slurmd_out:
+        if sub is not None and end is not None and sub - 1 <= k <= end + 1:
+            return k
+    return None
 bad, lost, twice, notes = [], [], [], []
 charges = prices = 0.0
 admitted = 0
@@ -416,6 +436,13 @@ for i, t0, t1, jid, kind, msg in subs:
     if jid in relaunched and len(rs) > 1 and rs[0][2] == "REQUEUED":
         notes.append("%s: job %s: its launch failed (slurmctld killed before slurmd confirmed it), Slurm requeued it held and sched/libra released it; it ran %d time(s)" %
                      (name, jid, runs[jid]))
+        rs = rs[1:]
+    if len(rs) > 1 and rs[0][2] == "NODE_FAIL" and runs[jid] <= 1 and slurmd_near(rs[0]):
+        # its batch launch went to a slurmd just killed: slurmctld ended
+        # the launch as a node failure and requeued the job, which keeps
+        # its SLA (the provider's); the row of that launch is never settled
+        notes.append("%s: job %s: its launch was lost with the slurmd killed at %.1f, Slurm requeued it (NODE_FAIL row); it ran %d time(s)" %
+                     (name, jid, slurmd_near(rs[0]), runs[jid]))
         rs = rs[1:]
     if len(rs) > 1:
         twice.append("%s: job %s has %d accounting rows: %s" % (name, jid, len(rs),
@@ -509,7 +536,30 @@ ctl_params=$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')
 rc=0
 rout=$("$replay" --nodes n1:1,n2:1 --params "$ctl_params" --sacct-file "$W/sacct.txt" --refusals "$refusals") || rc=$?
 note "libra-replay: $(tail -n 1 <<<"$rout")"
-[ "$rc" = 0 ] || expect_fail "libra-replay: decisions differ after the faults: $(grep DIFFERS <<<"$rout" | head -5 | tr '\n' ';') $(tail -n 1 <<<"$rout")"
+# The replay has every node up; a refusal made while a killed slurmd's
+# node did not respond (not usable to admission until it registered
+# again) may differ, the core admitting it on both nodes.
+if [ "$rc" != 0 ]; then
+	unexplained=$(grep DIFFERS <<<"$rout" | "$LIBRA_PYTHON" -c '
+import sys
+out, down = [], {}
+for l in open(sys.argv[1]):
+    t, w = l.rstrip("\n").split("|", 1)
+    if w.startswith("SIGKILL slurmd "):
+        down[w.split()[-1]] = float(t)
+    elif w.startswith("slurmd ") and w.endswith(" back") and w.split()[1] in down:
+        out.append((down.pop(w.split()[1]), float(t) + 1.0))
+for l in sys.stdin:
+    t = float(l.split()[0])
+    if ", core admits" not in l or not any(k <= t <= b for k, b in out):
+        print(l.strip())
+' "$W/faults")
+	if [ -z "$unexplained" ]; then
+		note "libra-replay: $(grep -c DIFFERS <<<"$rout") refusal(s) made while a killed slurmd's node was not usable; the core, with every node up, admits them"
+	else
+		expect_fail "libra-replay: decisions differ after the faults: $(head -5 <<<"$unexplained" | tr '\n' ';') $(tail -n 1 <<<"$rout")"
+	fi
+fi
 
 # No error from our plugins in slurmctld's log.
 errs=$(ctld_plugin_errors)
