@@ -11,10 +11,11 @@
 #  - harmless (its name, mail, nice, output, work directory, requeue flag,
 #    accrue time; hold and release): taken by Slurm, the job's record
 #    unchanged but for the time held;
-#  - anything else (the sockets, cores, threads or scratch disk it needs,
-#    its switches, boot delay, TRES bindings and frequency, an earlier end
-#    time, its size, limits, nodes, dependencies, features, ...): refused,
-#    the field and the record as they were, and slurmctld's log says why;
+#  - anything else (its priority, the sockets, cores, threads or scratch
+#    disk it needs, its switches, boot delay, TRES bindings and frequency,
+#    an earlier end time, its size, limits, nodes, dependencies,
+#    features, ...): refused, the field and the record as they were, and
+#    slurmctld's log says why;
 #  - an array's throttle (its admitted lanes), which Slurm sets before the
 #    plugin sees the update, stays as admitted;
 #  - the same updates by root (an operator) are taken.
@@ -70,6 +71,7 @@ try "$H" JobName=renamed JobName ok
 try "$H" MailType=END MailType ok
 try "$H" MailUser=someone@example.invalid MailUser ok
 try "$H" Nice=10 Nice ok
+try "$H" Priority=1 Priority refused
 try "$H" WorkDir=/tmp WorkDir ok
 try "$H" StdOut=/tmp/h.out StdOut ok
 try "$H" Requeue=0 Requeue ok

@@ -44,6 +44,16 @@
 #define LIBRA_TOKEN_LATE 0.25
 
 /*
+ * An admitted job's priority (design.md decision 38): slurmctld's
+ * TOP_PRIORITY (job_mgr.c), above what its priority plugins give, set
+ * directly (direct_set_prio, never recomputed).  While one waits to start,
+ * Slurm starts no interactive allocation in its RPC (_top_priority()), its
+ * scheduler and backfill take it first, and its pinned nodes are kept
+ * from lower jobs.
+ */
+#define LIBRA_PRIORITY 0xffff0000u
+
+/*
  * The slurmctld locks a function relies on, asserted the way slurmctld's
  * own code does (job_submit.c, node_mgr.c): checked when Slurm is built
  * for debugging (without NDEBUG), compiled out otherwise.  "Read" is met

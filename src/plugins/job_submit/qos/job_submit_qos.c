@@ -667,7 +667,9 @@ static void _set_time_limit(job_desc_msg_t *job_desc, const libra_sla_t *sla,
  * An admitted job under libra_no_sla=slurm (decision 27): slurmctld's own
  * scheduler and backfill may start it too, so it asks for its admitted
  * nodes ("n1,n2") and to time-share their CPUs with other admitted jobs
- * (OverSubscribe=YES:N; jobs without an SLA never share).
+ * (OverSubscribe=YES:N; jobs without an SLA never share).  It comes first
+ * wherever Slurm starts jobs (LIBRA_PRIORITY, decision 38), unless it is
+ * held (--hold) or an operator gave it a priority of their own.
  */
 static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 {
@@ -677,6 +679,8 @@ static void _pin(job_desc_msg_t *job_desc, const char *nodes)
 	job_desc->req_nodes = xstrdup(nodes);
 	if (job_desc->shared != JOB_SHARED_NONE)	/* --exclusive stays */
 		job_desc->shared = JOB_SHARED_OK;
+	if (job_desc->priority == NO_VAL)
+		job_desc->priority = LIBRA_PRIORITY;
 }
 
 /* The record into AdminComment, the administrator's --admin-comment kept
@@ -2077,6 +2081,11 @@ static const char *_tampered(job_desc_msg_t *d)
 		return "the reservation";
 	if (d->contiguous != NO_VAL16 || d->core_spec != NO_VAL16)
 		return "the node layout";
+	/* a hold (0) or a release (INFINITE) only: its place in the
+	 * queue is its admission's (decision 38) */
+	if (d->priority != NO_VAL && d->priority != 0 &&
+	    d->priority != INFINITE)
+		return "the priority";
 	return NULL;
 }
 
@@ -2230,6 +2239,9 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		what = _unknown_change(job_desc, job_ptr, submit_uid);
 	if (!what) {
 		_owner_hold(job_desc, job_ptr, submit_uid);
+		/* a release: sched/libra starts it at once (decision 38) */
+		if (job_desc->priority == INFINITE)
+			libra_hub_wake();
 		return SLURM_SUCCESS;
 	}
 	if (validate_operator(submit_uid)) {

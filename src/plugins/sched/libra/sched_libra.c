@@ -655,6 +655,24 @@ static bool _release_launch_failed(job_record_t *job_ptr)
 }
 
 /*
+ * An admitted job comes first wherever Slurm starts jobs (LIBRA_PRIORITY,
+ * decision 38).  A release (_release_job_rec()) hands it back to the
+ * priority plugin, as a requeue may: it gets its priority back.  One an
+ * operator set (direct_set_prio) stays.
+ */
+static void _keep_priority(job_record_t *job_ptr, time_t now)
+{
+	if (st.no_sla_mode != LIBRA_NOSLA_SLURM || !job_ptr->priority ||
+	    job_ptr->direct_set_prio || job_ptr->priority == LIBRA_PRIORITY)
+		return;
+	debug("sched/libra: %pJ: priority %u back to an admitted job's %u",
+	      job_ptr, job_ptr->priority, LIBRA_PRIORITY);
+	job_ptr->priority = LIBRA_PRIORITY;
+	job_ptr->direct_set_prio = 1;
+	last_job_update = now;
+}
+
+/*
  * A held job: nothing to start, but it ends at its hard deadline like any
  * admitted job (_before_deadline()).
  */
@@ -1370,12 +1388,17 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 
 			_held(job_ptr, now, &t);
 			_lower(skipped_next, t);
+			/* looked at by the next passes: its release is
+			 * started at once (decision 38) */
+			if (_is_admitted(job_ptr))
+				_ids_add(&st.carry, job_ptr->job_id);
 			continue;
 		}
 		if (!_is_admitted(job_ptr)) {
 			jobs[nbest++] = job_ptr;
 			continue;
 		}
+		_keep_priority(job_ptr, now);
 		if (!(*more = *more || _monotonic() - t0 > PASS_BUDGET))
 			n += _try_admitted(job_ptr, now, next, unsaved);
 		_carry_started(job_ptr, now, skipped_next);
@@ -1404,9 +1427,8 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
  * (decision 25) only at the pending jobs the last pass left pending and
  * the jobs created since.  Passes are full every libra_interval, when the
  * sync walked the whole job table, and when a deadline among the jobs an
- * incremental pass skips is due.  A held job is looked at by the first
- * pass to see it, then by full passes only: one released waits for the
- * next (libra_interval at most).
+ * incremental pass skips is due.  An admitted job held is carried too, so
+ * that the pass job_modify() wakes at its release starts it (decision 38).
  */
 static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 		    bool *more)
@@ -1466,9 +1488,14 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	usec = (uint32_t) (1e6 * (clk.t[5] - clk.t[0]));
 	*nstarted = started;
 	_stats(usec, started, examined, pending, now);
-	if (started)
+	if (started) {
 		debug("sched/libra: pass started %u of %u pending jobs in %u usec",
 		      started, pending, usec);
+		/* the allocations they kept waiting (decision 38): Slurm's
+		 * scheduler at its next look, not at its interval */
+		if (st.no_sla_mode == LIBRA_NOSLA_SLURM)
+			queue_job_scheduler();
+	}
 	return next;
 }
 
