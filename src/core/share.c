@@ -25,6 +25,15 @@ extern double libra_share_paced(double runtime, double cpu_done, double now,
 	return libra_share_remaining(work, time_left - lead, share_min);
 }
 
+extern double libra_share_committed(double runtime, double from,
+				    double target, double lead,
+				    double share_min)
+{
+	if (!(from > 0.0))
+		return 0.0;
+	return libra_share_paced(runtime, 0.0, from, target, lead, share_min);
+}
+
 extern double libra_share_enforced(double runtime, double cpu_done,
 				   double now, double begin, double target,
 				   double deadline, double lead,

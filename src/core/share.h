@@ -70,6 +70,19 @@ extern double libra_share_enforced(double runtime, double cpu_done,
 				   double deadline, double lead,
 				   double share_min);
 
+/*
+ * The most a job's CPU weight claims (design.md decision 16): the share
+ * the ledger committed to it, its paced share at "from" (its admission,
+ * binding quote's hold end, booking's begin or re-planning) with no work
+ * done.  Libra's formula alone gives a job that idled first, or was kept
+ * from starting by its owner, a share above that as its time runs out,
+ * taken from the jobs admitted beside it on what the ledger promised
+ * them; capped, it takes only what they leave.  0 when "from" is not set.
+ */
+extern double libra_share_committed(double runtime, double from,
+				    double target, double lead,
+				    double share_min);
+
 /* The clamped share from remaining work and time left. */
 extern double libra_share_remaining(double work, double time_left,
 				    double share_min);

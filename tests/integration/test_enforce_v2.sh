@@ -18,7 +18,10 @@
 #     estimate drops to the best-effort share (share_min 0.01: weight 100);
 #  4. a job without an SLA (libra_no_sla=slurm) is left where Slurm put it
 #     (doc/design.md decision 27): no task of it in the plugin's tree, no
-#     weight written for it.
+#     weight written for it;
+#  5. a job that idles (no CPU time in its cpu.stat) keeps the weight of
+#     the share committed at its admission, not Libra's growing one
+#     (decision 16, libra_share_committed()).
 # What this cannot show: that a kernel divides CPU time by these weights
 # (test_enforce shows it with v1's cpu.shares), the kernel's own files and
 # their errors, and Slurm's cgroup/v2 plugin beside ours (the local cluster
@@ -106,6 +109,27 @@ assert_eq "" "$in_tree" "tasks of the job without an SLA in the plugin's tree ($
 note "job $plain (no SLA): no task and no weight in the plugin's tree"
 gate_open "$gate2"
 wait_until 120 "the job without an SLA to end" bash -c "[ -z \"\$(squeue -h -j $plain -o %i)\" ]"
+
+# 5. a job that idles (cpu.stat reports no work) claims no more than the
+# share committed at its admission: 20 s of work by 60 s, paced one
+# interval early, 20 / 59 = 0.339; Libra's formula alone asks 20 / 44 =
+# 0.455 by 15 s after the admission
+gate3=$LIBRA_WORK/go3
+libra_sbatch_admitted "an idle job" -J idle -n 1 \
+	--comment="runtime=20s,deadline=60s,budget=1000" --wrap "$(gate_wait "$gate3")"
+idle=$SB_JOBID
+# shellcheck disable=SC2317 # called through wait_until
+idle_weight() { [ -s "$node/job_$idle/cpu.weight" ]; }
+wait_until 60 "the idle job's cpu.weight" idle_weight
+admitted=$(json_get "$(job_record "$idle")" admit.time)
+sleep "$(awk -v a="$admitted" -v n="$(date +%s.%N)" 'BEGIN { d = a + 16 - n; print (d > 0 ? d : 0) }')"
+wi=$(cat "$node/job_$idle/cpu.weight")
+libra=$(awk -v a="$admitted" -v n="$(date +%s.%N)" 'BEGIN { printf "%d", 10000 * 20 / (60 - 1 - (n - a)) }')
+note "job $idle idle for 16 s: cpu.weight $wi (committed 3390; Libra's formula now $libra)"
+awk -v w="$wi" 'BEGIN { exit !(w >= 3220 && w <= 3560) }' ||
+	expect_fail "the idle job's cpu.weight $wi is not its committed share's 3390 within 5% (Libra's formula: $libra)"
+gate_open "$gate3"
+wait_until 120 "the idle job to end" bash -c "[ -z \"\$(squeue -h -j $idle -o %i)\" ]"
 expect_done
 cluster_stop
 assert_nothing_left

@@ -156,6 +156,31 @@ START_TEST(test_share_paced_keeps_the_clamps)
 }
 END_TEST
 
+START_TEST(test_share_committed_caps_a_job_that_idled)
+{
+	/* 100 s of work committed at 0 to a target of 402, lead 2: 0.25 */
+	double cap = libra_share_committed(100, 0.001, 402, 2, SMIN);
+
+	ck_assert_double_eq_tol(cap, 100 / (402 - 2 - 0.001), TOL);
+	/* run at its share, its paced share stays the committed one */
+	ck_assert_double_eq_tol(libra_share_paced(100, 50, 200.0005, 402, 2,
+						  SMIN), cap, 1e-6);
+	/* idle until 300: Libra's formula asks 100 / 100 = 1, four times
+	 * what was committed; the cap is what the weight claims */
+	ck_assert_double_eq_tol(libra_share_paced(100, 0, 300, 402, 2, SMIN),
+				1.0, TOL);
+	ck_assert(cap < 0.26);
+	/* no commit time: no cap */
+	ck_assert_double_eq_tol(libra_share_committed(100, 0, 402, 2, SMIN),
+				0.0, TOL);
+	ck_assert_double_eq_tol(libra_share_committed(100, NAN, 402, 2, SMIN),
+				0.0, TOL);
+	/* committed where the window is shorter than the work: a whole CPU */
+	ck_assert_double_eq_tol(libra_share_committed(100, 350, 402, 2, SMIN),
+				1.0, TOL);
+}
+END_TEST
+
 START_TEST(test_share_enforced_waits_for_the_begin)
 {
 	/* counted from a boot at 300: share_min before, paced from then on,
@@ -293,6 +318,7 @@ static Suite *_suite(void)
 	T(tc, test_share_paced_last_interval_is_one);
 	T(tc, test_share_paced_keeps_the_clamps);
 	T(tc, test_share_enforced_waits_for_the_begin);
+	T(tc, test_share_committed_caps_a_job_that_idled);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("weight");

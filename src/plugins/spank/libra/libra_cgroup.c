@@ -122,6 +122,8 @@ static struct {
 	double runtime, deadline, target;
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
+	double from;			/* its share was committed then: its
+					 * weight claims no more (0: no cap) */
 	double predicted;		/* admitted on a prediction: its plan
 					 * (decision 34), else 0 */
 	double reported;		/* the plan last reported reached */
@@ -502,6 +504,13 @@ static bool _load_sla(void)
 				cg.predicted = !(rec.declared > 0.0) ? 0.0 :
 					       rec.replanned > 0.0 ? rec.plan :
 					       rec.predicted;
+				/* not a bag's task (its lane paces it) nor
+				 * a job requeued after a node failure (the
+				 * provider's late start to make good) */
+				cg.from = rec.bag.tasks > 0 ||
+					  rec.requeues > 0 ? 0.0 :
+					  fmax(libra_record_commit_time(&rec),
+					       rec.begin);
 				_bag_task(&rec);
 			}
 			for (int i = 0; i < rec.nplace; i++)
@@ -582,7 +591,7 @@ static double _done(void)
 /* The job's share now, per CPU (share.h clamps). */
 static double _share_now(void)
 {
-	double done;
+	double done, share, cap;
 	struct timespec now;
 
 	if (cg.has_sla && cg.slurms)
@@ -593,11 +602,15 @@ static double _share_now(void)
 	clock_gettime(CLOCK_REALTIME, &now);
 	/* share_min before its begin (a job counted from a boot that came
 	 * early); paced to its target, past that to its deadline
-	 * (libra_share_enforced()) */
-	return libra_share_enforced(cg.runtime, done,
-				    now.tv_sec + now.tv_nsec / 1e9, cg.begin,
-				    cg.target, cg.deadline, cg.interval,
-				    cg.share_min);
+	 * (libra_share_enforced()); never above what was committed to it
+	 * (libra_share_committed()) */
+	share = libra_share_enforced(cg.runtime, done,
+				     now.tv_sec + now.tv_nsec / 1e9, cg.begin,
+				     cg.target, cg.deadline, cg.interval,
+				     cg.share_min);
+	cap = libra_share_committed(cg.runtime, cg.from, cg.target,
+				    cg.interval, cg.share_min);
+	return cap > 0.0 && share > cap ? cap : share;
 }
 
 static void _update_weight(void)
