@@ -214,6 +214,13 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 				libra_slurm_left_out_t *out, char **err_msg);
 
 /*
+ * The nodes where a running job does not share its CPUs, on which Slurm
+ * starts no job that shares until it ends (decision 27); NULL when none
+ * (else FREE_NULL_BITMAP() it).  Job read lock.
+ */
+extern bitstr_t *libra_slurm_unshared_nodes(void);
+
+/*
  * The nodes a job may use: its partition, minus down nodes, restricted to
  * req_nodes when given, minus exc_nodes, minus the nodes still completing
  * a job that ended more than MessageTimeout ago (select_nodes() takes no

@@ -73,10 +73,10 @@ static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
  *    went wrong (a slurmd killed in the job's end: 54 s in rel_faults),
  *    for as long as that takes (decision 29).
  * A pending job admitted to whole nodes (--exclusive) counts in *unshared
- * as a running one that does not share (decision 29).
+ * as a running one that does not share (decision 29), if "whole".
  * Each NULL when empty.
  */
-static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
+static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole)
 {
 	time_t old = time(NULL) - (time_t) slurm_conf.msg_timeout;
 	libra_list_itr_t iter;
@@ -96,7 +96,7 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
 				*stuck = bit_alloc(node_record_count);
 			bit_or(*stuck, job_ptr->node_bitmap_cg);
 		}
-		if (unshared && IS_JOB_PENDING(job_ptr) && p &&
+		if (unshared && whole && IS_JOB_PENDING(job_ptr) && p &&
 		    !(p->max_share & SHARED_FORCE))
 			_whole_admitted(job_ptr, unshared);
 		if (!unshared ||
@@ -112,6 +112,15 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck)
 		bit_or(*unshared, job_ptr->node_bitmap);
 	}
 	list_iterator_destroy(iter);
+}
+
+extern bitstr_t *libra_slurm_unshared_nodes(void)
+{
+	bitstr_t *unshared = NULL, *stuck = NULL;
+
+	_held_nodes(&unshared, &stuck, false);
+	FREE_NULL_BITMAP(stuck);
+	return unshared;
 }
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,
@@ -144,7 +153,7 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		return NULL;
 	}
 	_held_nodes(part_ptr && !(part_ptr->max_share & SHARED_FORCE) ?
-		    &held : NULL, &stuck);
+		    &held : NULL, &stuck, true);
 	mask = xcalloc(node_record_count ? node_record_count : 1,
 		       sizeof(*mask));
 	for (int i = 0; i < node_record_count; i++) {

@@ -455,15 +455,21 @@ static bool _window_restrict(job_record_t *job_ptr, libra_record_t *rec,
 }
 
 /*
- * The admitted nodes of a pending job went down: admit it again elsewhere
- * at the price it was quoted.  Returns true when it has a new placement.
+ * The admitted nodes of a pending job went down, or run jobs that do not
+ * share (Slurm started them while the job was held or waited for a
+ * dependency, decision 38): admit it again elsewhere, for what is left
+ * of its window, at the price it was quoted.  "keep": its commitment
+ * stays until a new placement is found (its nodes may free in time).
+ * Returns true when it has a new placement.  Hub lock held.
  */
-static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
+static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now,
+		     bool keep)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_params_t *p = libra_hub_params();
 	libra_quote_t *q = xmalloc(sizeof(*q));
 	libra_request_t req = { 0 };
+	libra_sla_t sla = rec->sla;
 	char *names;
 	bool ok = false;
 
@@ -475,18 +481,24 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now)
 					    NULL, NULL);
 	if (!_window_restrict(job_ptr, rec, now, (bool *) req.eligible))
 		goto out;
-	libra_ledger_release(l, job_ptr->job_id);
-	libra_admit(l, p, &rec->sla, &req, (double) now, q);
-	libra_sla_accept(&rec->sla, q);		/* the new target, if any */
-	if (q->verdict == LIBRA_ACCEPT &&
-	    !libra_ledger_commit(l, job_ptr->job_id, &rec->sla, q->place,
+	if (!keep)
+		libra_ledger_release(l, job_ptr->job_id);
+	libra_admit(l, p, &sla, &req, (double) now, q);
+	if (q->verdict != LIBRA_ACCEPT)
+		goto out;
+	libra_sla_accept(&sla, q);		/* the new target, if any */
+	if (keep)
+		libra_ledger_release(l, job_ptr->job_id);
+	if (!libra_ledger_commit(l, job_ptr->job_id, &sla, q->place,
 				 q->nplace, (double) now)) {
+		rec->sla = sla;
 		if (libra_record_set_place(rec, l, q->place, q->nplace))
 			goto out;
 		libra_slurm_store_record(job_ptr, rec);
 		names = libra_slurm_place_names(rec);
-		info("sched/libra: %pJ: its admitted nodes failed; admitted again on %s",
-		     job_ptr, names);
+		info("sched/libra: %pJ: its admitted nodes %s; admitted again on %s",
+		     job_ptr, keep ? "run jobs that do not share" : "failed",
+		     names);
 		if (st.no_sla_mode == LIBRA_NOSLA_SLURM)
 			_pin(job_ptr, names);
 		xfree(names);
@@ -496,6 +508,30 @@ out:
 	xfree(req.eligible);
 	xfree(q);
 	return ok;
+}
+
+/*
+ * Does a job that does not share its CPUs run on one of the record's
+ * nodes (Slurm would not start the admitted job there until it ends)?
+ * Job read lock, hub lock held.
+ */
+static bool _placement_taken(const libra_record_t *rec)
+{
+	libra_ledger_t *l = libra_hub_ledger();
+	bitstr_t *unshared;
+	bool taken = false;
+
+	if (st.no_sla_mode != LIBRA_NOSLA_SLURM ||
+	    !(unshared = libra_slurm_unshared_nodes()))
+		return false;
+	for (int i = 0; i < rec->nplace && !taken; i++) {
+		int node = libra_ledger_find_node(l, rec->place[i].node);
+
+		taken = node >= 0 && node < bit_size(unshared) &&
+			bit_test(unshared, node);
+	}
+	FREE_NULL_BITMAP(unshared);
+	return taken;
 }
 
 /* Are the admitted nodes of the record all up in the ledger?  Hub lock held. */
@@ -887,9 +923,14 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	if (admitted) {
 		/* the ledger's nodes, then a new place */
 		libra_hub_lock();
-		if (!_placement_up(&rec) && !_replace(job_ptr, &rec, now))
+		if (!_placement_up(&rec) && !_replace(job_ptr, &rec, now,
+						      false))
 			_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
 				    "libra: admitted nodes are down and no others can meet the deadline");
+		else if (_placement_taken(&rec) &&
+			 !_replace(job_ptr, &rec, now, true))
+			_set_reason(job_ptr, WAIT_RESOURCES,
+				    "libra: its admitted nodes run jobs that do not share, and no others can meet the deadline");
 		libra_hub_unlock();
 		nodes = libra_slurm_place_names(&rec);
 	} else if (libra_slurm_job_demand(job_ptr, &demand)) {
