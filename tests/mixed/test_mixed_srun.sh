@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2317 # functions run through both
-# test_mixed_interactive: interactive allocations racing an admission
+# test_mixed_srun: interactive allocations racing an admission
 # (design.md decision 38), on a stock cluster and on the plugin cluster at
 # once (../parity/lib.sh: 4 nodes of 1 CPU each).  Each round, on an idle
 # cluster, a batch job with an SLA (runtime=1s; stock takes the --comment
@@ -18,6 +18,9 @@
 #  - both: every srun ran; libra's sruns all ended no later than stock's
 #    plus one libra_interval and the slack (they wait for the admitted job
 #    only, never for a pass).
+# (A short name: slurmstepd's socket, <cluster>/stock/spool/slurmd-n4/
+# n4_<job>.<step>, must fit in 108 bytes under the compatibility suite's
+# build directories.)
 # shellcheck source=../parity/lib.sh
 . "$(dirname "$0")/../parity/lib.sh"
 parity_init
