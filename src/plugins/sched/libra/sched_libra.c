@@ -534,6 +534,23 @@ static bool _placement_taken(const libra_record_t *rec)
 	return taken;
 }
 
+/*
+ * After a failed start: are the record's nodes taken by jobs that do not
+ * share?  1: yes, and the job was placed again; -1: yes, and no other
+ * nodes can meet its deadline; 0: no.
+ */
+static int _taken_replaced(job_record_t *job_ptr, libra_record_t *rec,
+			   time_t now)
+{
+	int taken = 0;
+
+	libra_hub_lock();
+	if (_placement_taken(rec))
+		taken = _replace(job_ptr, rec, now, true) ? 1 : -1;
+	libra_hub_unlock();
+	return taken;
+}
+
 /* Are the admitted nodes of the record all up in the ledger?  Hub lock held. */
 static bool _placement_up(const libra_record_t *rec)
 {
@@ -899,7 +916,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	bitstr_t *held = NULL;
 	char *nodes = NULL;
 	bool has_rec, admitted;
-	int rc, nheld = 0;
+	int rc, nheld = 0, taken = 0;
 
 	if (!_before_deadline(job_ptr, now, next, _hard_deadline(job_ptr)))
 		return false;
@@ -927,10 +944,6 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 						      false))
 			_set_reason(job_ptr, WAIT_NODE_NOT_AVAIL,
 				    "libra: admitted nodes are down and no others can meet the deadline");
-		else if (_placement_taken(&rec) &&
-			 !_replace(job_ptr, &rec, now, true))
-			_set_reason(job_ptr, WAIT_RESOURCES,
-				    "libra: its admitted nodes run jobs that do not share, and no others can meet the deadline");
 		libra_hub_unlock();
 		nodes = libra_slurm_place_names(&rec);
 	} else if (libra_slurm_job_demand(job_ptr, &demand)) {
@@ -941,12 +954,24 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 		libra_hub_unlock();
 	}
 	rc = _start_job(job_ptr, nodes, held);
+	/* its admitted nodes taken meanwhile (decision 38): placed again
+	 * and tried once more; the job list is walked only after a failed
+	 * start, not on every start */
+	if (rc != SLURM_SUCCESS && admitted &&
+	    (taken = _taken_replaced(job_ptr, &rec, now)) > 0) {
+		xfree(nodes);
+		nodes = libra_slurm_place_names(&rec);
+		rc = _start_job(job_ptr, nodes, held);
+	}
 	FREE_NULL_BITMAP(held);
 	if (rc == SLURM_SUCCESS) {
 		/* test_sched_workload.sh and test_sched_deadlines.sh read it */
 		info("sched/libra: started %pJ on %s%s", job_ptr,
 		     job_ptr->nodes, admitted ? "" : " (best effort)");
 		_note_started(job_ptr, &rec, has_rec);
+	} else if (taken < 0) {
+		_set_reason(job_ptr, WAIT_RESOURCES,
+			    "libra: its admitted nodes run jobs that do not share, and no others can meet the deadline");
 	} else if (nodes) {
 		_set_reason(job_ptr, WAIT_RESOURCES,
 			    "libra: admitted on %s: %s", nodes,
