@@ -397,4 +397,33 @@ extern void libra_admit_power(const libra_power_plan_t *plan,
 			      double now, double earliest, libra_quote_t *q,
 			      libra_power_choice_t *out);
 
+/*
+ * A planned start at a busy site (design.md decision 39).  Some nodes the
+ * job may use are taken until free_at[k] by work the ledger does not
+ * hold (in the plugins, jobs without an SLA that do not share their CPUs,
+ * until their time limits; 0 or earlier than "earliest": free).  A job
+ * the free nodes refused at "earliest" is quoted as a booking (req->booked
+ * = now) from each later time an eligible node frees, earliest first, at
+ * most LIBRA_SLOT_TRIES of them before its deadline, on the nodes free by
+ * then: the first accepted is its planned start, and q, req->eligible (=
+ * mask) and req->booked are what it was admitted with.  Refused at every
+ * one, the next free slot is the first of those times (any, not only
+ * before the deadline) from which the same window, its deadline and due
+ * date moved by as much, is admitted; q is then the last quote tried and
+ * req is as it came.  mask: one per ledger node, filled here.
+ */
+typedef struct libra_planned {
+	bool accepted;
+	double begin;		/* accepted: the planned start */
+	bool slot_found;
+	libra_slot_t slot;	/* refused: the next free slot */
+} libra_planned_t;
+
+extern void libra_admit_when_free(const libra_ledger_t *l,
+				  const libra_params_t *p,
+				  const libra_sla_t *sla, libra_request_t *req,
+				  const double *free_at, bool *mask,
+				  double now, double earliest,
+				  libra_quote_t *q, libra_planned_t *out);
+
 #endif /* LIBRA_ADMIT_H */

@@ -8,6 +8,7 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <string.h>
 
 #include "admit.h"
 
@@ -103,4 +104,95 @@ extern void libra_admit_power(const libra_power_plan_t *plan,
 		}
 	}
 	q->verdict = v;
+}
+
+/* Up to max distinct times in (after, before) at which an eligible node
+ * frees (free_at), ascending; their count.  Insertion into a short
+ * sorted array: O(nodes x max). */
+static int _free_times(int nodes, const bool *eligible, const double *free_at,
+		       double after, double before, double *t, int max)
+{
+	int m = 0;
+
+	for (int k = 0; k < nodes; k++) {
+		double f = free_at[k];
+		int i;
+
+		if ((eligible && !eligible[k]) || !(f > after) ||
+		    !(f < before) || !isfinite(f))
+			continue;
+		for (i = m; i > 0 && t[i - 1] > f; i--)
+			;
+		if ((i > 0 && t[i - 1] == f) || i >= max)
+			continue;
+		if (m < max)
+			m++;
+		memmove(t + i + 1, t + i, (m - 1 - i) * sizeof(*t));
+		t[i] = f;
+	}
+	return m;
+}
+
+/* The nodes the job may use at "at": eligible, and free by then. */
+static void _free_by(int nodes, const bool *eligible, const double *free_at,
+		     double at, bool *mask)
+{
+	for (int k = 0; k < nodes; k++)
+		mask[k] = (!eligible || eligible[k]) && free_at[k] <= at;
+}
+
+/*
+ * Each time an eligible node frees, earliest first, as a booking from
+ * then: the first accepted is the planned start.  Refused at every one:
+ * the same window from each of them (the deadline moved by as much) for
+ * the next free slot.  See admit.h.
+ */
+extern void libra_admit_when_free(const libra_ledger_t *l,
+				  const libra_params_t *p,
+				  const libra_sla_t *sla, libra_request_t *req,
+				  const double *free_at, bool *mask,
+				  double now, double earliest,
+				  libra_quote_t *q, libra_planned_t *out)
+{
+	int nodes = libra_ledger_node_count(l), n;
+	const bool *eligible = req->eligible;
+	double booked = req->booked, t[LIBRA_SLOT_TRIES];
+
+	memset(out, 0, sizeof(*out));
+	n = _free_times(nodes, eligible, free_at, earliest, sla->deadline, t,
+			LIBRA_SLOT_TRIES);
+	req->eligible = mask;
+	req->booked = now > 0.0 ? now : nextafter(0.0, 1.0);
+	for (int i = 0; i < n && !out->accepted; i++) {
+		_free_by(nodes, eligible, free_at, t[i], mask);
+		libra_admit(l, p, sla, req, t[i], q);
+		if (q->verdict == LIBRA_ACCEPT) {
+			out->accepted = true;
+			out->begin = t[i];
+		}
+	}
+	if (out->accepted)
+		return;		/* req->eligible is the mask it took */
+	/* the next free slot: the window as long, from a later free time */
+	n = _free_times(nodes, eligible, free_at, earliest, INFINITY, t,
+			LIBRA_SLOT_TRIES);
+	for (int i = 0; i < n && !out->slot_found; i++) {
+		double shift = t[i] - earliest;
+		libra_sla_t s = *sla;
+
+		s.submit += shift;
+		s.deadline += shift;
+		if (s.set & LIBRA_SLA_DUEDATE)
+			s.due_date += shift;
+		_free_by(nodes, eligible, free_at, t[i], mask);
+		libra_admit(l, p, &s, req, t[i], q);
+		if (q->verdict == LIBRA_ACCEPT) {
+			out->slot_found = true;
+			out->slot.begin = t[i];
+			out->slot.deadline = s.deadline;
+			out->slot.price = q->price;
+		}
+	}
+	req->eligible = eligible;
+	req->booked = booked;
 }

@@ -181,6 +181,11 @@ typedef struct {
 	uint32_t tmp_mb; /* what it asks (--tmp) [MB] */
 	char resv[64];	/* the first such reservation's name */
 	time_t resv_start; /* and its start */
+	double *free_at; /* xmalloc'd when a partition not OverSubscribe=FORCE
+			  * was looked at: per node, when the jobs that do
+			  * not share free an "unshared" node (their time
+			  * limits, decision 39; INFINITY: unbounded), 0
+			  * elsewhere; the caller xfree()s it */
 } libra_slurm_left_out_t;
 
 /*
@@ -227,7 +232,10 @@ extern bitstr_t *libra_slurm_unshared_nodes(void);
  * node of cg_node_bitmap: design.md decision 29),
  * and, unless the partition is OverSubscribe=FORCE, minus the nodes where
  * a job that does not share runs (Slurm would not start a sharing job
- * there: decision 27); how many of each in *out when not NULL.
+ * there: decision 27); how many of each in *out when not NULL.  Given
+ * *out, those last nodes stay in the mask, and out->free_at says when
+ * each frees (decision 39): the caller leaves out the ones not free by
+ * its job's start.
  * xmalloc'd array indexed like the node table (and the ledger); NULL on a
  * bad node list (err_msg set).  Job, node and partition read locks.
  */

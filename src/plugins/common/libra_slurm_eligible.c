@@ -7,6 +7,7 @@
  *  left out; the names of a placement's nodes.
 \*****************************************************************************/
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +33,8 @@
  * does not share would be, so that no other job is admitted there before
  * it starts.
  */
-static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
+static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held,
+			    double *free_at)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_record_t rec;
@@ -49,8 +51,40 @@ static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
 		if (!*held)
 			*held = bit_alloc(node_record_count);
 		bit_set(*held, n);
+		if (free_at)
+			free_at[n] = INFINITY;
 	}
 	libra_record_free(&rec);
+}
+
+/*
+ * When a running job that does not share frees its nodes at the latest
+ * (decision 39): past its time limit (end_time) and OverTimeLimit,
+ * slurmctld's check of time limits, every PERIODIC_TIMEOUT seconds,
+ * signals it, and KillWait later kills it.  INFINITY when nothing bounds
+ * it: no time limit, or suspended (its end moves by the time it stays
+ * suspended).
+ */
+static double _end_bound(job_record_t *job_ptr)
+{
+	double over = 0.0;
+
+	if (IS_JOB_SUSPENDED(job_ptr) || job_ptr->time_limit == INFINITE ||
+	    job_ptr->time_limit == NO_VAL || !job_ptr->end_time)
+		return INFINITY;
+	if (slurm_conf.over_time_limit == INFINITE16)
+		return INFINITY;
+	over = slurm_conf.over_time_limit * 60.0;
+	return (double) job_ptr->end_time + over + PERIODIC_TIMEOUT +
+	       slurm_conf.kill_wait;
+}
+
+/* Each node of "nodes" frees no earlier than t. */
+static void _frees_at(double *free_at, bitstr_t *nodes, double t)
+{
+	for (int i = 0; i < node_record_count; i++)
+		if (bit_test(nodes, i) && !(free_at[i] >= t))
+			free_at[i] = t;
 }
 
 /*
@@ -74,9 +108,12 @@ static void _whole_admitted(job_record_t *job_ptr, bitstr_t **held)
  *    for as long as that takes (decision 29).
  * A pending job admitted to whole nodes (--exclusive) counts in *unshared
  * as a running one that does not share (decision 29), if "whole".
- * Each NULL when empty.
+ * Each NULL when empty.  free_at (when not NULL, one per node, zeroed):
+ * when each node of *unshared frees (_end_bound(); INFINITY for an
+ * admitted --exclusive job's).
  */
-static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole)
+static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole,
+			double *free_at)
 {
 	time_t old = time(NULL) - (time_t) slurm_conf.msg_timeout;
 	libra_list_itr_t iter;
@@ -98,7 +135,7 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole)
 		}
 		if (unshared && whole && IS_JOB_PENDING(job_ptr) && p &&
 		    !(p->max_share & SHARED_FORCE))
-			_whole_admitted(job_ptr, unshared);
+			_whole_admitted(job_ptr, unshared, free_at);
 		if (!unshared ||
 		    (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) ||
 		    !job_ptr->node_bitmap || !p ||
@@ -110,6 +147,9 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole)
 		if (!*unshared)
 			*unshared = bit_alloc(node_record_count);
 		bit_or(*unshared, job_ptr->node_bitmap);
+		if (free_at)
+			_frees_at(free_at, job_ptr->node_bitmap,
+				  _end_bound(job_ptr));
 	}
 	list_iterator_destroy(iter);
 }
@@ -118,7 +158,7 @@ extern bitstr_t *libra_slurm_unshared_nodes(void)
 {
 	bitstr_t *unshared = NULL, *stuck = NULL;
 
-	_held_nodes(&unshared, &stuck, false);
+	_held_nodes(&unshared, &stuck, false, NULL);
 	FREE_NULL_BITMAP(stuck);
 	return unshared;
 }
@@ -152,8 +192,11 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		FREE_NULL_BITMAP(exc);
 		return NULL;
 	}
+	if (out != &none && part_ptr && !(part_ptr->max_share & SHARED_FORCE))
+		out->free_at = xcalloc(node_record_count ? node_record_count :
+				       1, sizeof(double));
 	_held_nodes(part_ptr && !(part_ptr->max_share & SHARED_FORCE) ?
-		    &held : NULL, &stuck, true);
+		    &held : NULL, &stuck, true, out->free_at);
 	mask = xcalloc(node_record_count ? node_record_count : 1,
 		       sizeof(*mask));
 	for (int i = 0; i < node_record_count; i++) {
@@ -173,7 +216,8 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		}
 		if (held && bit_test(held, i)) {
 			out->unshared++;
-			continue;
+			if (!out->free_at)
+				continue;	/* else kept, with when it frees */
 		}
 		mask[i] = true;
 	}

@@ -1239,8 +1239,11 @@ typedef struct {
 	double start;		/* the start the power plan chose */
 	bool hold;		/* a binding quote (quote=hold) */
 	bool deferred, boot_wait;	/* the power plan's (decision 24) */
+	bool *all;		/* the nodes it may use once the jobs that do
+				 * not share end there (decision 39) */
+	libra_planned_t plan;	/* a planned start there, or the next slot */
 	double declared, predicted;	/* the runtimes (_predict()) */
-	char begin_txt[96], predict_txt[128];
+	char begin_txt[192], predict_txt[128];
 	char *tried;		/* -p a,b: the other partitions' reasons */
 	int k;			/* the partition placed (or last tried) */
 } admit_ctx_t;
@@ -1252,6 +1255,27 @@ typedef struct {
  * others were left out).  A booking (c->begin > 0) is marked booked, and
  * c->begin_txt says when it begins.
  */
+/*
+ * The nodes where jobs without an SLA that do not share run until their
+ * time limits (decision 39): kept in c->all, usable from when they free,
+ * and left out of mask where that is after the admission's start (c->at:
+ * now, a booking's begin, a binding quote's hold end).
+ */
+static void _free_now(admit_ctx_t *c, bool *mask)
+{
+	const double *free_at = c->left_out.free_at;
+
+	xfree(c->all);
+	if (!free_at)
+		return;
+	c->all = xcalloc(node_record_count + 1, sizeof(bool));
+	for (int i = 0; i < node_record_count; i++) {
+		c->all[i] = mask[i];
+		if (free_at[i] > c->at)
+			mask[i] = false;
+	}
+}
+
 static int _admit_request(admit_ctx_t *c)
 {
 	job_desc_msg_t *job_desc = c->job_desc;
@@ -1320,6 +1344,7 @@ static int _admit_request(admit_ctx_t *c)
 	}
 	if (w.whole)
 		_whole_nodes(req);
+	_free_now(c, (bool *) req->eligible);
 	return SLURM_SUCCESS;
 }
 
@@ -1343,6 +1368,17 @@ static void _power_start(job_desc_msg_t *job_desc, double start,
 		snprintf(begin_txt, len, " (on powered-down nodes: counted from their boot, %s)",
 			 t);
 	}
+}
+
+/* A planned start (decision 39): the job waits, pinned at the top
+ * priority, and starts when its nodes free, sooner if they free sooner. */
+static void _planned_start(double start, char *begin_txt, size_t len)
+{
+	char t[32];
+
+	_clock(start, t, sizeof(t));
+	snprintf(begin_txt, len, " (planned to start at %s, when the jobs without an SLA on its nodes reach their time limits; sooner if they end sooner)",
+		 t);
 }
 
 /*
@@ -1522,6 +1558,38 @@ static void _partition_tried(job_desc_msg_t *job_desc, int k, char **tried,
  * (none: c->q holds the last partition's verdict); refused everywhere,
  * the refusal is the last partition's, the others' reasons in c->tried.
  */
+/*
+ * Refused where it would start: a planned start when the jobs without an
+ * SLA on other nodes it may use reach their time limits (decision 39),
+ * the first at which it is admitted, on c->q; else the quote stays the
+ * refusal's, and c->plan holds the next free slot, if one was found.
+ */
+static void _admit_planned(admit_ctx_t *c)
+{
+	libra_request_t r = c->req;
+	libra_quote_t *q;
+	bool *mask;
+
+	memset(&c->plan, 0, sizeof(c->plan));
+	if (!c->all)
+		return;
+	q = xmalloc(sizeof(*q));
+	mask = xcalloc(node_record_count + 1, sizeof(bool));
+	r.eligible = c->all;
+	libra_admit_when_free(c->l, c->p, c->sla, &r, c->left_out.free_at,
+			      mask, c->now, c->at, q, &c->plan);
+	if (c->plan.accepted) {
+		libra_quote_t *refused = c->q;
+
+		c->q = q;
+		q = refused;
+		c->start = c->plan.begin;
+		c->req.booked = r.booked;
+	}
+	xfree(mask);
+	xfree(q);
+}
+
 static int _admit_place(admit_ctx_t *c)
 {
 	char *name;
@@ -1534,6 +1602,7 @@ static int _admit_place(admit_ctx_t *c)
 		if (*c->err_msg)
 			(*c->err_msg)[c->keep] = '\0';
 		xfree(c->req.eligible);
+		xfree(c->left_out.free_at);
 		memset(&c->left_out, 0, sizeof(c->left_out));
 		rc = _admit_request(c);
 		if (!rc)
@@ -1542,6 +1611,8 @@ static int _admit_place(admit_ctx_t *c)
 						c->hold || c->begin > 0.0,
 						c->q, &c->deferred,
 						&c->boot_wait);
+		if (!rc && c->q->verdict != LIBRA_ACCEPT)
+			_admit_planned(c);
 		if (!rc && c->q->verdict == LIBRA_ACCEPT)
 			return rc;
 		more = (_partition(c->job_desc, c->k + 1, &name) != NULL);
@@ -1580,6 +1651,21 @@ static void _array_offer(const libra_bag_t *bag, const libra_sla_t *sla,
 	xstrfmtcat(*err_msg, ")");
 }
 
+/* The next free slot after the time limits of the jobs without an SLA
+ * that hold the nodes (decision 39): the same window from then. */
+static void _slot_msg(const libra_planned_t *plan, double from,
+		      char **err_msg)
+{
+	char t[32], d[32], m[32];
+
+	if (!plan->slot_found)
+		return;
+	_clock(plan->slot.begin, t, sizeof(t));
+	libra_format_duration(plan->slot.deadline - from, d, sizeof(d));
+	xstrfmtcat(*err_msg, "; next free slot after the time limits of the jobs without an SLA on its nodes: a start at %s, deadline %s at %s",
+		   t, d, _money_up(plan->slot.price, m, sizeof(m)));
+}
+
 /* The refusal of a job placed nowhere: the reason, the counter-offer, the
  * notes, the errno. */
 static int _admit_refuse(admit_ctx_t *c)
@@ -1588,6 +1674,7 @@ static int _admit_refuse(admit_ctx_t *c)
 	_array_offer(c->bag, c->sla, c->p, c->from, c->err_msg);
 	if (c->q->verdict == LIBRA_REJECT_RESOURCES)
 		libra_slurm_left_out_msg(&c->left_out, c->err_msg);
+	_slot_msg(&c->plan, c->from, c->err_msg);
 	_refusal_notes(c->p, c->boot_wait, c->hold, c->begin_txt,
 		       c->predict_txt, c->err_msg);
 	_partition_tried(c->job_desc, c->k, &c->tried, c->err_msg);
@@ -1626,7 +1713,10 @@ static int _admit_accept(admit_ctx_t *c)
 	char what[192] = "", m1[32], *nodes;
 	int rc;
 
-	if (!c->hold && c->begin <= 0.0 && c->start > c->now) {
+	if (c->plan.accepted) {
+		_planned_start(c->start, c->begin_txt, sizeof(c->begin_txt));
+		c->begin = c->start;
+	} else if (!c->hold && c->begin <= 0.0 && c->start > c->now) {
 		if (c->deferred)
 			c->from = c->start;
 		_power_start(job_desc, c->start, c->deferred, c->begin_txt,
@@ -1748,6 +1838,8 @@ static int _admit(job_desc_msg_t *job_desc, libra_sla_t *sla,
 out:
 	xfree(c.tried);	/* admitted in a later partition, or limits */
 	xfree(c.req.eligible);
+	xfree(c.left_out.free_at);
+	xfree(c.all);
 	xfree(c.q);
 	return rc;
 }

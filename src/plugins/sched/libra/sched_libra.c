@@ -64,6 +64,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
+#include "src/common/parse_time.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -956,8 +957,9 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	rc = _start_job(job_ptr, nodes, held);
 	/* its admitted nodes taken meanwhile (decision 38): placed again
 	 * and tried once more; the job list is walked only after a failed
-	 * start, not on every start */
-	if (rc != SLURM_SUCCESS && admitted &&
+	 * start, not on every start.  Not before a planned start (decision
+	 * 39): it was admitted for when those jobs end */
+	if (rc != SLURM_SUCCESS && admitted && !(rec.begin > now) &&
 	    (taken = _taken_replaced(job_ptr, &rec, now)) > 0) {
 		xfree(nodes);
 		nodes = libra_slurm_place_names(&rec);
@@ -972,6 +974,14 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	} else if (taken < 0) {
 		_set_reason(job_ptr, WAIT_RESOURCES,
 			    "libra: its admitted nodes run jobs that do not share, and no others can meet the deadline");
+	} else if (nodes && rec.begin > now) {
+		time_t begin = (time_t) rec.begin;
+		char t[32];
+
+		slurm_make_time_str(&begin, t, sizeof(t));
+		_set_reason(job_ptr, WAIT_RESOURCES,
+			    "libra: admitted on %s, planned to start at %s (sooner if its nodes free sooner)",
+			    nodes, t);
 	} else if (nodes) {
 		_set_reason(job_ptr, WAIT_RESOURCES,
 			    "libra: admitted on %s: %s", nodes,
