@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_power.c - the tariff (tariff.h) and the power heuristics
- *  (power.h; doc/design.md decision 24).
+ *  (power.h; doc/design.md decision 24), and the admissions at a later
+ *  start (admit_power.c: decisions 24 and 39).
  *
  *  The day/night tariff of the cases: 0.5 per node-hour from 23:00 to
  *  07:00, 1.0 from 07:00 to 23:00: a day costs 8 x 0.5 + 16 x 1 = 20.
@@ -437,6 +438,81 @@ START_TEST(test_power_admission_boots_defers_and_paces)
 }
 END_TEST
 
+/*
+ * A planned start at a busy site (admit_power.c, design.md decision 39):
+ * nodes taken by jobs without an SLA until their time limits are tried as
+ * bookings from when they free, earliest first; a deadline none of them
+ * meets gets the same window from the first free time that takes it.
+ */
+START_TEST(test_admission_planned_when_nodes_free)
+{
+	const double T0 = 1000.0;
+	libra_ledger_t *l = libra_ledger_create(0.01);
+	double free_at[4] = { T0 + 100, T0 + 200, INFINITY, T0 + 50 };
+	bool eligible[4] = { true, true, true, false }, mask[4];
+	libra_request_t req = { .cpus = 1, .eligible = eligible };
+	libra_sla_t busy = _sla(300, T0 + 400), sla;
+	libra_place_t pl = PLACE(0, 1);
+	libra_planned_t out;
+	libra_params_t p;
+	libra_quote_t q;
+
+	libra_params_default(&p);
+	libra_ledger_add_node(l, "n1", 1);
+	libra_ledger_add_node(l, "n2", 1);
+	libra_ledger_add_node(l, "n3", 1);
+	libra_ledger_add_node(l, "n4", 1);
+	/* the first to free, n1 at +100: a booking from then */
+	sla = _sla(50, T0 + 200);
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+			      &out);
+	ck_assert(out.accepted);
+	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(out.begin, T0 + 100, TOL);
+	ck_assert_int_eq(q.nplace, 1);
+	ck_assert_int_eq(q.place[0].node, 0);
+	ck_assert_double_eq_tol(q.share, 50.0 / 100, TOL);
+	ck_assert(req.eligible == mask && req.booked == T0);
+	ck_assert(mask[0] && !mask[1] && !mask[2] && !mask[3]);
+	/* two CPUs: n1 and n2 are both free only from +200 (n4, free at
+	 * +50, is not the job's; n3 never frees) */
+	req = (libra_request_t) { .cpus = 2, .eligible = eligible };
+	sla = _sla(100, T0 + 400);
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+			      &out);
+	ck_assert(out.accepted);
+	ck_assert_double_eq_tol(out.begin, T0 + 200, TOL);
+	ck_assert_int_eq(q.nplace, 2);
+	/* n1's share is committed until +400: the next time, on n2 */
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &busy, &pl, 1, T0), 0);
+	req = (libra_request_t) { .cpus = 1, .eligible = eligible };
+	sla = _sla(50, T0 + 300);
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+			      &out);
+	ck_assert(out.accepted);
+	ck_assert_double_eq_tol(out.begin, T0 + 200, TOL);
+	ck_assert_int_eq(q.place[0].node, 1);
+	/* a deadline no free time meets: refused, req as it came, and the
+	 * next free slot the same 220 s window from n1's +100 (a share of
+	 * 50 / 220 fits beside the committed 0.75) */
+	req = (libra_request_t) { .cpus = 1, .eligible = eligible,
+				  .booked = 0.0 };
+	sla = _sla(50, T0 + 220);
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+			      &out);
+	ck_assert(!out.accepted);
+	ck_assert(req.eligible == eligible && req.booked == 0.0);
+	ck_assert(out.slot_found);
+	ck_assert_double_eq_tol(out.slot.begin, T0 + 100, TOL);
+	ck_assert_double_eq_tol(out.slot.deadline, T0 + 320, TOL);
+	/* only times after "earliest" are tried: from +250 none is left */
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0 + 250,
+			      &q, &out);
+	ck_assert(!out.accepted && !out.slot_found);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_power_node_use_from_the_ledger)
 {
 	libra_ledger_t *l = libra_ledger_create(0.01);
@@ -548,6 +624,7 @@ static Suite *_suite(void)
 	T(tc, test_power_transitions_are_left_alone);
 	T(tc, test_power_starts_cheapest_first);
 	T(tc, test_power_admission_boots_defers_and_paces);
+	T(tc, test_admission_planned_when_nodes_free);
 	T(tc, test_power_node_use_from_the_ledger);
 	T(tc, test_params_power_keys);
 	T(tc, test_price_base_follows_the_tariff);
