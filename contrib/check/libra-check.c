@@ -108,8 +108,8 @@ static const rule_t rules[R_COUNT] = {
 		"slurmctld runs what slurm.conf says" },
 	[R_GANG] = { "gang", SEV_ERROR,
 		"PreemptMode has no GANG (gang scheduling would suspend admitted jobs in turns)" },
-	[R_PREEMPT] = { "preempt", SEV_ERROR,
-		"with PreemptType=preempt/partition_prio, no partition's jobs can be preempted (PreemptMode=OFF where a partition of a higher PriorityTier exists)" },
+	[R_PREEMPT] = { "preempt", SEV_WARNING,
+		"with PreemptType=preempt/partition_prio, a partition whose jobs can be preempted takes no SLA job (its jobs without an SLA are preempted for SLA jobs of a higher tier)" },
 	[R_PRIVATE] = { "private", SEV_WARNING,
 		"PrivateData has jobs (every user's SLA, budget, price and settlement are in the jobs' Comment and AdminComment)" },
 	[R_PREEMPT_QOS] = { "preempt-qos", SEV_WARNING,
@@ -975,8 +975,11 @@ static long _priority_tier(const conf_line_t *cl, const conf_line_t *dflt)
  * deadline runs, and sched/libra has no say in it: Slurm's preempt
  * plugins consult partitions (partition_prio: PriorityTier and the
  * preemptee partition's PreemptMode) or QOS (preempt/qos: Preempt lists),
- * and no per-job flag a plugin could set.  So the site's configuration
- * must leave SLA jobs unpreemptable.  Gang scheduling (PreemptMode=GANG,
+ * and no per-job flag a plugin could set.  So SLA jobs run only where the
+ * site's configuration leaves them unpreemptable (job_submit/qos refuses
+ * them elsewhere); a preemptable tier below is for jobs without an SLA,
+ * which Slurm preempts for admitted jobs above (decision 41): a warning
+ * that says so.  Gang scheduling (PreemptMode=GANG,
  * global only) time-slices jobs that share CPUs, which admitted jobs do
  * (OverSubscribe=YES:N, --oversubscribe): it would suspend them in turns.
  */
@@ -1034,8 +1037,8 @@ static void _check_preempt(const conf_t *c, const char *file)
 		if (!_preempt_stops(pm) || _priority_tier(cl, dflt) >= top)
 			continue;
 		_finding(R_PREEMPT, cl->where,
-			 "partition %s (PriorityTier %ld) can be preempted by a partition of PriorityTier %ld (%s, PreemptMode=%s): an admitted job there would be stopped while its deadline runs",
-			 "set PreemptMode=OFF on the partition (its jobs are then never preempted), or PreemptType=preempt/none",
+			 "partition %s (PriorityTier %ld) can be preempted by a partition of PriorityTier %ld (%s, PreemptMode=%s): job_submit/qos refuses SLA jobs there (an admitted job would be stopped while its deadline runs); its jobs without an SLA are preempted for SLA jobs of a higher tier, whose admission counts their CPUs free after GraceTime and KillWait (design.md decision 41)",
+			 "nothing, if SLA jobs are to run in a higher tier; else set PreemptMode=OFF on the partition (its jobs are then never preempted), or PreemptType=preempt/none",
 			 cl->pairs[0].val, _priority_tier(cl, dflt), top,
 			 type, pm);
 	}

@@ -36,6 +36,9 @@ PARITY_SIDES=(stock libra)
 PARITY_INTERVAL=5
 PARITY_SLACK=${PARITY_SLACK:-3}
 PARITY_LIBRA_PARAMS=${PARITY_LIBRA_PARAMS:-'libra_policy=libra+$,libra_interval=5,libra_no_sla=slurm'}
+# PARITY_STOCK_PARAMS: the stock cluster's SchedulerParameters (empty:
+# Slurm's defaults); a test that changes one of Slurm's own keys (such as
+# bf_interval) adds it to both.
 # slurm.conf lines of both clusters.  Priorities: only the partition
 # factor (the same for every job) and nice count, so a job's priority is
 # 10000 - nice, set at submission, changed only by nice, "scontrol top"
@@ -169,7 +172,7 @@ _parity_knobs() {
 		# (a)'s 2-second jobs got under 2 s of CPU in their minute.
 		export LIBRA_PLUGSTACK='required libra_spank.so interval=1'
 	else
-		export LIBRA_SCHEDULER_TYPE=sched/backfill LIBRA_SCHEDULER_PARAMETERS=''
+		export LIBRA_SCHEDULER_TYPE=sched/backfill LIBRA_SCHEDULER_PARAMETERS=${PARITY_STOCK_PARAMS:-}
 		export LIBRA_JOB_SUBMIT_PLUGINS='' LIBRA_JOBCOMP_TYPE=jobcomp/none LIBRA_PLUGSTACK=''
 		export LIBRA_OVERSUBSCRIBE=NO
 		libra_free_port_base
@@ -392,6 +395,30 @@ job_has_reason() {
 # epoch_field JOBID FIELD: a time field of the job's accounting row
 # (Submit, Start, End), in seconds since the epoch.
 epoch_field() { SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$1" -o "$2" 2>/dev/null | awk 'NR == 1'; }
+
+# expect_planned_start WHAT: on libra, the figures "admit" (sbatch's
+# output), "planned" and "start" (parity_put) say the job was admitted for
+# a planned start (design.md decision 39) and started no later than
+# PARITY_INTERVAL and PARITY_SLACK after it (a failed check otherwise).
+expect_planned_start() {
+	local admit planned st p
+	admit=$(parity_get libra admit)
+	[[ $admit == *'libra: admitted'*'planned to start at'* ]] ||
+		expect_fail "libra: $1 was not admitted for a planned start: $admit"
+	planned=$(parity_get libra planned) st=$(parity_get libra start)
+	[ -n "$planned" ] && [ -n "$st" ] || return 0
+	p=$(date -d "$planned" +%s)
+	[ "$st" -le $((p + PARITY_INTERVAL + PARITY_SLACK)) ] ||
+		expect_fail "libra: $1 started $((st - p)) s after its planned start, not within $((PARITY_INTERVAL + PARITY_SLACK)) s"
+}
+
+# start_epoch JOBID: the job's start by sacct (epoch seconds), once
+# accounting has it (it may lag squeue by a moment; fails after 30 s).
+start_epoch() {
+	wait_until 30 "job $1's start in accounting" bash -c \
+		"[[ \$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j $1 -o Start 2>/dev/null | awk 'NR == 1') =~ ^[0-9]+\$ ]]"
+	epoch_field "$1" Start
+}
 
 # running_count: how many jobs (array tasks counted one by one) run now.
 running_count() { squeue -h -t R -o %i 2>/dev/null | wc -l; }

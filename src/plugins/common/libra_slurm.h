@@ -181,6 +181,10 @@ typedef struct {
 	uint32_t tmp_mb; /* what it asks (--tmp) [MB] */
 	char resv[64];	/* the first such reservation's name */
 	time_t resv_start; /* and its start */
+	int planned;	/* planned by backfill for the waiting job at the
+			 * head of the queue (decision 40) */
+	uint32_t planned_job; /* that job */
+	time_t planned_start; /* and its planned start */
 	double *free_at; /* xmalloc'd when a partition not OverSubscribe=FORCE
 			  * was looked at: per node, when the jobs that do
 			  * not share free an "unshared" node (their time
@@ -217,6 +221,20 @@ typedef struct {
  */
 extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 				libra_slurm_left_out_t *out, char **err_msg);
+
+/*
+ * Seconds Slurm's own time limit of a hard-deadline job lies past the
+ * deadline.  sched/libra ends the job at its deadline (_check_deadline():
+ * settled DEADLINE, state CANCELLED); slurmctld's job_time_limit(), which
+ * runs every PERIODIC_TIMEOUT (30 s) and ends a job as TIMEOUT, is only
+ * the backstop for a pass that comes late.  With both at the same second
+ * the first to run won: seen on Slurm 24.11, where the periodic check fell
+ * on the deadline's second.
+ */
+#define LIBRA_END_GRACE 5
+
+/* Does the job carry an admission (a record that is not best effort)? */
+extern bool libra_slurm_is_admitted(job_record_t *job_ptr);
 
 /*
  * The nodes where a running job does not share its CPUs, on which Slurm

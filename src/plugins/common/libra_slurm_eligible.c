@@ -79,6 +79,41 @@ static double _end_bound(job_record_t *job_ptr)
 	       slurm_conf.kill_wait;
 }
 
+/*
+ * Would Slurm preempt the running job for a job of partition "by" (design.md
+ * decision 41)?  preempt/partition_prio's rule: the job's partition is of
+ * a lower PriorityTier and its PreemptMode (its own, else the global one)
+ * requeues or cancels it.  SUSPEND is not counted (it keeps the job's
+ * memory, and under partition_prio needs GANG, which admission refuses);
+ * neither is preempt/qos (the SLA job's QOS is chosen after job_submit).
+ */
+static bool _preempted_for(job_record_t *job_ptr, part_record_t *by)
+{
+	part_record_t *p = job_ptr->part_ptr;
+	uint16_t mode = slurm_conf.preempt_mode;
+
+	if (!by || !p || (mode & PREEMPT_MODE_GANG) ||
+	    mode == PREEMPT_MODE_OFF || !slurm_conf.preempt_type ||
+	    !xstrcasestr(slurm_conf.preempt_type, "partition_prio") ||
+	    p->priority_tier >= by->priority_tier)
+		return false;
+	if (p->preempt_mode != NO_VAL16)
+		mode = p->preempt_mode;
+	return (mode & (PREEMPT_MODE_REQUEUE | PREEMPT_MODE_CANCEL)) &&
+	       !(mode & PREEMPT_MODE_SUSPEND);
+}
+
+/*
+ * When a job Slurm preempts for the admitted job frees its nodes at the
+ * latest: its partition's GraceTime, then KillWait, from the admitted
+ * job's first try (at once, or at sched/libra's next pass).
+ */
+static double _preempt_bound(job_record_t *job_ptr)
+{
+	return (double) time(NULL) + job_ptr->part_ptr->grace_time +
+	       slurm_conf.kill_wait + libra_hub_params()->interval;
+}
+
 /* Each node of "nodes" frees no earlier than t. */
 static void _frees_at(double *free_at, bitstr_t *nodes, double t)
 {
@@ -109,11 +144,12 @@ static void _frees_at(double *free_at, bitstr_t *nodes, double t)
  * A pending job admitted to whole nodes (--exclusive) counts in *unshared
  * as a running one that does not share (decision 29), if "whole".
  * Each NULL when empty.  free_at (when not NULL, one per node, zeroed):
- * when each node of *unshared frees (_end_bound(); INFINITY for an
+ * when each node of *unshared frees (_end_bound(); _preempt_bound() for
+ * a job Slurm would preempt for a job of partition "by"; INFINITY for an
  * admitted --exclusive job's).
  */
 static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole,
-			double *free_at)
+			double *free_at, part_record_t *by)
 {
 	time_t old = time(NULL) - (time_t) slurm_conf.msg_timeout;
 	libra_list_itr_t iter;
@@ -149,6 +185,9 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole,
 		bit_or(*unshared, job_ptr->node_bitmap);
 		if (free_at)
 			_frees_at(free_at, job_ptr->node_bitmap,
+				  _preempted_for(job_ptr, by) ?
+				  fmin(_preempt_bound(job_ptr),
+				       _end_bound(job_ptr)) :
 				  _end_bound(job_ptr));
 	}
 	list_iterator_destroy(iter);
@@ -158,7 +197,7 @@ extern bitstr_t *libra_slurm_unshared_nodes(void)
 {
 	bitstr_t *unshared = NULL, *stuck = NULL;
 
-	_held_nodes(&unshared, &stuck, false, NULL);
+	_held_nodes(&unshared, &stuck, false, NULL, NULL);
 	FREE_NULL_BITMAP(stuck);
 	return unshared;
 }
@@ -196,7 +235,7 @@ extern bool *libra_slurm_eligible(part_record_t *part_ptr,
 		out->free_at = xcalloc(node_record_count ? node_record_count :
 				       1, sizeof(double));
 	_held_nodes(part_ptr && !(part_ptr->max_share & SHARED_FORCE) ?
-		    &held : NULL, &stuck, true, out->free_at);
+		    &held : NULL, &stuck, true, out->free_at, part_ptr);
 	mask = xcalloc(node_record_count ? node_record_count : 1,
 		       sizeof(*mask));
 	for (int i = 0; i < node_record_count; i++) {
@@ -355,6 +394,72 @@ static bitstr_t *_running_nodes(void)
 	return running;
 }
 
+/*
+ * The waiting job without an SLA that admission must not delay (decision
+ * 40), as EASY backfilling keeps the start of the queue's head: of the
+ * pending jobs without an admission that Slurm's backfill planned
+ * (start_time, sched_nodes) in a partition sharing nodes with mask, the
+ * one of highest priority; NULL when none.  Its planned nodes into
+ * *nodes.  One walk of the job list; only the head's node list is read.
+ */
+static job_record_t *_top_planned(const bool *mask, bitstr_t **nodes)
+{
+	job_record_t *job_ptr, *top = NULL;
+	bitstr_t *m = bit_alloc(node_record_count);
+	libra_list_itr_t iter;
+
+	*nodes = NULL;
+	for (int i = 0; i < node_record_count; i++)
+		if (mask[i])
+			bit_set(m, i);
+	iter = list_iterator_create(job_list);
+	while ((job_ptr = list_next(iter))) {
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->sched_nodes ||
+		    !job_ptr->start_time || !job_ptr->priority ||
+		    (top && job_ptr->priority <= top->priority) ||
+		    !job_ptr->part_ptr || !job_ptr->part_ptr->node_bitmap ||
+		    !bit_overlap_any(job_ptr->part_ptr->node_bitmap, m) ||
+		    libra_slurm_is_admitted(job_ptr))
+			continue;
+		top = job_ptr;
+	}
+	list_iterator_destroy(iter);
+	FREE_NULL_BITMAP(m);
+	if (top && libra_node_name2bitmap(top->sched_nodes, nodes)) {
+		FREE_NULL_BITMAP(*nodes);
+		top = NULL;
+	}
+	return top;
+}
+
+/*
+ * Leave out of mask the nodes Slurm's backfill planned for the waiting
+ * job without an SLA at the head of the queue (_top_planned()) when the
+ * job's window, as Slurm sees it (its end time is its deadline and
+ * LIBRA_END_GRACE), reaches past that job's planned start: as backfill
+ * lets a lower job use them only if it ends before (decision 40).
+ */
+static void _keep_planned(bool *mask, const libra_slurm_window_t *w,
+			  libra_slurm_left_out_t *out)
+{
+	bitstr_t *nodes;
+	job_record_t *top = _top_planned(mask, &nodes);
+
+	if (!top)
+		return;
+	if (top->start_time < w->end + LIBRA_END_GRACE) {
+		for (int i = 0; i < node_record_count; i++) {
+			if (!mask[i] || !bit_test(nodes, i))
+				continue;
+			mask[i] = false;
+			out->planned++;
+		}
+		out->planned_job = top->job_id;
+		out->planned_start = top->start_time;
+	}
+	FREE_NULL_BITMAP(nodes);
+}
+
 extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 				libra_slurm_left_out_t *out, char **err_msg)
 {
@@ -395,6 +500,7 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 	}
 	FREE_NULL_BITMAP(reserved);
 	FREE_NULL_BITMAP(running);
+	_keep_planned(mask, w, out);
 	return SLURM_SUCCESS;
 }
 
@@ -404,6 +510,14 @@ extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 	if (out->unshared)
 		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it: submit it again when those end",
 			   out->unshared);
+	if (out->planned) {
+		char t[32];
+
+		slurm_make_time_str((time_t *) &out->planned_start, t,
+				    sizeof(t));
+		xstrfmtcat(*msg, "; %d of the nodes it may use are planned by Slurm's backfill for JobId=%u, the waiting job without an SLA of highest priority, from %s, and its window reaches past that",
+			   out->planned, out->planned_job, t);
+	}
 	if (out->completing)
 		xstrfmtcat(*msg, "; %d of the nodes it may use have been completing a job for longer than MessageTimeout, and Slurm starts nothing there until they finish: submit it again then",
 			   out->completing);

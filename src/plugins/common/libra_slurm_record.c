@@ -138,6 +138,12 @@ extern void glue_cache_prune(void)
 	slurm_mutex_unlock(&rec_mutex);
 }
 
+extern bool libra_slurm_is_admitted(job_record_t *job_ptr)
+{
+	return libra_record_text_is_record(job_ptr->admin_comment) &&
+	       !libra_record_text_is_best_effort(job_ptr->admin_comment);
+}
+
 extern bool libra_slurm_job_record(job_record_t *job_ptr,
 				   libra_record_t *rec)
 {

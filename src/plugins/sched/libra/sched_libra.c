@@ -312,17 +312,6 @@ static void _set_reason(job_record_t *job_ptr, uint32_t reason,
 	last_job_update = time(NULL);
 }
 
-/*
- * Seconds Slurm's own time limit of a hard-deadline job lies past the
- * deadline.  sched/libra ends the job at its deadline (_check_deadline():
- * settled DEADLINE, state CANCELLED); slurmctld's job_time_limit(), which
- * runs every PERIODIC_TIMEOUT (30 s) and ends a job as TIMEOUT, is only
- * the backstop for a pass that comes late.  With both at the same second
- * the first to run won: seen on Slurm 24.11, where the periodic check fell
- * on the deadline's second.
- */
-#define LIBRA_END_GRACE 5
-
 /* Slurm's end time: where the core ends the job (libra_end_limit()). */
 static void _set_end_time(job_record_t *job_ptr, const libra_record_t *rec)
 {
@@ -630,13 +619,6 @@ static void _end_unstarted(job_record_t *job_ptr, libra_record_t *rec,
 	last_job_update = now;
 }
 
-/* Does the job carry an admission (a record that is not best effort)? */
-static bool _is_admitted(job_record_t *job_ptr)
-{
-	return libra_record_text_is_record(job_ptr->admin_comment) &&
-	       !libra_record_text_is_best_effort(job_ptr->admin_comment);
-}
-
 /* A pending job's hard deadline, from the ledger (its admission); 0: none. */
 static double _hard_deadline(job_record_t *job_ptr)
 {
@@ -695,7 +677,7 @@ static bool _release_launch_failed(job_record_t *job_ptr)
 
 	if (job_ptr->state_reason != WAIT_HELD_USER ||
 	    xstrcmp(job_ptr->state_desc, LAUNCH_FAILED_HOLD) ||
-	    !_is_admitted(job_ptr))
+	    !libra_slurm_is_admitted(job_ptr))
 		return false;
 	rc = libra_release_job(job_ptr, slurm_conf.slurm_user_id);
 	if (rc != SLURM_SUCCESS) {
@@ -888,7 +870,7 @@ static void _adopt(job_record_t *job_ptr, time_t since)
 	libra_record_t rec;
 
 	if (st.no_sla_mode != LIBRA_NOSLA_SLURM || job_ptr->start_time < since ||
-	    !_is_admitted(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
+	    !libra_slurm_is_admitted(job_ptr) || !libra_slurm_job_record(job_ptr, &rec))
 		return;
 	/* not noted yet, or started again after its owner requeued it */
 	if (!rec.best_effort && !rec.settled &&
@@ -1455,7 +1437,7 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 			continue;
 		(*pending)++;
 		/* jobs without an SLA are Slurm's (decision 27) */
-		if (st.no_sla_mode == LIBRA_NOSLA_SLURM && !_is_admitted(job_ptr))
+		if (st.no_sla_mode == LIBRA_NOSLA_SLURM && !libra_slurm_is_admitted(job_ptr))
 			continue;
 		(*examined)++;
 		if (job_ptr->priority == 0 &&
@@ -1466,11 +1448,11 @@ static uint32_t _try_jobs(job_record_t **jobs, int njobs, time_t now,
 			_lower(skipped_next, t);
 			/* looked at by the next passes: its release is
 			 * started at once (decision 38) */
-			if (_is_admitted(job_ptr))
+			if (libra_slurm_is_admitted(job_ptr))
 				_ids_add(&st.carry, job_ptr->job_id);
 			continue;
 		}
-		if (!_is_admitted(job_ptr)) {
+		if (!libra_slurm_is_admitted(job_ptr)) {
 			jobs[nbest++] = job_ptr;
 			continue;
 		}
