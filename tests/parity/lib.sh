@@ -106,6 +106,7 @@ parity_init() {
 	if [ "${LIBRA_HAVE_PLUGINS:-yes}" != yes ]; then
 		skip "the plugins were not built (configure found no Slurm source; run contrib/setup)"
 	fi
+	_libra_lock	# alone, unless LIBRA_CONCURRENT names the test
 	export LIBRA_PLUGIN_DIR=${LIBRA_PLUGIN_DIR:-$LIBRA_BUILD/_plugins}
 	if [ "${PARITY_LIBRA_AS_STOCK:-0}" != 1 ]; then
 		for so in sched_libra.so job_submit_qos.so jobcomp_libra.so libra_spank.so libslurm_libra.so; do
