@@ -410,13 +410,18 @@ extern void libra_admit_power(const libra_power_plan_t *plan,
  * one, the next free slot is the first of those times (any, not only
  * before the deadline) from which the same window, its deadline and due
  * date moved by as much, is admitted; q is then the last quote tried and
- * req is as it came.  mask: one per ledger node, filled here.
+ * req is as it came.  mask: one per ledger node, filled here.  Within
+ * max_seconds (as libra_counter_offer_within(); <= 0: no limit): a quote
+ * is not begun when it would likely end past it, and out->cut says the
+ * search stopped there.
  */
 typedef struct libra_planned {
 	bool accepted;
 	double begin;		/* accepted: the planned start */
 	bool slot_found;
 	libra_slot_t slot;	/* refused: the next free slot */
+	bool cut;		/* stopped at max_seconds before trying every
+				 * time */
 } libra_planned_t;
 
 extern void libra_admit_when_free(const libra_ledger_t *l,
@@ -424,6 +429,7 @@ extern void libra_admit_when_free(const libra_ledger_t *l,
 				  const libra_sla_t *sla, libra_request_t *req,
 				  const double *free_at, bool *mask,
 				  double now, double earliest,
-				  libra_quote_t *q, libra_planned_t *out);
+				  double max_seconds, libra_quote_t *q,
+				  libra_planned_t *out);
 
 #endif /* LIBRA_ADMIT_H */

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "admit.h"
 
@@ -130,6 +131,58 @@ extern admit_fn_t admit_sla;
 
 /* admit_riskd.c: LibraRiskD */
 extern admit_fn_t admit_riskd;
+
+/*
+ * A search's time limit (LIBRA_SEARCH_SECONDS, admit.h): the time since
+ * it started plus the longest step so far, so that the next step is not
+ * begun when it would likely end past the limit.  The calling thread's CPU
+ * time, not the wall clock: a thread that a loaded machine preempts is not
+ * cut short (the limit bounds the work done under the caller's locks, and
+ * a small cluster's search, well under it, always runs to its end).
+ * limit <= 0: none, and the clock is never read.
+ */
+typedef struct {
+	double limit, start, last, longest;
+} admit_clock_t;
+
+static inline double admit_cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline void admit_clock_start(admit_clock_t *c, double limit)
+{
+	c->limit = limit;
+	c->longest = 0.0;
+	c->start = c->last = limit > 0.0 ? admit_cpu_now() : 0.0;
+}
+
+/* A step begins here (what came before is no step of the search).  The
+ * time since the start still counts against the limit. */
+static inline void admit_clock_mark(admit_clock_t *c)
+{
+	if (c->limit > 0.0)
+		c->last = admit_cpu_now();
+}
+
+/* Before a step: would it, and steps - 1 more, likely end past the limit?
+ * The time since the last call is a step. */
+static inline bool admit_clock_out(admit_clock_t *c, int steps)
+{
+	double t;
+
+	if (!(c->limit > 0.0))
+		return false;
+	t = admit_cpu_now();
+	if (t - c->last > c->longest)
+		c->longest = t - c->last;
+	c->last = t;
+	return t - c->start + steps * c->longest > c->limit;
+}
 
 #pragma GCC visibility pop
 

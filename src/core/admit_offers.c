@@ -102,58 +102,6 @@ static int _slot_times(const libra_ledger_t *l, const libra_request_t *req,
 	return m;
 }
 
-/*
- * A search's time limit (LIBRA_SEARCH_SECONDS, admit.h): the time since
- * it started plus the longest step so far, so that the next step is not
- * begun when it would likely end past the limit.  The calling thread's CPU
- * time, not the wall clock: a thread that a loaded machine preempts is not
- * cut short (the limit bounds the work done under the caller's locks, and
- * a small cluster's search, well under it, always runs to its end).
- * limit <= 0: none, and the clock is never read.
- */
-typedef struct {
-	double limit, start, last, longest;
-} search_clock_t;
-
-static double _cpu_now(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void _clock_start(search_clock_t *c, double limit)
-{
-	c->limit = limit;
-	c->longest = 0.0;
-	c->start = c->last = limit > 0.0 ? _cpu_now() : 0.0;
-}
-
-/* A step begins here (what came before is no step of the search).  The
- * time since the start still counts against the limit. */
-static void _clock_mark(search_clock_t *c)
-{
-	if (c->limit > 0.0)
-		c->last = _cpu_now();
-}
-
-/* Before a step: would it, and steps - 1 more, likely end past the limit?
- * The time since the last call is a step. */
-static bool _clock_out(search_clock_t *c, int steps)
-{
-	double t;
-
-	if (!(c->limit > 0.0))
-		return false;
-	t = _cpu_now();
-	if (t - c->last > c->longest)
-		c->longest = t - c->last;
-	c->last = t;
-	return t - c->start + steps * c->longest > c->limit;
-}
-
 extern bool libra_next_slot(const libra_ledger_t *l, const libra_params_t *p,
 			    const libra_sla_t *sla, const libra_request_t *req,
 			    double now, double max_delay, libra_slot_t *slot)
@@ -172,12 +120,12 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
 	double t[LIBRA_SLOT_TRIES];
 	libra_request_t r = *req;
 	libra_quote_t *q;
-	search_clock_t clk;
+	admit_clock_t clk;
 	int n;
 	bool found = false;
 
 	memset(slot, 0, sizeof(*slot));
-	_clock_start(&clk, max_seconds);
+	admit_clock_start(&clk, max_seconds);
 	if (!(sla->deadline > now))
 		return false;
 	n = _slot_times(l, req, now, now + max_delay, t, LIBRA_SLOT_TRIES);
@@ -189,7 +137,7 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
 		double shift = t[i] - now;
 		libra_sla_t s = *sla;
 
-		if (_clock_out(&clk, 1)) {
+		if (admit_clock_out(&clk, 1)) {
 			slot->cut = true;
 			break;
 		}
@@ -302,10 +250,10 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 {
 	libra_quote_t *q = malloc(sizeof(*q));
 	double lo, hi, limit, step;
-	search_clock_t clk;
+	admit_clock_t clk;
 
 	memset(o, 0, sizeof(*o));
-	_clock_start(&clk, max_seconds);
+	admit_clock_start(&clk, max_seconds);
 	if (!q)
 		return;
 	/* memory and GPUs are held until jobs end: no deadline frees them */
@@ -320,9 +268,9 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 	if (libra_sla_has_budget(sla)) {
 		libra_sla_t s = *sla;
 
-		_clock_mark(&clk);
+		admit_clock_mark(&clk);
 		libra_admit(l, p, &s, req, now, q);
-		_clock_out(&clk, 0);	/* a step: how long one takes */
+		admit_clock_out(&clk, 0);	/* a step: how long one takes */
 		if (q->verdict == LIBRA_REJECT_BUDGET) {
 			s.budget = q->least_price;
 			libra_admit(l, p, &s, req, now, q);
@@ -340,14 +288,14 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 		free(q);	/* no deadline can: nothing to search */
 		return;
 	}
-	_clock_mark(&clk);
+	admit_clock_mark(&clk);
 	for (double period = sla->deadline - now; ; period *= 1.5) {
 		double t = now + period;
 
 		if (t > limit)
 			t = limit;
 		/* this step, and the check of the deadline found */
-		if (t > lo && _clock_out(&clk, 2)) {
+		if (t > lo && admit_clock_out(&clk, 2)) {
 			o->cut = true;
 			break;
 		}
@@ -364,7 +312,7 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 		while (hi - lo > step) {
 			double mid = 0.5 * (lo + hi);
 
-			if (_clock_out(&clk, 2)) {
+			if (admit_clock_out(&clk, 2)) {
 				o->cut = true;	/* hi is admitted: offered */
 				break;
 			}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "admit.h"
+#include "admit_int.h"
 
 /* Quote the job to begin at "at" (a booking when later than now) on the
  * nodes that can be up by then; returns how many were left out. */
@@ -152,18 +153,23 @@ extern void libra_admit_when_free(const libra_ledger_t *l,
 				  const libra_sla_t *sla, libra_request_t *req,
 				  const double *free_at, bool *mask,
 				  double now, double earliest,
-				  libra_quote_t *q, libra_planned_t *out)
+				  double max_seconds, libra_quote_t *q,
+				  libra_planned_t *out)
 {
 	int nodes = libra_ledger_node_count(l), n;
 	const bool *eligible = req->eligible;
 	double booked = req->booked, t[LIBRA_SLOT_TRIES];
+	admit_clock_t clk;
 
 	memset(out, 0, sizeof(*out));
+	admit_clock_start(&clk, max_seconds);
 	n = _free_times(nodes, eligible, free_at, earliest, sla->deadline, t,
 			LIBRA_SLOT_TRIES);
 	req->eligible = mask;
 	req->booked = now > 0.0 ? now : nextafter(0.0, 1.0);
 	for (int i = 0; i < n && !out->accepted; i++) {
+		if ((out->cut = admit_clock_out(&clk, 1)))
+			break;
 		_free_by(nodes, eligible, free_at, t[i], mask);
 		libra_admit(l, p, sla, req, t[i], q);
 		if (q->verdict == LIBRA_ACCEPT) {
@@ -174,9 +180,11 @@ extern void libra_admit_when_free(const libra_ledger_t *l,
 	if (out->accepted)
 		return;		/* req->eligible is the mask it took */
 	/* the next free slot: the window as long, from a later free time */
-	n = _free_times(nodes, eligible, free_at, earliest, INFINITY, t,
-			LIBRA_SLOT_TRIES);
+	n = out->cut ? 0 : _free_times(nodes, eligible, free_at, earliest,
+				       INFINITY, t, LIBRA_SLOT_TRIES);
 	for (int i = 0; i < n && !out->slot_found; i++) {
+		if ((out->cut = admit_clock_out(&clk, 1)))
+			break;
 		double shift = t[i] - earliest;
 		libra_sla_t s = *sla;
 

@@ -464,7 +464,7 @@ START_TEST(test_admission_planned_when_nodes_free)
 	libra_ledger_add_node(l, "n4", 1);
 	/* the first to free, n1 at +100: a booking from then */
 	sla = _sla(50, T0 + 200);
-	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, 0.0, &q,
 			      &out);
 	ck_assert(out.accepted);
 	ck_assert_int_eq(q.verdict, LIBRA_ACCEPT);
@@ -478,7 +478,7 @@ START_TEST(test_admission_planned_when_nodes_free)
 	 * +50, is not the job's; n3 never frees) */
 	req = (libra_request_t) { .cpus = 2, .eligible = eligible };
 	sla = _sla(100, T0 + 400);
-	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, 0.0, &q,
 			      &out);
 	ck_assert(out.accepted);
 	ck_assert_double_eq_tol(out.begin, T0 + 200, TOL);
@@ -487,7 +487,7 @@ START_TEST(test_admission_planned_when_nodes_free)
 	ck_assert_int_eq(libra_ledger_commit(l, 1, &busy, &pl, 1, T0), 0);
 	req = (libra_request_t) { .cpus = 1, .eligible = eligible };
 	sla = _sla(50, T0 + 300);
-	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, 0.0, &q,
 			      &out);
 	ck_assert(out.accepted);
 	ck_assert_double_eq_tol(out.begin, T0 + 200, TOL);
@@ -498,7 +498,7 @@ START_TEST(test_admission_planned_when_nodes_free)
 	req = (libra_request_t) { .cpus = 1, .eligible = eligible,
 				  .booked = 0.0 };
 	sla = _sla(50, T0 + 220);
-	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, &q,
+	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0, 0.0, &q,
 			      &out);
 	ck_assert(!out.accepted);
 	ck_assert(req.eligible == eligible && req.booked == 0.0);
@@ -507,7 +507,7 @@ START_TEST(test_admission_planned_when_nodes_free)
 	ck_assert_double_eq_tol(out.slot.deadline, T0 + 320, TOL);
 	/* only times after "earliest" are tried: from +250 none is left */
 	libra_admit_when_free(l, &p, &sla, &req, free_at, mask, T0, T0 + 250,
-			      &q, &out);
+			      0.0, &q, &out);
 	ck_assert(!out.accepted && !out.slot_found);
 	libra_ledger_destroy(l);
 }

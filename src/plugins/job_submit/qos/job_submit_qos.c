@@ -1577,7 +1577,8 @@ static void _admit_planned(admit_ctx_t *c)
 	mask = xcalloc(node_record_count + 1, sizeof(bool));
 	r.eligible = c->all;
 	libra_admit_when_free(c->l, c->p, c->sla, &r, c->left_out.free_at,
-			      mask, c->now, c->at, q, &c->plan);
+			      mask, c->now, c->at, LIBRA_SEARCH_SECONDS, q,
+			      &c->plan);
 	if (c->plan.accepted) {
 		libra_quote_t *refused = c->q;
 
@@ -1658,6 +1659,9 @@ static void _slot_msg(const libra_planned_t *plan, double from,
 {
 	char t[32], d[32], m[32];
 
+	if (plan->cut && !plan->slot_found)
+		xstrfmtcat(*err_msg, "; no start after the time limits of the jobs without an SLA on its nodes computed (the search stopped at its %.0f ms limit)",
+			   LIBRA_SEARCH_SECONDS * 1e3);
 	if (!plan->slot_found)
 		return;
 	_clock(plan->slot.begin, t, sizeof(t));
