@@ -270,7 +270,7 @@ parity_stop() {
 
 PARITY_AT_EXIT=
 _parity_exit() {
-	local rc=$? side
+	local rc=$? side pids=()
 	eval "$PARITY_AT_EXIT" || :
 	if [ "${LIBRA_KEEP_CLUSTER:-0}" = 1 ] && [ "$PARITY_UP" = 1 ]; then
 		for side in "${PARITY_SIDES[@]}"; do
@@ -282,8 +282,11 @@ _parity_exit() {
 	if [ "$PARITY_UP" = 1 ]; then
 		for side in "${PARITY_SIDES[@]}"; do
 			LIBRA_CLUSTER_DIR=${PARITY_DIR[$side]} "$LIBRA_CLUSTER" stop >/dev/null 2>&1 &
+			pids+=($!)
 		done
-		wait
+		# the stops only: a bare "wait" would wait for the lock's
+		# holder too, which waits for this script to exit
+		wait "${pids[@]}"
 	fi
 	scratch_done "$rc" "$PARITY_ROOT" "${PARITY_DIR[stock]}/log and ${PARITY_DIR[libra]}/log"
 }

@@ -15,7 +15,8 @@
 #      overlapping, the makespan at most twice stock's + 2 s in one run
 #      (PARITY_G_RUNS=N: N runs, the means compared);
 #  (i) an SLA job while jobs without an SLA hold every node: nothing is
-#      preempted (design.md decision 27), on libra as on stock.
+#      preempted (design.md decision 27), on libra as on stock; libra
+#      admits it for a planned start at their time limits (decision 39).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 parity_init
@@ -221,8 +222,8 @@ scen_array() {
 # (on stock its --comment is only a comment).  It must not preempt
 # (design.md decision 27): after a window of a sched/libra pass and a main
 # scheduler run the four still run, never suspended or requeued.  On
-# libra admission refuses it, saying that jobs without an SLA hold every
-# node (Slurm would start no sharing job there).
+# libra admission plans its start at their time limits (Slurm would start
+# no sharing job there before they end: decision 39).
 scen_nopreempt() {
 	local i held=() sla t0 states
 	for i in 1 2 3 4; do
@@ -354,9 +355,11 @@ if parity_want i && both scen_nopreempt; then
 	expect_eq "RUNNING x4" "$(g libra i_held)" "(i) the holders on libra (not preempted)"
 	expect_eq 4 "$(g libra i_requeued)" "(i) accounting rows of the holders on libra (none requeued)"
 	# Every node runs a job that does not share: Slurm would start no
-	# sharing job there, so admission refuses, naming why.
-	expect_eq "libra: rejected" "$(g libra i_admission)" "(i) job_submit/qos's answer on libra"
-	assert_contains "$(g libra i_message)" "4 of the nodes it may use run jobs without an SLA" "(i) the refusal on libra"
+	# sharing job there until it ends, so admission plans the start at
+	# the holders' time limits (decision 39); nothing is preempted.
+	expect_eq "libra: admitted" "$(g libra i_admission)" "(i) job_submit/qos's answer on libra"
+	assert_contains "$(g libra i_message)" "planned to start at" "(i) the admission on libra"
+	expect_eq COMPLETED "$(g libra i_sla_end)" "(i) the SLA job on libra, once the holders ended"
 fi
 
 parity_plugin_errors
