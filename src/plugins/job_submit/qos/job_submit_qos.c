@@ -1591,7 +1591,11 @@ static void _admit_planned(admit_ctx_t *c)
 	xfree(q);
 }
 
-static int _admit_place(admit_ctx_t *c)
+/*
+ * Each of the job's partitions in turn, until one admits it: at once, or
+ * (plan) for a planned start (decision 39).
+ */
+static int _admit_parts(admit_ctx_t *c, bool plan)
 {
 	char *name;
 	int rc;
@@ -1612,7 +1616,7 @@ static int _admit_place(admit_ctx_t *c)
 						c->hold || c->begin > 0.0,
 						c->q, &c->deferred,
 						&c->boot_wait);
-		if (!rc && c->q->verdict != LIBRA_ACCEPT)
+		if (!rc && c->q->verdict != LIBRA_ACCEPT && plan)
 			_admit_planned(c);
 		if (!rc && c->q->verdict == LIBRA_ACCEPT)
 			return rc;
@@ -1625,6 +1629,26 @@ static int _admit_place(admit_ctx_t *c)
 				   *c->err_msg ? *c->err_msg + c->keep : NULL,
 				   &c->tried);
 	}
+}
+
+/*
+ * Place the job: with several partitions (-p a,b), a start now in any of
+ * them before a planned start in the first (decision 39), so they are
+ * tried twice when none takes it now; the second round's refusals are
+ * the ones reported.
+ */
+static int _admit_place(admit_ctx_t *c)
+{
+	char *name = NULL;
+	bool several = _partition(c->job_desc, 1, &name) != NULL;
+	int rc;
+
+	xfree(name);
+	rc = _admit_parts(c, !several);
+	if (!several || rc || c->q->verdict == LIBRA_ACCEPT)
+		return rc;
+	xfree(c->tried);
+	return _admit_parts(c, true);
 }
 
 /*
