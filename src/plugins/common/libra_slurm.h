@@ -185,6 +185,8 @@ typedef struct {
 			 * head of the queue (decision 40) */
 	uint32_t planned_job; /* that job */
 	time_t planned_start; /* and its planned start */
+	bool slot_follows; /* the caller gives the next free slot after
+			    * the "unshared" nodes' jobs (decision 39) */
 	double *free_at; /* xmalloc'd when a partition not OverSubscribe=FORCE
 			  * was looked at: per node, when the jobs that do
 			  * not share free an "unshared" node (their time

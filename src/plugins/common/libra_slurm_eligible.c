@@ -507,7 +507,10 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 extern void libra_slurm_left_out_msg(const libra_slurm_left_out_t *out,
 				     char **msg)
 {
-	if (out->unshared)
+	if (out->unshared && out->slot_follows)
+		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it",
+			   out->unshared);
+	else if (out->unshared)
 		xstrfmtcat(*msg, "; %d of the nodes it may use run jobs without an SLA, which do not share their CPUs (or are admitted to an --exclusive job not started yet), and the others cannot take it: submit it again when those end",
 			   out->unshared);
 	if (out->planned) {

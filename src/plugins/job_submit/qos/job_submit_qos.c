@@ -1700,6 +1700,7 @@ static int _admit_refuse(admit_ctx_t *c)
 {
 	_refuse_msg(c->l, c->p, c->sla, &c->req, c->q, c->from, c->err_msg);
 	_array_offer(c->bag, c->sla, c->p, c->from, c->err_msg);
+	c->left_out.slot_follows = c->plan.slot_found;
 	if (c->q->verdict == LIBRA_REJECT_RESOURCES)
 		libra_slurm_left_out_msg(&c->left_out, c->err_msg);
 	_slot_msg(&c->plan, c->from, c->err_msg);
