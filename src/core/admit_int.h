@@ -184,6 +184,20 @@ static inline bool admit_clock_out(admit_clock_t *c, int steps)
 	return t - c->start + steps * c->longest > c->limit;
 }
 
+/* The same SLA window moved "shift" seconds later: its submission,
+ * deadline and due date (when set), as the next free slot offers it. */
+static inline libra_sla_t admit_sla_shifted(const libra_sla_t *sla,
+					    double shift)
+{
+	libra_sla_t s = *sla;
+
+	s.submit += shift;
+	s.deadline += shift;
+	if (s.set & LIBRA_SLA_DUEDATE)
+		s.due_date += shift;
+	return s;
+}
+
 #pragma GCC visibility pop
 
 #endif /* LIBRA_ADMIT_INT_H */

@@ -134,17 +134,12 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
 	if (!(r.booked > 0.0))
 		r.booked = now;
 	for (int i = 0; i < n && !found; i++) {
-		double shift = t[i] - now;
-		libra_sla_t s = *sla;
+		libra_sla_t s = admit_sla_shifted(sla, t[i] - now);
 
 		if (admit_clock_out(&clk, 1)) {
 			slot->cut = true;
 			break;
 		}
-		s.submit += shift;
-		s.deadline += shift;
-		if (s.set & LIBRA_SLA_DUEDATE)
-			s.due_date += shift;
 		libra_admit(l, p, &s, &r, t[i], q);
 		if (q->verdict == LIBRA_ACCEPT) {
 			slot->begin = t[i];

@@ -183,15 +183,10 @@ extern void libra_admit_when_free(const libra_ledger_t *l,
 	n = out->cut ? 0 : _free_times(nodes, eligible, free_at, earliest,
 				       INFINITY, t, LIBRA_SLOT_TRIES);
 	for (int i = 0; i < n && !out->slot_found; i++) {
+		libra_sla_t s = admit_sla_shifted(sla, t[i] - earliest);
+
 		if ((out->cut = admit_clock_out(&clk, 1)))
 			break;
-		double shift = t[i] - earliest;
-		libra_sla_t s = *sla;
-
-		s.submit += shift;
-		s.deadline += shift;
-		if (s.set & LIBRA_SLA_DUEDATE)
-			s.due_date += shift;
 		_free_by(nodes, eligible, free_at, t[i], mask);
 		libra_admit(l, p, &s, req, t[i], q);
 		if (q->verdict == LIBRA_ACCEPT) {

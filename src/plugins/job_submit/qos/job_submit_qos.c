@@ -1249,13 +1249,6 @@ typedef struct {
 } admit_ctx_t;
 
 /*
- * What admission needs of a job with an SLA, in c->k's partition: its
- * request (refused, with the reason, when unreadable), whether the user may
- * hold another quote, and the nodes it may run on (c->left_out: why the
- * others were left out).  A booking (c->begin > 0) is marked booked, and
- * c->begin_txt says when it begins.
- */
-/*
  * The nodes where jobs without an SLA that do not share run until their
  * time limits (decision 39): kept in c->all, usable from when they free,
  * and left out of mask where that is after the admission's start (c->at:
@@ -1276,6 +1269,13 @@ static void _free_now(admit_ctx_t *c, bool *mask)
 	}
 }
 
+/*
+ * What admission needs of a job with an SLA, in c->k's partition: its
+ * request (refused, with the reason, when unreadable), whether the user may
+ * hold another quote, and the nodes it may run on (c->left_out: why the
+ * others were left out).  A booking (c->begin > 0) is marked booked, and
+ * c->begin_txt says when it begins.
+ */
 static int _admit_request(admit_ctx_t *c)
 {
 	job_desc_msg_t *job_desc = c->job_desc;
@@ -1553,12 +1553,6 @@ static void _partition_tried(job_desc_msg_t *job_desc, int k, char **tried,
 }
 
 /*
- * Every partition the job names, in turn (-p a,b: decision 29): the job is
- * placed in the first that can take it.  Returns the request's error
- * (none: c->q holds the last partition's verdict); refused everywhere,
- * the refusal is the last partition's, the others' reasons in c->tried.
- */
-/*
  * Refused where it would start: a planned start when the jobs without an
  * SLA on other nodes it may use reach their time limits (decision 39),
  * the first at which it is admitted, on c->q; else the quote stays the
@@ -1592,8 +1586,11 @@ static void _admit_planned(admit_ctx_t *c)
 }
 
 /*
- * Each of the job's partitions in turn, until one admits it: at once, or
- * (plan) for a planned start (decision 39).
+ * Every partition the job names, in turn (-p a,b: decision 29): the job is
+ * placed in the first that can take it, at once, or with "plan" also for
+ * a planned start (decision 39).  Returns the request's error (none: c->q
+ * holds the last partition's verdict); refused everywhere, the refusal is
+ * the last partition's, the others' reasons in c->tried.
  */
 static int _admit_parts(admit_ctx_t *c, bool plan)
 {
