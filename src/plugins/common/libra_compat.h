@@ -147,6 +147,23 @@ static inline int libra_load_job(job_info_msg_t **resp, uint32_t job_id,
 #define LIBRA_SELECT_MEMORY CR_MEMORY
 #endif
 
+/*
+ * Advance reservations made in-process (a booking's, design.md decision
+ * 42): create_resv() and update_resv() take a resv_desc_msg_t in all
+ * three; 24.11 and 26.05 add char **err_msg, a message for the requester
+ * (freed by the caller), which 22.05 does not give.  delete_resv() is the
+ * same in all three.  libra_resv_call(create_resv, &desc, &err) calls
+ * either as the release has it.  Locks: {config read, job read, node
+ * write, partition read}, as their RPC handlers take.
+ */
+#include "src/slurmctld/reservation.h"
+
+#if LIBRA_SLURM_SINCE(24, 11)
+#define libra_resv_call(fn, desc, err_msg) fn(desc, err_msg)
+#else
+#define libra_resv_call(fn, desc, err_msg) (*(err_msg) = NULL, fn(desc))
+#endif
+
 /* JOBCOMP_EVENT_JOB_FINISH, for LIBRA_JOBCOMP_OPS() (26.05) */
 #if LIBRA_SLURM_SINCE(26, 5)
 #include "src/interfaces/jobcomp.h"

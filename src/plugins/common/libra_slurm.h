@@ -235,6 +235,15 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
  */
 #define LIBRA_END_GRACE 5
 
+/*
+ * A booking's Slurm reservation (design.md decision 42) is sched/libra's,
+ * named LIBRA_RESV_PREFIX and the booked job's id ("libra_42").  Is
+ * "names" (a reservation's name, or a job's --reservation: names joined
+ * by commas) or one of them such a name?
+ */
+#define LIBRA_RESV_PREFIX "libra_"
+extern bool libra_slurm_booking_resv(const char *names);
+
 /* Does the job carry an admission (a record that is not best effort)? */
 extern bool libra_slurm_is_admitted(job_record_t *job_ptr);
 

@@ -297,6 +297,19 @@ static bitstr_t *_resv_nodes(slurmctld_resv_t *resv, time_t start,
 	return resv->node_bitmap;
 }
 
+extern bool libra_slurm_booking_resv(const char *names)
+{
+	const char *p = names;
+
+	while (p && *p) {
+		if (!strncmp(p, LIBRA_RESV_PREFIX, strlen(LIBRA_RESV_PREFIX)))
+			return true;
+		if ((p = strchr(p, ',')))
+			p++;
+	}
+	return false;
+}
+
 /* Its own reservation: its nodes only, the window inside its time. */
 static int _own_resv(bool *mask, const libra_slurm_window_t *w,
 		     char **err_msg)
@@ -346,6 +359,9 @@ static bitstr_t *_reserved(const libra_slurm_window_t *w,
 	iter = list_iterator_create(resv_list);
 	while ((resv = list_next(iter))) {
 		if (w->resv_name && !xstrcmp(resv->name, w->resv_name))
+			continue;
+		/* a booking's (decision 42): the ledger counts it */
+		if (libra_slurm_booking_resv(resv->name))
 			continue;
 		if (!(b = _resv_nodes(resv, w->start, w->end)))
 			continue;
@@ -470,7 +486,10 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
 	if (w->features && (rc = _features_ok(w->features, err_msg)))
 		return rc;
-	if (w->resv_name && (rc = _own_resv(mask, w, err_msg)))
+	/* sched/libra put the job in a booking's reservation (decision 42):
+	 * one that lets it use any node */
+	if (w->resv_name && !libra_slurm_booking_resv(w->resv_name) &&
+	    (rc = _own_resv(mask, w, err_msg)))
 		return rc;
 	reserved = _reserved(w, out);
 	if (w->whole)

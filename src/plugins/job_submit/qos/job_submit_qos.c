@@ -2058,6 +2058,27 @@ static double _now(void)
 	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A booking's reservation is sched/libra's (design.md decision 42): it lets
+ * its jobs use any node, past every other booking, so no one but an
+ * operator may ask for it (--reservation at submission, or an update).
+ * err_msg may be NULL (job_modify() on 22.05).
+ */
+static int _booking_resv_refused(job_desc_msg_t *job_desc,
+				 uint32_t submit_uid, char **err_msg)
+{
+	if (!job_desc->reservation ||
+	    !libra_slurm_booking_resv(job_desc->reservation) ||
+	    validate_operator(submit_uid))
+		return SLURM_SUCCESS;
+	info("%s: uid %u: refused --reservation=%s: a booking's reservation",
+	     plugin_type, submit_uid, job_desc->reservation);
+	if (err_msg)
+		xstrfmtcat(*err_msg, "libra: rejected: --reservation=%s: reservations named %s<job id> hold a booked job's nodes for it (sched_libra(8)); no other job may ask for one",
+			   job_desc->reservation, LIBRA_RESV_PREFIX);
+	return ESLURM_RESERVATION_ACCESS;
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg)
 {
@@ -2078,6 +2099,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	memset(&ref, 0, sizeof(ref));
 	ref.time = now;
 	snprintf(ref.verdict, sizeof(ref.verdict), "invalid");
+	if ((rc = _booking_resv_refused(job_desc, submit_uid, err_msg))) {
+		_log_refusal(&ref, job_desc, submit_uid, *err_msg);
+		return rc;
+	}
 	/* --begin later: an advance reservation (decision 21), whose SLA
 	 * counts from its begin as if it were submitted then */
 	if (job_desc->begin_time > (time_t) now + 1)
@@ -2344,11 +2369,14 @@ static int _job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		       uint32_t submit_uid, char **err_msg)
 {
 	const char *what;
+	int rc;
 
 	if (job_desc->admin_comment &&
 	    !strncmp(job_desc->admin_comment, LIBRA_PROGRESS_PREFIX,
 		     strlen(LIBRA_PROGRESS_PREFIX)))
 		return _progress(job_desc, job_ptr, submit_uid, err_msg);
+	if ((rc = _booking_resv_refused(job_desc, submit_uid, err_msg)))
+		return rc;
 	if (!libra_slurm_is_record(job_ptr->admin_comment))
 		return SLURM_SUCCESS;
 	if (libra_record_text_is_best_effort(job_ptr->admin_comment))

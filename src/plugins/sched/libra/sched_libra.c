@@ -904,11 +904,13 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	if (!_before_deadline(job_ptr, now, next, _hard_deadline(job_ptr)))
 		return false;
 	if (!job_independent(job_ptr)) {	/* reason set by Slurm */
-		/* booked (decision 21): a pass at its begin starts it */
+		/* booked (decision 21): a pass at its begin starts it; its
+		 * nodes are kept for it meanwhile (decision 42) */
 		time_t begin = job_ptr->details->begin_time;
 
 		if (begin > now && (!*next || begin < *next))
 			*next = begin;
+		libra_booking_hold(job_ptr, now);
 		return false;
 	}
 	if (!_state_saved(job_ptr)) {
@@ -929,6 +931,8 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 				    "libra: admitted nodes are down and no others can meet the deadline");
 		libra_hub_unlock();
 		nodes = libra_slurm_place_names(&rec);
+		if (nodes)	/* where a booking's window is (decision 42) */
+			libra_booking_cross(job_ptr, nodes, now);
 	} else if (libra_slurm_job_demand(job_ptr, &demand)) {
 		/* not where admitted jobs, started or not, hold memory or
 		 * GPUs it would need (decision 17) */
@@ -945,6 +949,7 @@ static bool _try_pending(job_record_t *job_ptr, time_t now, time_t *next,
 	    (taken = _taken_replaced(job_ptr, &rec, now)) > 0) {
 		xfree(nodes);
 		nodes = libra_slurm_place_names(&rec);
+		libra_booking_cross(job_ptr, nodes, now);
 		rc = _start_job(job_ptr, nodes, held);
 	}
 	FREE_NULL_BITMAP(held);
@@ -1522,6 +1527,7 @@ static time_t _pass(bool *waiting, uint32_t *unsaved, uint32_t *nstarted,
 	if (full) {
 		jobs = _snapshot(&njobs);
 		skipped_next = _check_running(jobs, njobs, now, &nrunning);
+		libra_booking_tidy(now);
 	} else {
 		jobs = _increment(new_jobs, nnew, &njobs);
 		skipped_next = st.carry_next;

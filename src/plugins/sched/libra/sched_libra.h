@@ -40,6 +40,19 @@ extern bool libra_backfill_running(void);
 extern void libra_backfill_reconfig(void);
 extern void libra_backfill_stop(void);
 
+struct job_record;
+
+/* sched_libra_booking.c: a Slurm reservation per booking (decision 42),
+ * under the pass's locks.  libra_booking_hold() makes a pending booked
+ * job's (begin later, admitted, in no reservation) and puts it in;
+ * libra_booking_cross() puts an admitted job about to start on "nodes" in
+ * a booking's reservation that holds one of them in its time;
+ * libra_booking_tidy() deletes the ones whose booked job has ended. */
+extern void libra_booking_hold(struct job_record *job_ptr, time_t now);
+extern void libra_booking_cross(struct job_record *job_ptr,
+				const char *nodes, time_t now);
+extern void libra_booking_tidy(time_t now);
+
 /* sched_libra_starts.c: the journal of starts (decision 26).
  * libra_starts_add() notes a job just started and libra_starts_prune()
  * forgets the ones that no longer run, both under the pass's job write
@@ -49,7 +62,6 @@ extern void libra_backfill_stop(void);
  * "restart" (select_nodes() on the nodes given, no launch) for each job
  * the file says was started and the recovered state has pending; returns
  * how many it took as running again. */
-struct job_record;
 extern void libra_starts_add(struct job_record *job_ptr);
 extern void libra_starts_prune(void);
 extern void libra_starts_write(void);
