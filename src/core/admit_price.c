@@ -258,9 +258,10 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
  * the cheapest (emptiest) nodes can make a sum fit that no best fit fits,
  * so such a job spreads the load by worst fit and later jobs find no
  * lightly loaded CPU.  Measured on KTH-SP2 and CTC-SP2 (doc/results.md,
- * "One economy"): accepting the sum there lost up to 12 points of QoS,
- * and a best fit under the whole budget did no better; with the per-CPU
- * test both charges admit the same jobs.
+ * "One economy", 72 cells, seeds 1-3): accepting the sum at the cheapest
+ * nodes lost up to 12.1 points of QoS, and a best fit under the whole
+ * budget up to 12.8; with the per-CPU test both charges admit the same
+ * jobs.
  */
 extern void admit_market(const libra_ledger_t *l, const libra_params_t *p,
 			 const libra_sla_t *sla, const libra_request_t *req,

@@ -28,7 +28,7 @@ extern bool libra_slurm_is_record(const char *admin_comment)
 }
 
 /*
- * Parsed records by job id (finding F.4 of contrib/bench/findings.md):
+ * Parsed records by job id (finding F of contrib/bench/findings.md):
  * sched/libra reads the record of every pending admitted job in every pass.
  * Direct-mapped: slot job_id % REC_CACHE holds one job's AdminComment as
  * it was parsed and the record it gave; a hit needs the same job id and

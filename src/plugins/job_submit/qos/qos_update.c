@@ -4,14 +4,14 @@
  *  be harmless: an allow-list, not a deny-list (design.md decision 37).
  *
  *  job_modify() names the changes that would alter an admitted job's SLA
- *  or price, or keep it from starting (_tampered() in job_submit_qos.c),
- *  so that a refusal says what it refused.  Whatever else an owner may
- *  change in a release's _update_job() (ReqSockets, MinTmpDiskNode,
- *  Switches, ... on a pending job; EndTime, TresBind on a running one)
- *  could make the job unrunnable or end it, and a field a later release
- *  adds would pass a deny-list unseen.  So every member of the update's
- *  job_desc_msg_t is compared with an update that asks nothing, and one
- *  that differs must be on the list below.
+ *  or price, or keep it from starting (_tampered() in
+ *  job_submit_qos_modify.c), so that a refusal says what it refused.
+ *  Whatever else an owner may change in a release's _update_job()
+ *  (ReqSockets, MinTmpDiskNode, Switches, ... on a pending job; EndTime,
+ *  TresBind on a running one) could make the job unrunnable or end it,
+ *  and a field a later release adds would pass a deny-list unseen.  So
+ *  every member of the update's job_desc_msg_t is compared with an update
+ *  that asks nothing, and one that differs must be on the list below.
  *
  *  "Asks nothing" is what Slurm's own unpacking makes of an empty update:
  *  slurm_init_job_desc_msg() packed and unpacked as REQUEST_UPDATE_JOB

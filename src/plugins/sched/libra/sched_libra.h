@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  sched_libra.h - sched/libra's scheduler thread (sched_libra.c), started
- *  and stopped by the plugin glue (sched_libra_wrapper.c).
+ *  sched_libra.h - sched/libra's scheduler thread (sched_libra_agent.c;
+ *  its pass in sched_libra.c and sched_libra_pending.c), started and
+ *  stopped by the plugin glue (sched_libra_wrapper.c).
 \*****************************************************************************/
 
 #ifndef _SCHED_LIBRA_H

@@ -20,7 +20,8 @@
  *  slurmctld, first thing, takes each job the file names and the state
  *  brought back pending with the same restart count (not requeued since)
  *  as running on those nodes again (libra_starts_restore()), where the
- *  orphan check of sched_libra.c finds out whether its launch got there.
+ *  orphan check of sched_libra_agent.c finds out whether its launch got
+ *  there.
  *  Lines of jobs that no longer run are dropped when the file has more
  *  than twice as many lines as running entries (and at least
  *  STARTS_COMPACT): written anew beside it, then renamed over it.

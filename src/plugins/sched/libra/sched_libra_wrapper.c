@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  sched_libra_wrapper.c - plugin glue of sched/libra: load, unload,
- *  reconfigure.  The algorithm is in sched_libra.c and src/core.
+ *  reconfigure.  The algorithm is in sched_libra.c (with
+ *  sched_libra_pending.c and sched_libra_agent.c) and src/core.
 \*****************************************************************************/
 
 #include "slurm/slurm.h"

@@ -38,6 +38,13 @@
  *  doc/design.md decision 27): its tasks stay where Slurm put them, at the
  *  weight Slurm gave them, as on a stock cluster.
  *
+ *  This file has the cgroup tree (v1 or v2, one directory per node and
+ *  job, the pinning cpusets), the tasks put in it (or the weight put on
+ *  Slurm's own cgroup/v2 job directory, decision 31) and the SPANK hooks;
+ *  libra_cgroup_weight.c the job's SLA, its share and weight, and the
+ *  updater thread; libra_cgroup_args.c the plugstack.conf arguments; the
+ *  state they share is in libra_cgroup_int.h.
+ *
  *  plugstack.conf arguments: enforce=yes|no, interval=SECONDS,
  *  share_min=FRACTION, pin=yes|no, cgroup_root=DIR, cgroup_v2_root=DIR
  *  (the v2 hierarchy, instead of the first cgroup2 mount with the cpu
@@ -55,7 +62,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,72 +78,19 @@
 #include <slurm/spank.h>
 
 #include "libra_cgroup.h"
-#include "libra_compat.h"
-#include "params.h"
-#include "predict.h"
-#include "record.h"
+#include "libra_cgroup_int.h"
 #include "share.h"
-#include "bag.h"
-#include "sla.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
 /* Top directory under each controller; plugstack "cgroup_prefix=". */
-static char libra_dir[64] = "libra";
+char libra_dir[LIBRA_DIR_LEN] = "libra";
 #define LIBRA_DIR libra_dir
 
-static struct {
-	/* configuration */
-	bool enforce;
-	bool pin;
-	unsigned top_weight;		/* weight of the top directory, 0: leave */
-	double interval;
-	double share_min;
-	char root[1024];
-	char v2root[1024];		/* cgroup_v2_root=, or "" */
-	char v2mount[PATH_MAX];		/* the v2 hierarchy in use */
-
-	/*
-	 * v2 on a plain directory tree, not a cgroup2 filesystem (a
-	 * cgroup_v2_root= made to test the v2 path where the cpu controller
-	 * is bound to v1): the files the kernel would provide are created
-	 * as they are written, and a job's directory keeps them after it
-	 * ends, for the test to read.
-	 */
-	bool plain;
-
-	/* this step */
-	bool active;
-	int version;			/* 1 or 2 */
-	uint32_t job_id;
-	char node[64];
-	char cpu_job[PATH_MAX];		/* weight lives here */
-	char acct_job[PATH_MAX];	/* CPU time is read here */
-	char cpuset_node[PATH_MAX];	/* v1 pinning, or "" */
-	int cpus;			/* the job's CPUs on this node */
-	bool has_sla, best_effort;
-	bool slurms;			/* no record: Slurm's job, left alone */
-	double runtime, deadline, target;
-	double begin;			/* its share counts from then, 0: from
-					 * its admission (the record's begin) */
-	double from;			/* its share was committed then: its
-					 * weight claims no more (0: no cap) */
-	double predicted;		/* admitted on a prediction: its plan
-					 * (decision 34), else 0 */
-	double reported;		/* the plan last reported reached */
-	bool reload;			/* read the record again (re-planned?) */
-	unsigned last_weight;
-	bool weight_failed;		/* its failure logged once */
-	bool slurm_owned;		/* cpu_job is Slurm's cgroup/v2 job
-					 * cgroup, not ours (_adopt_slurm) */
-
-	pthread_t thread;
-	bool thread_started, stop;
-	pthread_mutex_t mutex;
-	pthread_cond_t cond;
-} cg = {
+/* The step's state (libra_cgroup_int.h). */
+libra_cgroup_state_t cg = {
 	.enforce = true,
 	.interval = 2.0,
 	.share_min = LIBRA_SHARE_MIN_DEFAULT,
@@ -148,7 +101,12 @@ static struct {
 
 /* ------------------------------------------------------------ files */
 
-static int _write_file(const char *dir, const char *file, const char *val)
+/*
+ * Write val to dir/file (on a plain v2 tree, cg.plain, the file is made).
+ * Returns 0, or -1 with errno set.
+ */
+extern int libra_cgroup_write_file(const char *dir, const char *file,
+				   const char *val)
 {
 	char path[PATH_MAX];
 	int fd, rc = 0, err, flags = O_WRONLY;
@@ -170,8 +128,9 @@ static int _write_file(const char *dir, const char *file, const char *val)
 	return rc;
 }
 
-static int _read_file(const char *dir, const char *file, char *buf,
-		      size_t len)
+/* Read dir/file into buf (len bytes, with its '\0'); returns 0 or -1. */
+extern int libra_cgroup_read_file(const char *dir, const char *file,
+				  char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	ssize_t n;
@@ -222,7 +181,7 @@ static bool _v2_has_cpu(const char *dir)
 {
 	char buf[512];
 
-	if (_read_file(dir, "cgroup.controllers", buf, sizeof(buf)))
+	if (libra_cgroup_read_file(dir, "cgroup.controllers", buf, sizeof(buf)))
 		return false;
 	for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
 		if (!strcmp(tok, "cpu"))
@@ -292,7 +251,7 @@ static void _top_weight(const char *top, const char *file, unsigned max)
 		return;
 	snprintf(val, sizeof(val), "%u", cg.top_weight < max ? cg.top_weight :
 		 max);
-	_write_file(top, file, val);
+	libra_cgroup_write_file(top, file, val);
 }
 
 static int _setup_v1(void)
@@ -325,14 +284,20 @@ pin:
 			/* a cpuset needs cpus and mems before it takes tasks */
 			snprintf(parent, sizeof(parent), "%s/%s", path,
 				 LIBRA_DIR);
-			if (!_read_file(path, "cpuset.cpus", cpus, sizeof(cpus)))
-				_write_file(parent, "cpuset.cpus", cpus);
-			if (!_read_file(path, "cpuset.mems", mems, sizeof(mems))) {
-				_write_file(parent, "cpuset.mems", mems);
-				_write_file(cg.cpuset_node, "cpuset.mems", mems);
+			if (!libra_cgroup_read_file(path, "cpuset.cpus", cpus,
+						    sizeof(cpus)))
+				libra_cgroup_write_file(parent, "cpuset.cpus",
+							cpus);
+			if (!libra_cgroup_read_file(path, "cpuset.mems", mems,
+						    sizeof(mems))) {
+				libra_cgroup_write_file(parent, "cpuset.mems",
+							mems);
+				libra_cgroup_write_file(cg.cpuset_node,
+							"cpuset.mems", mems);
 			}
 			snprintf(cpu, sizeof(cpu), "%d", _node_cpu(cg.node));
-			if (_write_file(cg.cpuset_node, "cpuset.cpus", cpu))
+			if (libra_cgroup_write_file(cg.cpuset_node,
+						    "cpuset.cpus", cpu))
 				cg.cpuset_node[0] = '\0';
 		} else {
 			cg.cpuset_node[0] = '\0';
@@ -352,7 +317,7 @@ pin:
  */
 static void _delegate_cpu(const char *dir)
 {
-	if (!_write_file(dir, "cgroup.subtree_control", "+cpu"))
+	if (!libra_cgroup_write_file(dir, "cgroup.subtree_control", "+cpu"))
 		return;
 	if (errno == EBUSY)
 		slurm_error("libra: job %u: cannot enable the cpu controller below %s: it holds processes of its own (cgroup v2 lets only leaves hold them once a controller is enabled below): its jobs' shares are not enforced",
@@ -424,405 +389,7 @@ static void _parent(const char *path, char *out, size_t len)
 		*slash = '\0';
 }
 
-/* ------------------------------------------------------------- SLA */
-
-/*
- * A task of a job array admitted as one bag (decision 36): its own run
- * time, paced to the end sched/libra gave it on its lane.  Until its
- * record has that (a task Slurm's own scheduler started is given it at
- * sched/libra's next pass), it is paced as a task of the first wave and
- * its record read again at the next interval.
- */
-static void _bag_task(const libra_record_t *rec)
-{
-	struct timespec now;
-
-	if (rec->bag.tasks <= 0)
-		return;
-	cg.runtime = rec->bag.runtime;
-	if (rec->bag.target > 0.0) {
-		cg.target = rec->bag.target;
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	cg.target = libra_bag_task_target(now.tv_sec + now.tv_nsec / 1e9,
-					  rec->sla.deadline, rec->bag.waves);
-	cg.reload = true;
-}
-
-/* Fetch the job's record from slurmctld: its SLA and CPUs here. */
-static bool _load_sla(void)
-{
-	job_info_msg_t *msg = NULL;
-	libra_record_t rec;
-	char err[256];
-	bool ok = false;
-
-	if (libra_load_job(&msg, cg.job_id, SHOW_DETAIL) || !msg ||
-	    msg->record_count < 1) {
-		int rc = libra_errno();
-
-		/*
-		 * A step run with "srun --no-allocate" (root only) has no job
-		 * record in slurmctld, hence no SLA and no share: not an error.
-		 */
-		if (rc == ESLURM_INVALID_JOB_ID)
-			slurm_debug("libra: job %u: no job record in slurmctld (srun --no-allocate?): no share to enforce",
-				    cg.job_id);
-		else
-			slurm_error("libra: job %u: cannot load its record from slurmctld: %s",
-				    cg.job_id, slurm_strerror(rc));
-		if (msg)
-			slurm_free_job_info_msg(msg);
-		return false;
-	}
-	cg.has_sla = true;
-	cg.best_effort = true;
-	cg.slurms = true;
-	if (msg->job_array[0].admin_comment &&
-	    !strncmp(msg->job_array[0].admin_comment, "{\"libra\":", 9)) {
-		cg.slurms = false;
-		if (libra_record_from_json(msg->job_array[0].admin_comment,
-					   &rec, err, sizeof(err))) {
-			slurm_error("libra: job %u: unreadable record: %s",
-				    cg.job_id, err);
-		} else {
-			if (!rec.best_effort) {
-				libra_sla_t sla;
-
-				/* what the ledger committed: the runtime
-				 * (a re-planned job's plan, decision 34)
-				 * and the share's target: a due date's,
-				 * opt=time's or a plan's paced end, else
-				 * the deadline (libra_sla_target()) */
-				libra_record_committed_sla(&rec, &sla);
-				cg.best_effort = false;
-				cg.runtime = sla.runtime;
-				cg.deadline = sla.deadline;
-				cg.target = libra_sla_target(&sla);
-				cg.begin = rec.begin;
-				cg.predicted = !(rec.declared > 0.0) ? 0.0 :
-					       rec.replanned > 0.0 ? rec.plan :
-					       rec.predicted;
-				/* not a bag's task (its lane paces it) nor
-				 * a job requeued after a node failure (the
-				 * provider's late start to make good) */
-				cg.from = rec.bag.tasks > 0 ||
-					  rec.requeues > 0 ? 0.0 :
-					  fmax(libra_record_commit_time(&rec),
-					       rec.begin);
-				_bag_task(&rec);
-			}
-			for (int i = 0; i < rec.nplace; i++)
-				if (!strcmp(rec.place[i].node, cg.node))
-					cg.cpus = rec.place[i].cpus /
-						  (rec.bag.lanes > 0 ?
-						   rec.bag.lanes : 1);
-			libra_record_free(&rec);
-		}
-	}
-	ok = true;
-	slurm_free_job_info_msg(msg);
-	return ok;
-}
-
-/* ------------------------------------------------------------ weight */
-
-/* A v2 cgroup's CPU time: cpu.stat's usage_usec, in seconds. */
-static double _usage_seconds(const char *dir)
-{
-	char buf[256];
-
-	if (_read_file(dir, "cpu.stat", buf, sizeof(buf)))
-		return 0.0;
-	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
-		if (!strncmp(l, "usage_usec ", 11))
-			return strtod(l + 11, NULL) / 1e6;
-	return 0.0;
-}
-
-/*
- * The CPU time of the job's tasks in Slurm's cgroup/v2 tree: the sum over
- * job_<id>/step_<s>/user.  Slurm keeps each step's slurmstepd in
- * step_<s>/slurm, so job_<id>'s own cpu.stat also counts the daemons'
- * time (seen in the VM: about half a second of a 6-second job under
- * emulation), which is not the job's work.
- */
-static double _slurm_user_seconds(void)
-{
-	DIR *d = opendir(cg.acct_job);
-	struct dirent *de;
-	char dir[PATH_MAX];
-	double sum = 0.0;
-
-	if (!d)
-		return 0.0;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "step_", 5))
-			continue;
-		if (snprintf(dir, sizeof(dir), "%s/%s/user", cg.acct_job,
-			     de->d_name) < (int) sizeof(dir))
-			sum += _usage_seconds(dir);
-	}
-	closedir(d);
-	return sum;
-}
-
-static double _cpu_seconds(void)
-{
-	char buf[256];
-
-	if (cg.version == 1) {
-		if (_read_file(cg.acct_job, "cpuacct.usage", buf, sizeof(buf)))
-			return 0.0;
-		return strtod(buf, NULL) / 1e9;
-	}
-	if (cg.slurm_owned)
-		return _slurm_user_seconds();
-	return _usage_seconds(cg.acct_job);
-}
-
-/* CPU-seconds per CPU the job has done here. */
-static double _done(void)
-{
-	return _cpu_seconds() / (cg.cpus > 0 ? cg.cpus : 1);
-}
-
-/* The job's share now, per CPU (share.h clamps). */
-static double _share_now(void)
-{
-	double done, share, cap;
-	struct timespec now;
-
-	if (cg.has_sla && cg.slurms)
-		return 1.0;	/* its CPUs are its own (decision 27) */
-	if (!cg.has_sla || cg.best_effort)
-		return cg.share_min;
-	done = _done();
-	clock_gettime(CLOCK_REALTIME, &now);
-	/* share_min before its begin (a job counted from a boot that came
-	 * early); paced to its target, past that to its deadline
-	 * (libra_share_enforced()); never above what was committed to it
-	 * (libra_share_committed()) */
-	share = libra_share_enforced(cg.runtime, done,
-				     now.tv_sec + now.tv_nsec / 1e9, cg.begin,
-				     cg.target, cg.deadline, cg.interval,
-				     cg.share_min);
-	cap = libra_share_committed(cg.runtime, cg.from, cg.target,
-				    cg.interval, cg.share_min);
-	return cap > 0.0 && share > cap ? cap : share;
-}
-
-static void _update_weight(void)
-{
-	double share = _share_now() * (cg.cpus > 0 ? cg.cpus : 1);
-	unsigned w;
-	char val[32];
-
-	if (cg.version == 1) {
-		w = libra_weight_v1(share);
-		snprintf(val, sizeof(val), "%u", w);
-		if (w != cg.last_weight &&
-		    !_write_file(cg.cpu_job, "cpu.shares", val))
-			cg.last_weight = w;
-	} else {
-		w = libra_weight_v2(share);
-		snprintf(val, sizeof(val), "%u", w);
-		if (w == cg.last_weight)
-			return;
-		if (!_write_file(cg.cpu_job, "cpu.weight", val)) {
-			cg.last_weight = w;
-			return;
-		}
-		if (cg.weight_failed)
-			return;
-		cg.weight_failed = true;
-		if (errno == ENOENT)
-			slurm_error("libra: job %u: %s has no cpu.weight (the cpu controller is not enabled in its parent's cgroup.subtree_control): its share is not enforced",
-				    cg.job_id, cg.cpu_job);
-		else
-			slurm_error("libra: job %u: cannot write cpu.weight %s in %s: %m",
-				    cg.job_id, val, cg.cpu_job);
-	}
-}
-
-/*
- * A job admitted on a prediction that has reached its plan (decision 34):
- * tell slurmctld how much it has done, once per plan, as an AdminComment
- * update that job_submit/qos takes as a report (LIBRA_PROGRESS_PREFIX),
- * and read its record again at the next interval: its new plan, when it
- * was re-planned.
- */
-static void _report(void)
-{
-	job_desc_msg_t d;
-	char text[64], id[16];
-	double done;
-
-	if (cg.reload) {
-		cg.reload = false;
-		_load_sla();
-		return;
-	}
-	if (!(cg.predicted > 0.0) || cg.reported == cg.predicted)
-		return;
-	if ((done = _done()) < cg.predicted - LIBRA_REPLAN_EPS)
-		return;
-	slurm_init_job_desc_msg(&d);
-	/* the job by its id string: the numeric field moved into step_id
-	 * in 26.05, the string is in every release */
-	snprintf(id, sizeof(id), "%u", cg.job_id);
-	d.job_id_str = id;
-	snprintf(text, sizeof(text), LIBRA_PROGRESS_PREFIX "%.3f", done);
-	d.admin_comment = text;
-	if (slurm_update_job(&d)) {
-		slurm_error("libra: job %u: cannot report its progress to slurmctld: %s",
-			    cg.job_id, slurm_strerror(errno));
-		return;
-	}
-	slurm_info("libra: job %u: at its plan of %.1f s with %.1f s of CPU per CPU done: reported",
-		   cg.job_id, cg.predicted, done);
-	cg.reported = cg.predicted;
-	cg.reload = true;
-}
-
-static void *_updater(void *arg)
-{
-	struct timespec ts;
-
-	pthread_mutex_lock(&cg.mutex);
-	while (!cg.stop) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t) cg.interval;
-		ts.tv_nsec += (long) ((cg.interval - floor(cg.interval)) * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&cg.cond, &cg.mutex, &ts);
-		if (cg.stop)
-			break;
-		if (!cg.has_sla)
-			_load_sla();	/* slurmctld was unreachable */
-		else
-			_report();
-		_update_weight();
-	}
-	pthread_mutex_unlock(&cg.mutex);
-	return NULL;
-}
-
 /* ------------------------------------------------------------ hooks */
-
-/*
- * A yes/no argument: yes, on, 1 or no, off, 0.  Anything else is refused
- * (-1, logged): "enforce=maybe" must not quietly switch enforcement off.
- */
-static int _yes_no(const char *key, const char *v, bool *out)
-{
-	if (!strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0")) {
-		*out = false;
-		return 0;
-	}
-	slurm_error("libra: plugstack argument %s=%s: say yes or no", key, v);
-	return -1;
-}
-
-/*
- * interval and share_min are the core's libra_weight_interval and
- * libra_share_min: parsed and range-checked by its one parameter table
- * (libra_params_set(), params.h), so plugstack.conf takes what slurm.conf
- * takes and "interval=5x" is refused.  Returns 0, or -1 with the argument
- * (its first len bytes name it) in the log.
- */
-static int _set_param(const char *arg, size_t len, const char *key,
-		      const char *val, libra_params_t *p)
-{
-	char msg[160];
-
-	if (!libra_params_set(p, key, val, msg, sizeof(msg)))
-		return 0;
-	slurm_error("libra: plugstack argument %.*s: %s", (int) len, arg, msg);
-	return -1;
-}
-
-/* top_weight: cpu.shares' own range (v2's cpu.weight is capped at 10000
- * when written, _top_weight()). */
-static const libra_range_t top_weight_range = {
-	.min = 1, .max = 262144, .whole = true,
-};
-
-static int _parse_args(int ac, char **av)
-{
-	libra_params_t p;
-
-	libra_params_default(&p);
-	p.weight_interval = cg.interval;
-	p.share_min = cg.share_min;
-	for (int i = 0; i < ac; i++) {
-		char *eq = strchr(av[i], '=');
-		const char *val = eq ? eq + 1 : "";
-		size_t klen = eq ? (size_t) (eq - av[i]) : strlen(av[i]);
-		char msg[160];
-		double w;
-
-		if (!strncmp(av[i], "enforce", klen) && klen == 7) {
-			if (_yes_no("enforce", val, &cg.enforce))
-				return -1;
-		} else if (!strncmp(av[i], "pin", klen) && klen == 3) {
-			if (_yes_no("pin", val, &cg.pin))
-				return -1;
-		} else if (!strncmp(av[i], "interval", klen) && klen == 8) {
-			if (_set_param(av[i], klen, "libra_weight_interval",
-				       val, &p))
-				return -1;
-			cg.interval = p.weight_interval;
-		} else if (!strncmp(av[i], "share_min", klen) && klen == 9) {
-			if (_set_param(av[i], klen, "libra_share_min", val,
-				       &p))
-				return -1;
-			cg.share_min = p.share_min;
-		} else if (!strncmp(av[i], "top_weight", klen) && klen == 10) {
-			if (libra_parse_number("top_weight", val,
-					       &top_weight_range, &w, msg,
-					       sizeof(msg))) {
-				slurm_error("libra: plugstack argument %s", msg);
-				return -1;
-			}
-			cg.top_weight = (unsigned) w;
-		} else if (!strncmp(av[i], "cgroup_root", klen) && klen == 11) {
-			snprintf(cg.root, sizeof(cg.root), "%s", val);
-		} else if (!strncmp(av[i], "cgroup_v2_root", klen) &&
-			   klen == 14) {
-			if (val[0] != '/' || strlen(val) >= sizeof(cg.v2root)) {
-				slurm_error("libra: cgroup_v2_root=%s: give an absolute path",
-					    val);
-				return -1;
-			}
-			snprintf(cg.v2root, sizeof(cg.v2root), "%s", val);
-		} else if (!strncmp(av[i], "cgroup_prefix", klen) &&
-			   klen == 13) {
-			if (!*val || strlen(val) >= sizeof(libra_dir) ||
-			    strspn(val, "abcdefghijklmnopqrstuvwxyz"
-				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
-			    strlen(val) || val[0] == '.') {
-				slurm_error("libra: cgroup_prefix=%s: use letters, digits, '_', '-', '.'",
-					    val);
-				return -1;
-			}
-			snprintf(libra_dir, sizeof(libra_dir), "%s", val);
-		} else {
-			slurm_error("libra: unknown plugstack argument '%s' (enforce, interval, share_min, pin, top_weight, cgroup_root, cgroup_v2_root, cgroup_prefix)",
-				    av[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
 
 static int _setup_once(void)
 {
@@ -866,7 +433,7 @@ static void _enter(const char *dir, pid_t pid)
 
 	snprintf(val, sizeof(val), "%d", (int) pid);
 	for (int i = 1;; i++) {
-		if (!_write_file(dir, "cgroup.procs", val))
+		if (!libra_cgroup_write_file(dir, "cgroup.procs", val))
 			return;
 		if (i == SETUP_TRIES || !_gone(errno))
 			break;
@@ -891,7 +458,7 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 	uint32_t step_id = 0;
 	uint16_t ncpus = 0;
 
-	if (_parse_args(ac, av))
+	if (libra_cgroup_parse_args(ac, av))
 		return -1;
 	if (!cg.enforce && !cg.pin)
 		return 0;
@@ -933,7 +500,7 @@ extern int libra_cgroup_init(spank_t sp, int ac, char **av)
 	cg.active = true;
 	if (!cg.enforce)
 		return 0;
-	_load_sla();
+	libra_cgroup_load_sla();
 	_parent(cg.cpu_job, path, sizeof(path));
 	_collect(path);
 	if (strcmp(cg.acct_job, cg.cpu_job)) {
@@ -1041,10 +608,11 @@ extern int libra_cgroup_task(spank_t sp)
 	}
 
 	pthread_mutex_lock(&cg.mutex);
-	_update_weight();
+	libra_cgroup_update_weight();
 	if (!cg.thread_started) {
 		cg.stop = false;
-		if (!pthread_create(&cg.thread, NULL, _updater, NULL))
+		if (!pthread_create(&cg.thread, NULL, libra_cgroup_updater,
+				    NULL))
 			cg.thread_started = true;
 	}
 	pthread_mutex_unlock(&cg.mutex);
