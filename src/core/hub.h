@@ -78,19 +78,14 @@ extern void libra_hub_set_synced(bool synced);
 
 /*
  * Admissions happen before slurmctld gives the job its id; they are
- * committed under a token from this range and re-keyed later.
+ * committed under a token (LIBRA_TOKEN_BASE and libra_is_token(), in
+ * ledger.h) and re-keyed later.
  */
-#define LIBRA_TOKEN_BASE 0xF0000000u
 extern uint32_t libra_hub_next_token(void);	/* call with the lock held */
 /* How many tokens libra_hub_next_token() has given out (wraps); lock held.
  * No token in the ledger at one look and the same count later: still
  * none, and the ledger need not be searched for them. */
 extern uint32_t libra_hub_tokens_issued(void);
-
-static inline bool libra_is_token(uint32_t id)
-{
-	return id >= LIBRA_TOKEN_BASE;
-}
 
 /* Wake the scheduler (call with or without the lock). */
 extern void libra_hub_wake(void);

@@ -394,6 +394,18 @@ extern const libra_sla_t *libra_ledger_job_sla(const libra_ledger_t *l,
 extern double libra_ledger_job_committed(const libra_ledger_t *l,
 					 uint32_t job_id);
 
+/*
+ * Admissions happen before slurmctld gives the job its id; they are
+ * committed under a token, an id from this range (libra_hub_next_token()
+ * gives them out), and re-keyed to the job's id later.
+ */
+#define LIBRA_TOKEN_BASE 0xF0000000u
+
+static inline bool libra_is_token(uint32_t id)
+{
+	return id >= LIBRA_TOKEN_BASE;
+}
+
 /* Give a job a new id (a provisional admission becoming a real job).
  * Returns 0, or -1 if old is absent or new is taken. */
 extern int libra_ledger_rekey(libra_ledger_t *l, uint32_t old_id,

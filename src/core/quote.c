@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub.h"
 #include "quote.h"
 
 struct libra_quotes {

@@ -8,7 +8,7 @@
  *  is admitted as usual, but as if it started only when the hold ends, so
  *  that the share committed in the ledger (RE / (TD - until)) still meets
  *  the deadline however late within the hold the user takes the quote.  The
- *  admission is committed under a ledger token (hub.h) dated at the hold's
+ *  admission is committed under a ledger token (ledger.h) dated at the hold's
  *  end, and the book keeps the quote: its number, owner, the agreed SLA,
  *  price, request and placement.  Submitting "quote=ID" before the hold
  *  ends makes a job of it at that price with no second admission; after
