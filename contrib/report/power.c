@@ -24,19 +24,6 @@
 
 #include "report.h"
 
-static const char *const state_names[] = {
-	[LIBRA_NODE_ON] = "on",
-	[LIBRA_NODE_OFF] = "off",
-	[LIBRA_NODE_BOOTING] = "booting",
-	[LIBRA_NODE_STOPPING] = "stopping",
-};
-#define NSTATES (int) (sizeof(state_names) / sizeof(state_names[0]))
-
-extern const char *rpt_node_state_name(libra_node_power_t s)
-{
-	return (int) s >= 0 && (int) s < NSTATES ? state_names[s] : "?";
-}
-
 static bool _powered(libra_node_power_t s)
 {
 	return s != LIBRA_NODE_OFF;
@@ -93,6 +80,7 @@ static int _line(const char *s, const char *end, long long *when,
 		 char *why, size_t whylen)
 {
 	const char *w, *p = s;
+	char word[16], list[LIBRA_NAMES_MAX];
 	size_t len;
 	int k;
 
@@ -113,13 +101,14 @@ static int _line(const char *s, const char *end, long long *when,
 		snprintf(why, whylen, "want EPOCH NODE STATE");
 		return -1;
 	}
-	for (k = 0; k < NSTATES; k++)
-		if (strlen(state_names[k]) == len &&
-		    !strncmp(state_names[k], w, len))
-			break;
-	if (k == NSTATES) {
-		snprintf(why, whylen, "state '%.*s' is not on, off, booting "
-			 "or stopping", (int) (len > 24 ? 24 : len), w);
+	/* the words sched/libra's journal writes (power.h) */
+	snprintf(word, sizeof(word), "%.*s", (int) len, w);
+	if (len >= sizeof(word) ||
+	    !libra_value_of(libra_node_power_names, word, &k)) {
+		snprintf(why, whylen, "state '%.*s' is not %s",
+			 (int) (len > 24 ? 24 : len), w,
+			 libra_names_list(libra_node_power_names, list,
+					  sizeof(list)));
 		return -1;
 	}
 	*state = (libra_node_power_t) k;
@@ -206,7 +195,8 @@ extern int rpt_read_power(const char *path, rpt_power_t *pw, int verbose,
 		if (verbose > 1)
 			fprintf(stderr, PROG ": %s:%ld: %s %s at %lld\n", name,
 				lineno, l->node->name,
-				rpt_node_state_name(state), when);
+				libra_name_of(libra_node_power_names, state),
+				when);
 	}
 	free(text);
 	if (verbose)

@@ -142,9 +142,6 @@ typedef struct {
 	long torn;		/* a cut last line skipped (0 or 1) */
 } rpt_power_t;
 
-/* "on", "off", "booting", "stopping" (the log's words). */
-extern const char *rpt_node_state_name(libra_node_power_t s);
-
 /*
  * The power log ("EPOCH NODE STATE" lines; "-" = stdin).  A malformed
  * last line (cut short by a crash) is skipped with a warning on stderr;

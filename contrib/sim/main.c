@@ -592,7 +592,7 @@ static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
 {
 	switch (c) {
 	case OPT_PREDICT:
-		if (libra_predict_method_from_name(a, &cfg->predict))
+		if (!libra_predict_method_from_name(a, &cfg->predict))
 			_usage_error("--predict: '%s' is not none, "
 				     "last2, ratio or runtime", a);
 		return true;

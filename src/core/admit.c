@@ -36,24 +36,27 @@
 
 #include "admit.h"
 #include "admit_int.h"
+#include "number.h"
 #include "price.h"
+
+static const libra_name_t verdict_names[] = {
+	{ LIBRA_ACCEPT,			"accepted" },
+	{ LIBRA_REJECT_RESOURCES,	"resources" },
+	{ LIBRA_REJECT_DEADLINE,	"deadline" },
+	{ LIBRA_REJECT_BUDGET,		"budget" },
+	{ LIBRA_REJECT_RETURN,		"return" },
+	{ LIBRA_REJECT_RISK,		"risk" },
+	{ LIBRA_REJECT_INVALID,		"invalid" },
+	{ LIBRA_REJECT_SLOTS,		"slots" },
+	{ LIBRA_REJECT_MEMORY,		"memory" },
+	{ LIBRA_REJECT_GPUS,		"gpus" },
+	{ LIBRA_REJECT_DUEDATE,		"duedate" },
+	{ 0, NULL }
+};
 
 extern const char *libra_verdict_name(libra_verdict_t v)
 {
-	switch (v) {
-	case LIBRA_ACCEPT:		return "accepted";
-	case LIBRA_REJECT_RESOURCES:	return "resources";
-	case LIBRA_REJECT_DEADLINE:	return "deadline";
-	case LIBRA_REJECT_BUDGET:	return "budget";
-	case LIBRA_REJECT_RETURN:	return "return";
-	case LIBRA_REJECT_RISK:		return "risk";
-	case LIBRA_REJECT_INVALID:	return "invalid";
-	case LIBRA_REJECT_SLOTS:	return "slots";
-	case LIBRA_REJECT_MEMORY:	return "memory";
-	case LIBRA_REJECT_GPUS:		return "gpus";
-	case LIBRA_REJECT_DUEDATE:	return "duedate";
-	}
-	return "unknown";
+	return libra_name_of(verdict_names, (int) v);
 }
 
 extern const char *libra_verdict_reason(libra_verdict_t v)

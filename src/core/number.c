@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  number.c - the strict decimal grammar (number.h).
+ *  number.c - the strict decimal grammar, and the names of enum values
+ *  (number.h).
 \*****************************************************************************/
 
 #include <ctype.h>
@@ -88,4 +89,52 @@ extern int libra_parse_number(const char *what, const char *val,
 	}
 	*out = v;
 	return 0;
+}
+
+extern const char *libra_name_of(const libra_name_t *t, int value)
+{
+	for (; t->name; t++)
+		if (t->value == value)
+			return t->name;
+	return "unknown";
+}
+
+extern bool libra_value_of(const libra_name_t *t, const char *name,
+			   int *value)
+{
+	for (; name && t->name; t++) {
+		if (!strcmp(name, t->name)) {
+			*value = t->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Is t's entry e an alias (a value named before it)? */
+static bool _alias(const libra_name_t *t, const libra_name_t *e)
+{
+	for (; t < e; t++)
+		if (t->value == e->value)
+			return true;
+	return false;
+}
+
+extern const char *libra_names_list(const libra_name_t *t, char *buf,
+				    size_t len)
+{
+	size_t used = 0, n = 0, i = 0;
+
+	for (const libra_name_t *e = t; e->name; e++)
+		n += !_alias(t, e);
+	buf[0] = '\0';
+	for (const libra_name_t *e = t; e->name && used < len; e++) {
+		if (_alias(t, e))
+			continue;
+		used += (size_t) snprintf(buf + used, len - used, "%s%s",
+					  !i ? "" : i + 1 < n ? ", " : " or ",
+					  e->name);
+		i++;
+	}
+	return buf;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  number.h - the strict decimal grammar of every number the project reads.
+ *  number.h - the strict decimal grammar of every number the project reads,
+ *  and the names of every enum's values.
  *
  *  A plain decimal: digits, an optional fraction, an optional exponent
  *  ("12", "0.5", "1e3").  No sign, blank, unit, hexadecimal, "inf", "nan"
@@ -8,6 +9,10 @@
  *  (libra_parse_money(), sla.h), the policy parameters
  *  (libra_parse_number() below, params.c), the SPANK plugin's arguments
  *  and the tariff's rates (tariff.c) all read numbers here.
+ *
+ *  The names of an enum's values (policies, tiers, end kinds, verdicts,
+ *  ...) are a libra_name_t table each, read and written by the three
+ *  functions below and no other code (doc/design.md, "Source layout").
  *
  *  The bottom of the core: it includes no other header of it.
 \*****************************************************************************/
@@ -40,5 +45,36 @@ typedef struct libra_range {
 extern int libra_parse_number(const char *what, const char *val,
 			      const libra_range_t *r, double *out,
 			      char *err, size_t errlen);
+
+/*
+ * One value of an enum and its name.  A table ends with { 0, NULL }.  One
+ * rule for every table: a name matches exactly, case and all; a value's
+ * first entry is its name, a later entry with the same value an alias
+ * (read, never written nor listed); a value with no entry is written
+ * "unknown".
+ */
+typedef struct libra_name {
+	int value;
+	const char *name;
+} libra_name_t;
+
+/* The name of value in t, or "unknown". */
+extern const char *libra_name_of(const libra_name_t *t, int value);
+
+/* The value named name in t into *value: false (and *value unchanged)
+ * when t names nothing so, or name is NULL. */
+extern bool libra_value_of(const libra_name_t *t, const char *name,
+			   int *value);
+
+/* Room for any table's list (libra_names_list()). */
+#define LIBRA_NAMES_MAX 256
+
+/*
+ * The names of t as a message lists them, aliases left out: "a", "a or
+ * b", "a, b or c", into buf (truncated to len).  Returns buf, for
+ * "expected %s" and "'%s' is not %s".
+ */
+extern const char *libra_names_list(const libra_name_t *t, char *buf,
+				    size_t len);
 
 #endif /* LIBRA_NUMBER_H */

@@ -28,15 +28,53 @@ _Static_assert(sizeof(((libra_params_t *) 0)->markup_tier) ==
 	       LIBRA_TIER_COUNT * sizeof(double),
 	       "one mark-up per libra_tier_t");
 
-static const char *policy_names[LIBRA_POLICY_COUNT] = {
-	[LIBRA_POLICY_LIBRA]	   = "libra",
-	[LIBRA_POLICY_LIBRA_PRICE] = "libra+$",
-	[LIBRA_POLICY_SLA]	   = "librasla",
-	[LIBRA_POLICY_RISKD]	   = "librariskd",
-	[LIBRA_POLICY_AUTO]	   = "libra+$auto",
-	[LIBRA_POLICY_FIXED]	   = "fixed",
-	[LIBRA_POLICY_PEAK]	   = "peak",
+static const libra_name_t policy_names[] = {
+	{ LIBRA_POLICY_LIBRA,		"libra" },
+	{ LIBRA_POLICY_LIBRA_PRICE,	"libra+$" },
+	{ LIBRA_POLICY_SLA,		"librasla" },
+	{ LIBRA_POLICY_RISKD,		"librariskd" },
+	{ LIBRA_POLICY_AUTO,		"libra+$auto" },
+	{ LIBRA_POLICY_FIXED,		"fixed" },
+	{ LIBRA_POLICY_PEAK,		"peak" },
+	{ 0, NULL }
 };
+
+static const libra_name_t nosla_names[] = {
+	{ LIBRA_NOSLA_SLURM,		"slurm" },
+	{ LIBRA_NOSLA_BEST_EFFORT,	"best_effort" },
+	{ LIBRA_NOSLA_REJECT,		"reject" },
+	{ 0, NULL }
+};
+
+static const libra_name_t resfree_names[] = {
+	{ LIBRA_RESFREE_WINDOW,	"window" },
+	{ LIBRA_RESFREE_THESIS,	"thesis" },
+	{ 0, NULL }
+};
+
+static const libra_name_t charge_names[] = {
+	{ LIBRA_CHARGE_CPU,	"cpu" },
+	{ LIBRA_CHARGE_THESIS,	"thesis" },
+	{ 0, NULL }
+};
+
+const libra_name_t libra_yes_no_names[] = {
+	{ true,		"yes" },
+	{ false,	"no" },
+	{ true,		"on" },
+	{ false,	"off" },
+	{ true,		"1" },
+	{ false,	"0" },
+	{ 0, NULL }
+};
+
+/* A KIND_NAME parameter is written as an int. */
+_Static_assert(sizeof(libra_policy_t) == sizeof(int) &&
+	       sizeof(libra_resfree_t) == sizeof(int) &&
+	       sizeof(libra_charge_t) == sizeof(int) &&
+	       sizeof(libra_nosla_t) == sizeof(int) &&
+	       sizeof(libra_predict_method_t) == sizeof(int) &&
+	       sizeof(libra_power_t) == sizeof(int), "enums are ints");
 
 extern void libra_params_default(libra_params_t *p)
 {
@@ -101,33 +139,22 @@ extern double libra_params_markup(const libra_params_t *p, int tier)
 
 extern const char *libra_policy_name(libra_policy_t policy)
 {
-	if ((unsigned) policy < LIBRA_POLICY_COUNT)
-		return policy_names[policy];
-	return "unknown";
+	return libra_name_of(policy_names, (int) policy);
 }
 
 extern const char *libra_nosla_name(libra_nosla_t mode)
 {
-	switch (mode) {
-	case LIBRA_NOSLA_SLURM:
-		return "slurm";
-	case LIBRA_NOSLA_BEST_EFFORT:
-		return "best_effort";
-	case LIBRA_NOSLA_REJECT:
-		return "reject";
-	}
-	return "unknown";
+	return libra_name_of(nosla_names, (int) mode);
 }
 
 extern bool libra_policy_from_name(const char *name, libra_policy_t *policy)
 {
-	for (int i = 0; i < LIBRA_POLICY_COUNT; i++) {
-		if (!strcmp(name, policy_names[i])) {
-			*policy = (libra_policy_t) i;
-			return true;
-		}
-	}
-	return false;
+	int v;
+
+	if (!libra_value_of(policy_names, name, &v))
+		return false;
+	*policy = (libra_policy_t) v;
+	return true;
 }
 
 extern bool libra_policy_is_market(libra_policy_t policy)
@@ -138,14 +165,9 @@ extern bool libra_policy_is_market(libra_policy_t policy)
 
 typedef enum {
 	KIND_DOUBLE,
-	KIND_POLICY,
-	KIND_RESFREE,
-	KIND_CHARGE,
-	KIND_NOSLA,
-	KIND_BOOL,
+	KIND_NAME,		/* one of names: an enum */
+	KIND_BOOL,		/* libra_yes_no_names: a bool */
 	KIND_HOURS,
-	KIND_PREDICT,
-	KIND_POWER,
 	KIND_TARIFF,
 } kind_t;
 
@@ -154,16 +176,20 @@ typedef struct {
 	kind_t kind;
 	size_t off;		/* offset of the field in libra_params_t */
 	libra_range_t range;	/* KIND_DOUBLE: the values it may take */
+	const libra_name_t *names;	/* KIND_NAME: the values' names */
 } param_def_t;
 
 #define OFF(f) offsetof(libra_params_t, f)
 /* A number key: [lo, hi], or (lo, hi] when open. */
 #define NUM(k, f, lo, hi, open) \
-	{ k, KIND_DOUBLE, OFF(f), { lo, hi, open, false } }
-/* A key that takes a word (a name, yes/no) or hours. */
-#define WORD(k, kind, f) { k, kind, OFF(f), { 0, 0, false, false } }
+	{ k, KIND_DOUBLE, OFF(f), { lo, hi, open, false }, NULL }
+/* A key that takes yes/no, hours or a tariff. */
+#define WORD(k, kind, f) { k, kind, OFF(f), { 0, 0, false, false }, NULL }
+/* A key that takes the name of an enum's value. */
+#define NAME(k, f, names) \
+	{ k, KIND_NAME, OFF(f), { 0, 0, false, false }, names }
 static const param_def_t defs[] = {
-	WORD("libra_policy",		KIND_POLICY,	policy),
+	NAME("libra_policy",		policy,		policy_names),
 	NUM("libra_alpha",		alpha,		0, 1e6, false),
 	NUM("libra_beta",		beta,		0, 1e6, false),
 	NUM("libra_price_base",		price_base,	0, 1e12, true),
@@ -173,15 +199,15 @@ static const param_def_t defs[] = {
 	NUM("libra_delta",		delta,		0, 1e6, false),
 	NUM("libra_peak_price",		peak_price,	0, 1e12, false),
 	WORD("libra_peak_hours",	KIND_HOURS,	peak_start),
-	WORD("libra_resfree",		KIND_RESFREE,	resfree),
-	WORD("libra_charge",		KIND_CHARGE,	charge),
+	NAME("libra_resfree",		resfree,	resfree_names),
+	NAME("libra_charge",		charge,		charge_names),
 	NUM("libra_capacity",		capacity,	0, 1, true),
 	NUM("libra_share_min",		share_min,	0, 0.5, true),
 	NUM("libra_risk_sigma",		risk_sigma,	0, 1e6, false),
 	NUM("libra_risk_mu",		risk_mu,	1, 1e6, false),
 	NUM("libra_beta_min",		beta_min,	0, 1e6, true),
 	NUM("libra_beta_max",		beta_max,	0, 1e6, true),
-	WORD("libra_no_sla",		KIND_NOSLA,	no_sla),
+	NAME("libra_no_sla",		no_sla,		nosla_names),
 	NUM("libra_interval",		interval,	0.1, 3600, false),
 	NUM("libra_weight_interval",	weight_interval, 0.1, 3600, false),
 	WORD("libra_enforce",		KIND_BOOL,	enforce),
@@ -195,13 +221,14 @@ static const param_def_t defs[] = {
 	    0, 100, false),
 	NUM("libra_price_damping",	price_damping,	0, 1e8, false),
 	NUM("libra_quote_hold",		quote_hold,	1, 86400, false),
-	{ "libra_quote_max", KIND_DOUBLE, OFF(quote_max), { 0, 1000, false, true } },
-	WORD("libra_predict",		KIND_PREDICT,	predict),
+	{ "libra_quote_max", KIND_DOUBLE, OFF(quote_max), { 0, 1000, false, true },
+	  NULL },
+	NAME("libra_predict",		predict,	libra_predict_method_names),
 	NUM("libra_predict_risk",	predict_risk,	0, 0.5, true),
 	{ "libra_predict_min", KIND_DOUBLE, OFF(predict_min),
-	  { 1, LIBRA_PREDICT_DEPTH, false, true } },
+	  { 1, LIBRA_PREDICT_DEPTH, false, true }, NULL },
 	NUM("libra_predict_pace",	predict_pace,	0, 1, true),
-	WORD("libra_power",		KIND_POWER,	power),
+	NAME("libra_power",		power,		libra_power_names),
 	NUM("libra_power_interval",	power_interval,	1, 86400, false),
 	NUM("libra_power_boot",		power_boot,	0, 86400, false),
 	NUM("libra_power_shutdown",	power_shutdown,	0, 86400, false),
@@ -247,73 +274,40 @@ static int _parse_hours(libra_params_t *p, const char *key, const char *val,
 	return 0;
 }
 
+/* "key=val: expected a, b or c" */
+static int _expected(char *err, size_t errlen, const char *key,
+		     const char *val, const libra_name_t *names)
+{
+	char list[LIBRA_NAMES_MAX], why[LIBRA_NAMES_MAX + 16];
+
+	snprintf(why, sizeof(why), "expected %s",
+		 libra_names_list(names, list, sizeof(list)));
+	return _fail(err, errlen, key, val, why);
+}
+
 static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 		  char *err, size_t errlen)
 {
 	char *field = (char *) p + d->off;
+	int v;
 
 	switch (d->kind) {
 	case KIND_DOUBLE:
 		return libra_parse_number(d->key, val, &d->range,
 					  (double *) field, err, errlen);
-	case KIND_POLICY:
-		if (!libra_policy_from_name(val, (libra_policy_t *) field))
-			return _fail(err, errlen, d->key, val,
-				     "unknown policy (libra, libra+$, librasla, librariskd, libra+$auto, fixed, peak)");
-		return 0;
-	case KIND_RESFREE:
-		if (!strcmp(val, "window"))
-			*(libra_resfree_t *) field = LIBRA_RESFREE_WINDOW;
-		else if (!strcmp(val, "thesis"))
-			*(libra_resfree_t *) field = LIBRA_RESFREE_THESIS;
-		else
-			return _fail(err, errlen, d->key, val,
-				     "expected window or thesis");
-		return 0;
-	case KIND_CHARGE:
-		if (!strcmp(val, "cpu"))
-			*(libra_charge_t *) field = LIBRA_CHARGE_CPU;
-		else if (!strcmp(val, "thesis"))
-			*(libra_charge_t *) field = LIBRA_CHARGE_THESIS;
-		else
-			return _fail(err, errlen, d->key, val,
-				     "expected cpu or thesis");
-		return 0;
-	case KIND_NOSLA:
-		if (!strcmp(val, "slurm"))
-			*(libra_nosla_t *) field = LIBRA_NOSLA_SLURM;
-		else if (!strcmp(val, "best_effort"))
-			*(libra_nosla_t *) field = LIBRA_NOSLA_BEST_EFFORT;
-		else if (!strcmp(val, "reject"))
-			*(libra_nosla_t *) field = LIBRA_NOSLA_REJECT;
-		else
-			return _fail(err, errlen, d->key, val,
-				     "expected slurm, best_effort or reject");
+	case KIND_NAME:
+		if (!libra_value_of(d->names, val, &v))
+			return _expected(err, errlen, d->key, val, d->names);
+		*(int *) field = v;
 		return 0;
 	case KIND_BOOL:
-		if (!strcmp(val, "yes") || !strcmp(val, "1") ||
-		    !strcmp(val, "on"))
-			*(bool *) field = true;
-		else if (!strcmp(val, "no") || !strcmp(val, "0") ||
-			 !strcmp(val, "off"))
-			*(bool *) field = false;
-		else
-			return _fail(err, errlen, d->key, val,
-				     "expected yes or no");
+		if (!libra_value_of(libra_yes_no_names, val, &v))
+			return _expected(err, errlen, d->key, val,
+					 libra_yes_no_names);
+		*(bool *) field = v;
 		return 0;
 	case KIND_HOURS:
 		return _parse_hours(p, d->key, val, err, errlen);
-	case KIND_PREDICT:
-		if (libra_predict_method_from_name(
-			    val, (libra_predict_method_t *) field))
-			return _fail(err, errlen, d->key, val,
-				     "expected none, ratio, last2 or runtime");
-		return 0;
-	case KIND_POWER:
-		if (!libra_power_from_name(val, (libra_power_t *) field))
-			return _fail(err, errlen, d->key, val,
-				     "expected none, static, h1, h2, h3 or h5");
-		return 0;
 	case KIND_TARIFF:
 		/* the message names libra_tariff and the entry or line */
 		return libra_tariff_parse((libra_tariff_t *) field, val, err,
@@ -435,42 +429,18 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 			snprintf(val, sizeof(val), "%.15g",
 				 *(const double *) field);
 			break;
-		case KIND_POLICY:
-			snprintf(val, sizeof(val), "%s", libra_policy_name(
-				 *(const libra_policy_t *) field));
-			break;
-		case KIND_RESFREE:
+		case KIND_NAME:
 			snprintf(val, sizeof(val), "%s",
-				 *(const libra_resfree_t *) field ==
-				 LIBRA_RESFREE_THESIS ? "thesis" : "window");
-			break;
-		case KIND_CHARGE:
-			snprintf(val, sizeof(val), "%s",
-				 *(const libra_charge_t *) field ==
-				 LIBRA_CHARGE_THESIS ? "thesis" : "cpu");
-			break;
-		case KIND_NOSLA:
-			snprintf(val, sizeof(val), "%s",
-				 libra_nosla_name(*(const libra_nosla_t *)
-						  field));
+				 libra_name_of(d->names, *(const int *) field));
 			break;
 		case KIND_BOOL:
 			snprintf(val, sizeof(val), "%s",
-				 *(const bool *) field ? "yes" : "no");
-			break;
-		case KIND_PREDICT:
-			snprintf(val, sizeof(val), "%s",
-				 libra_predict_method_name(
-					 *(const libra_predict_method_t *)
-					 field));
+				 libra_name_of(libra_yes_no_names,
+					       *(const bool *) field));
 			break;
 		case KIND_HOURS:
 			snprintf(val, sizeof(val), "%d-%d", p->peak_start,
 				 p->peak_end ? p->peak_end : 24);
-			break;
-		case KIND_POWER:
-			snprintf(val, sizeof(val), "%s", libra_power_name(
-				 *(const libra_power_t *) field));
 			break;
 		case KIND_TARIFF:
 			libra_tariff_format((const libra_tariff_t *) field,

@@ -135,6 +135,10 @@ extern bool libra_policy_from_name(const char *name, libra_policy_t *policy);
 /* libra_no_sla's values: "slurm", "best_effort", "reject". */
 extern const char *libra_nosla_name(libra_nosla_t mode);
 
+/* How every yes/no parameter reads: yes, on or 1, or no, off or 0
+ * (number.h's libra_name_t; written yes or no). */
+extern const libra_name_t libra_yes_no_names[];
+
 /* True for the policies whose price follows supply and demand. */
 extern bool libra_policy_is_market(libra_policy_t policy);
 

@@ -5,34 +5,40 @@
 \*****************************************************************************/
 
 #include <math.h>
-#include <string.h>
-#include <strings.h>
 
 #include "power.h"
 
-static const char *const _names[LIBRA_POWER_COUNT] = {
-	[LIBRA_POWER_NONE] = "none",
-	[LIBRA_POWER_STATIC] = "static",
-	[LIBRA_POWER_H1] = "h1",
-	[LIBRA_POWER_H2] = "h2",
-	[LIBRA_POWER_H3] = "h3",
-	[LIBRA_POWER_H5] = "h5",
+const libra_name_t libra_power_names[] = {
+	{ LIBRA_POWER_NONE,	"none" },
+	{ LIBRA_POWER_STATIC,	"static" },
+	{ LIBRA_POWER_H1,	"h1" },
+	{ LIBRA_POWER_H2,	"h2" },
+	{ LIBRA_POWER_H3,	"h3" },
+	{ LIBRA_POWER_H5,	"h5" },
+	{ 0, NULL }
+};
+
+const libra_name_t libra_node_power_names[] = {
+	{ LIBRA_NODE_ON,	"on" },
+	{ LIBRA_NODE_OFF,	"off" },
+	{ LIBRA_NODE_BOOTING,	"booting" },
+	{ LIBRA_NODE_STOPPING,	"stopping" },
+	{ 0, NULL }
 };
 
 extern const char *libra_power_name(libra_power_t h)
 {
-	return (h >= 0 && h < LIBRA_POWER_COUNT) ? _names[h] : "?";
+	return libra_name_of(libra_power_names, (int) h);
 }
 
 extern bool libra_power_from_name(const char *name, libra_power_t *h)
 {
-	for (int i = 0; i < LIBRA_POWER_COUNT; i++) {
-		if (!strcasecmp(name, _names[i])) {
-			*h = (libra_power_t) i;
-			return true;
-		}
-	}
-	return false;
+	int v;
+
+	if (!libra_value_of(libra_power_names, name, &v))
+		return false;
+	*h = (libra_power_t) v;
+	return true;
 }
 
 extern bool libra_power_defers(libra_power_t h)

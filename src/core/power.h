@@ -53,6 +53,7 @@
 #include <stddef.h>
 
 #include "ledger.h"
+#include "number.h"
 #include "tariff.h"
 
 typedef enum {
@@ -65,7 +66,8 @@ typedef enum {
 	LIBRA_POWER_COUNT
 } libra_power_t;
 
-/* "none", "static", "h1", "h2", "h3", "h5". */
+/* "none", "static", "h1", "h2", "h3", "h5" (number.h's libra_name_t). */
+extern const libra_name_t libra_power_names[];
 extern const char *libra_power_name(libra_power_t h);
 extern bool libra_power_from_name(const char *name, libra_power_t *h);
 
@@ -89,6 +91,10 @@ typedef enum {
 	LIBRA_NODE_BOOTING,	/* being deployed */
 	LIBRA_NODE_STOPPING,	/* being removed */
 } libra_node_power_t;
+
+/* "on", "off", "booting", "stopping": a node's state as sched/libra's
+ * journal of power states writes it and libra-report reads it. */
+extern const libra_name_t libra_node_power_names[];
 
 /* One node at a decision point, as the caller sees it. */
 typedef struct libra_power_node {

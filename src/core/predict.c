@@ -49,31 +49,29 @@ struct libra_predictor {
 	table_t cls, user, group;
 };
 
-static const char *const _names[] = {
-	[LIBRA_PREDICT_NONE] = "none",
-	[LIBRA_PREDICT_LAST2] = "last2",
-	[LIBRA_PREDICT_RATIO] = "ratio",
-	[LIBRA_PREDICT_RUNTIME] = "runtime",
+/* In the order sched_libra(8) lists them. */
+const libra_name_t libra_predict_method_names[] = {
+	{ LIBRA_PREDICT_NONE,		"none" },
+	{ LIBRA_PREDICT_RATIO,		"ratio" },
+	{ LIBRA_PREDICT_LAST2,		"last2" },
+	{ LIBRA_PREDICT_RUNTIME,	"runtime" },
+	{ 0, NULL }
 };
 
 extern const char *libra_predict_method_name(libra_predict_method_t m)
 {
-	if ((unsigned) m >= sizeof(_names) / sizeof(_names[0]))
-		return "unknown";
-	return _names[m];
+	return libra_name_of(libra_predict_method_names, (int) m);
 }
 
-extern int libra_predict_method_from_name(const char *name,
-					  libra_predict_method_t *m)
+extern bool libra_predict_method_from_name(const char *name,
+					   libra_predict_method_t *m)
 {
-	for (size_t i = 0; name && i < sizeof(_names) / sizeof(_names[0]);
-	     i++) {
-		if (!strcmp(name, _names[i])) {
-			*m = (libra_predict_method_t) i;
-			return 0;
-		}
-	}
-	return -1;
+	int v;
+
+	if (!libra_value_of(libra_predict_method_names, name, &v))
+		return false;
+	*m = (libra_predict_method_t) v;
+	return true;
 }
 
 /* ---- hash tables of histories -------------------------------------------- */

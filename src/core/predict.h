@@ -74,6 +74,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "number.h"
+
 /* Finished jobs kept per user and per group. */
 #define LIBRA_PREDICT_DEPTH 32
 
@@ -114,11 +116,12 @@ extern libra_predictor_t *libra_predictor_create(libra_predict_method_t m,
 						 int min_samples);
 extern void libra_predictor_destroy(libra_predictor_t *p);
 
-/* Name of a method ("none", "last2", "ratio", "runtime"), and back:
- * returns 0, or -1 for an unknown name. */
+/* The methods by name ("none", "ratio", "last2", "runtime"; number.h's
+ * libra_name_t), one method's name, and back (false: no such name). */
+extern const libra_name_t libra_predict_method_names[];
 extern const char *libra_predict_method_name(libra_predict_method_t m);
-extern int libra_predict_method_from_name(const char *name,
-					  libra_predict_method_t *m);
+extern bool libra_predict_method_from_name(const char *name,
+					   libra_predict_method_t *m);
 
 /*
  * A job finished: it ran R seconds (per CPU, at full speed) against a

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "record.h"
 #include "record_int.h"
 
@@ -223,6 +224,8 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 		NULL
 	};
 	const char *type, *tier;
+	char list[LIBRA_NAMES_MAX];
+	int v;
 
 	memset(sla, 0, sizeof(*sla));
 	if (!json_object_is_type(o, json_type_object))
@@ -258,21 +261,21 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 		tier = _get_str(d, o, "sla", "tier", true);
 		if (!tier)
 			return -1;
-		if (!libra_tier_from_name(tier, &sla->tier) ||
-		    sla->tier == LIBRA_TIER_NONE)
-			return _dfail(d, "sla.tier: '%.20s' is not value, standard or premium",
-				      tier);
+		/* a tier a job picks: "none" is none */
+		if (!libra_value_of(libra_tier_names + 1, tier, &v))
+			return _dfail(d, "sla.tier: '%.20s' is not %s", tier,
+				      libra_names_list(libra_tier_names + 1,
+						       list, sizeof(list)));
+		sla->tier = (libra_tier_t) v;
 	}
 	type = _get_str(d, o, "sla", "type", true);
 	if (!type)
 		return -1;
-	if (!strcmp(type, "hard"))
-		sla->type = LIBRA_DEADLINE_HARD;
-	else if (!strcmp(type, "soft"))
-		sla->type = LIBRA_DEADLINE_SOFT;
-	else
-		return _dfail(d, "sla.type: '%.20s' is not hard or soft",
-			      type);
+	if (!libra_value_of(libra_deadline_type_names, type, &v))
+		return _dfail(d, "sla.type: '%.20s' is not %s", type,
+			      libra_names_list(libra_deadline_type_names, list,
+					       sizeof(list)));
+	sla->type = (libra_deadline_type_t) v;
 
 	return _dec_given(d, o, _get(o, "given"), sla);
 }

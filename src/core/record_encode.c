@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "record.h"
 #include "record_int.h"
 
@@ -72,7 +73,7 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 	if (sla->set & LIBRA_SLA_TARGET)
 		_add_num(o, "target", sla->target, ok);
 	json_object_object_add(o, "type", json_object_new_string(
-		sla->type == LIBRA_DEADLINE_SOFT ? "soft" : "hard"));
+		libra_name_of(libra_deadline_type_names, (int) sla->type)));
 	/* the terms the user gave, by sla.c's one table of keys */
 	for (size_t i = 0; (name = libra_sla_term(i, &bit)); i++)
 		if (sla->set & bit)

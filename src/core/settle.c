@@ -6,37 +6,35 @@
 #include <math.h>
 #include <string.h>
 
+#include "number.h"
 #include "settle.h"
 
-static const char *end_names[] = {
-	[LIBRA_END_COMPLETED] = "COMPLETED",
-	[LIBRA_END_FAILED]    = "FAILED",
-	[LIBRA_END_DEADLINE]  = "DEADLINE",
-	[LIBRA_END_CANCELLED] = "CANCELLED",
-	[LIBRA_END_NODE_FAIL] = "NODE_FAIL",
-	[LIBRA_END_UNSTARTED] = "UNSTARTED",
-	[LIBRA_END_WITHDRAWN] = "WITHDRAWN",
-	[LIBRA_END_SUSPENDED] = "SUSPENDED",
-	[LIBRA_END_PREEMPTED] = "PREEMPTED",
+static const libra_name_t end_names[] = {
+	{ LIBRA_END_COMPLETED,	"COMPLETED" },
+	{ LIBRA_END_FAILED,	"FAILED" },
+	{ LIBRA_END_DEADLINE,	"DEADLINE" },
+	{ LIBRA_END_CANCELLED,	"CANCELLED" },
+	{ LIBRA_END_NODE_FAIL,	"NODE_FAIL" },
+	{ LIBRA_END_UNSTARTED,	"UNSTARTED" },
+	{ LIBRA_END_WITHDRAWN,	"WITHDRAWN" },
+	{ LIBRA_END_SUSPENDED,	"SUSPENDED" },
+	{ LIBRA_END_PREEMPTED,	"PREEMPTED" },
+	{ 0, NULL }
 };
-#define NEND (sizeof(end_names) / sizeof(end_names[0]))
 
 extern const char *libra_end_name(libra_end_t how)
 {
-	if ((unsigned) how < NEND)
-		return end_names[how];
-	return "UNKNOWN";
+	return libra_name_of(end_names, (int) how);
 }
 
 extern bool libra_end_from_name(const char *name, libra_end_t *how)
 {
-	for (unsigned i = 0; i < NEND; i++) {
-		if (!strcmp(name, end_names[i])) {
-			*how = (libra_end_t) i;
-			return true;
-		}
-	}
-	return false;
+	int v;
+
+	if (!libra_value_of(end_names, name, &v))
+		return false;
+	*how = (libra_end_t) v;
+	return true;
 }
 
 extern double libra_penalty(const libra_sla_t *sla, double delay)

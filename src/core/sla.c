@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,23 +24,132 @@
 #include "sla.h"
 #include "sla_int.h"
 
-const sla_key_t sla_keys[] = {
-	{ "runtime",	 LIBRA_SLA_RUNTIME,	true },
-	{ "deadline",	 LIBRA_SLA_DEADLINE,	true },
-	{ "budget",	 LIBRA_SLA_BUDGET,	true },
-	{ "penalty",	 LIBRA_SLA_PENALTY,	true },
-	{ "penalty_cap", LIBRA_SLA_PENALTY_CAP, true },
-	{ "type",	 LIBRA_SLA_TYPE,	true },
-	{ "duedate",	 LIBRA_SLA_DUEDATE,	true },
-	{ "due",	 LIBRA_SLA_DUEDATE,	false },  /* duedate, shorter */
-	{ "tier",	 LIBRA_SLA_TIER,	true },
-	{ "quote",	 LIBRA_SLA_QUOTE,	false },
-	{ "opt",	 LIBRA_SLA_OPT,		false },
+const libra_name_t libra_deadline_type_names[] = {
+	{ LIBRA_DEADLINE_HARD,	"hard" },
+	{ LIBRA_DEADLINE_SOFT,	"soft" },
+	{ 0, NULL }
 };
+
+const libra_name_t libra_tier_names[] = {
+	{ LIBRA_TIER_NONE,	"none" },	/* no tier: not a value of tier= */
+	{ LIBRA_TIER_VALUE,	"value" },
+	{ LIBRA_TIER_STANDARD,	"standard" },
+	{ LIBRA_TIER_PREMIUM,	"premium" },
+	{ 0, NULL }
+};
+
+const libra_name_t libra_opt_names[] = {
+	{ LIBRA_OPT_COST,	"cost" },
+	{ LIBRA_OPT_TIME,	"time" },
+	{ 0, NULL }
+};
+
+/* A LIBRA_SLA_VAL_WORD field is written as an int. */
+_Static_assert(sizeof(libra_deadline_type_t) == sizeof(int) &&
+	       sizeof(libra_tier_t) == sizeof(int) &&
+	       sizeof(libra_opt_t) == sizeof(int), "enums are ints");
+_Static_assert(sizeof(((libra_sla_t *) 0)->quote) == sizeof(uint32_t),
+	       "a quote's number is a uint32_t");
+
+/*
+ * The keys of the grammar, each with its field and the SPANK option that
+ * sets it; an alias right after its key.  "quote" is "hold", or the number
+ * of a quote to take: that quote carries the SLA, so no other key may be
+ * given with it (libra_sla_check_quote()).  The SPANK options keep this
+ * order in sbatch --help.
+ */
+#define OFF(f) offsetof(libra_sla_t, f)
+const libra_sla_key_t sla_keys[] = {
+	{ .key = "runtime", .bit = LIBRA_SLA_RUNTIME, .term = true,
+	  .val = LIBRA_SLA_VAL_DURATION, .off = OFF(runtime),
+	  .option = "runtime", .arginfo = "DURATION",
+	  .help = "slurm-libra: CPU time per CPU the job needs at full speed "
+		  "(e.g. 30m, 2h)" },
+	{ .key = "deadline", .bit = LIBRA_SLA_DEADLINE, .term = true,
+	  .val = LIBRA_SLA_VAL_WHEN, .off = OFF(deadline) },
+	{ .key = "budget", .bit = LIBRA_SLA_BUDGET, .term = true,
+	  .val = LIBRA_SLA_VAL_MONEY, .off = OFF(budget),
+	  .option = "budget", .arginfo = "AMOUNT",
+	  .help = "slurm-libra: the most you will pay for the job" },
+	{ .key = "penalty", .bit = LIBRA_SLA_PENALTY, .term = true,
+	  .val = LIBRA_SLA_VAL_MONEY, .off = OFF(penalty_rate),
+	  .option = "penalty", .arginfo = "RATE",
+	  .help = "slurm-libra: paid back to you per hour past the deadline" },
+	{ .key = "penalty_cap", .bit = LIBRA_SLA_PENALTY_CAP, .term = true,
+	  .val = LIBRA_SLA_VAL_MONEY, .off = OFF(penalty_cap),
+	  .option = "penalty-cap", .arginfo = "AMOUNT",
+	  .help = "slurm-libra: bound on the total penalty" },
+	{ .key = "type", .bit = LIBRA_SLA_TYPE, .term = true,
+	  .val = LIBRA_SLA_VAL_WORD, .off = OFF(type),
+	  .words = libra_deadline_type_names,
+	  .option = "deadline-type", .arginfo = "hard|soft",
+	  .help = "slurm-libra: hard (end the job at the deadline) or soft "
+		  "(run late, penalty accrues)",
+	  .sbatch_checks = true },
+	{ .key = "duedate", .bit = LIBRA_SLA_DUEDATE, .term = true,
+	  .val = LIBRA_SLA_VAL_WHEN, .off = OFF(due_date),
+	  .option = "duedate", .arginfo = "WHEN",
+	  .help = "slurm-libra: soft target before the deadline: full price "
+		  "by then, less up to the deadline" },
+	{ .key = "due", .bit = LIBRA_SLA_DUEDATE,	/* duedate, shorter */
+	  .val = LIBRA_SLA_VAL_WHEN, .off = OFF(due_date) },
+	{ .key = "tier", .bit = LIBRA_SLA_TIER, .term = true,
+	  .val = LIBRA_SLA_VAL_WORD, .off = OFF(tier),
+	  .words = libra_tier_names + 1,
+	  .option = "tier", .arginfo = "value|standard|premium",
+	  .help = "slurm-libra: mark-up tier of the price" },
+	{ .key = "quote", .bit = LIBRA_SLA_QUOTE,
+	  .val = LIBRA_SLA_VAL_QUOTE, .off = OFF(quote) },
+	{ .key = "opt", .bit = LIBRA_SLA_OPT,
+	  .val = LIBRA_SLA_VAL_WORD, .off = OFF(opt),
+	  .words = libra_opt_names,
+	  .option = "optimize", .arginfo = "cost|time",
+	  .help = "slurm-libra: the cheapest finish by the deadline (cost, the "
+		  "default) or the earliest (time, priced higher)",
+	  .sbatch_checks = true },
+};
+#undef OFF
 #define SLA_NKEYS (sizeof(sla_keys) / sizeof(sla_keys[0]))
-const size_t sla_nkeys = SLA_NKEYS;
-#define SLA_KNOWN_KEYS \
-	"runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote, opt"
+_Static_assert(SLA_NKEYS == LIBRA_SLA_NKEYS, "LIBRA_SLA_NKEYS is the table's");
+
+extern const libra_sla_key_t *libra_sla_key_at(size_t i)
+{
+	return i < SLA_NKEYS ? &sla_keys[i] : NULL;
+}
+
+extern const libra_sla_key_t *libra_sla_key_of_env(const char *name,
+						   size_t len)
+{
+	for (size_t k = 0; k < SLA_NKEYS; k++) {
+		const char *o = sla_keys[k].option;
+		size_t i = 0;
+
+		if (!o || strlen(o) != len)
+			continue;
+		while (i < len && name[i] == (o[i] == '-' ? '_' : o[i]))
+			i++;
+		if (i == len)
+			return &sla_keys[k];
+	}
+	return NULL;
+}
+
+/* "runtime, deadline, ..., duedate (due), ...": an alias in parentheses
+ * after its key. */
+static const char *_known_keys(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < SLA_NKEYS && used < len; k++) {
+		bool alias = k && sla_keys[k].bit == sla_keys[k - 1].bit;
+
+		used += (size_t) snprintf(buf + used, len - used,
+					  alias ? " (%s)" : k ? ", %s" : "%s",
+					  sla_keys[k].key);
+	}
+	return buf;
+}
 
 extern const char *libra_sla_term(size_t i, uint32_t *bit)
 {
@@ -95,14 +205,22 @@ static const char *_skip_space(const char *s)
 	return s;
 }
 
-static uint32_t _key_bit(const char *key, size_t len)
+/* The key named key[0..len), or NULL. */
+static const libra_sla_key_t *_key(const char *key, size_t len)
 {
 	for (size_t i = 0; i < SLA_NKEYS; i++) {
 		if (strlen(sla_keys[i].key) == len &&
 		    !strncmp(sla_keys[i].key, key, len))
-			return sla_keys[i].bit;
+			return &sla_keys[i];
 	}
-	return 0;
+	return NULL;
+}
+
+static uint32_t _key_bit(const char *key, size_t len)
+{
+	const libra_sla_key_t *k = _key(key, len);
+
+	return k ? k->bit : 0;
 }
 
 extern uint32_t libra_sla_err_field(const char *err, const char **why)
@@ -202,7 +320,7 @@ static bool _text_key(const char *field, size_t flen, const char **key,
 	return true;
 }
 
-static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
+static libra_sla_err_t _parse_value(const libra_sla_key_t *k,
 				    const char *val, double now,
 				    libra_sla_t *tmp, char *err, size_t errlen);
 
@@ -215,13 +333,13 @@ static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
 static bool _field_is_sla(const char *key, size_t klen, const char *field,
 			  size_t flen)
 {
-	char name[SLA_KEY_CMP_MAX + 1], val[LIBRA_SLA_MAX_TEXT + 1];
+	char val[LIBRA_SLA_MAX_TEXT + 1];
 	const char *near, *v = memchr(field, '=', flen);
-	uint32_t bit = _key_bit(key, klen);
+	const libra_sla_key_t *k = _key(key, klen);
 	libra_sla_t tmp;
 	size_t vlen;
 
-	if (!bit) {
+	if (!k) {
 		near = libra_sla_key_suggest(key, klen);
 		return near && strlen(near) >= LIBRA_SLA_LONG_KEY;
 	}
@@ -232,14 +350,13 @@ static bool _field_is_sla(const char *key, size_t klen, const char *field,
 	while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
 		vlen--;
 	/* "quote=0", "quote=-1": a quote number, however wrong */
-	if (bit == LIBRA_SLA_QUOTE && vlen &&
+	if (k->val == LIBRA_SLA_VAL_QUOTE && vlen &&
 	    strspn(v, "+-0123456789") >= vlen)
 		return true;
-	snprintf(name, sizeof(name), "%.*s", (int) klen, key);
 	snprintf(val, sizeof(val), "%.*s", (int) vlen, v);
 	memset(&tmp, 0, sizeof(tmp));
-	return _parse_value(bit, name, val, (double) time(NULL), &tmp, NULL,
-			    0) == LIBRA_SLA_OK;
+	return _parse_value(k, val, (double) time(NULL), &tmp, NULL, 0) ==
+	       LIBRA_SLA_OK;
 }
 
 extern bool libra_sla_text_is_sla(const char *text)
@@ -521,78 +638,53 @@ static libra_sla_err_t _parse_when(const char *what, const char *s,
 	return rc;
 }
 
-/* Parse one value into tmp; the key is known and not yet set. */
-/* A value that is one of two words: *second says which. */
-static libra_sla_err_t _one_of(const char *key, const char *val,
-			       const char *first, const char *other,
-			       bool *second, char *err, size_t errlen)
+/* "hold" (0), or the number of a quote to take. */
+static libra_sla_err_t _parse_quote(const char *key, const char *val,
+				    uint32_t *quote, char *err, size_t errlen)
 {
-	*second = !strcmp(val, other);
-	if (*second || !strcmp(val, first))
+	unsigned long id;
+
+	if (!strcmp(val, "hold")) {
+		*quote = 0;
 		return LIBRA_SLA_OK;
-	return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-			"%s: '%.40s' is not %s or %s", key, val, first, other);
+	}
+	if (!_parse_uint(val, strlen(val), &id) || !id ||
+	    id > LIBRA_SLA_QUOTE_MAX_ID)
+		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				"%s: '%.40s' is not hold or a quote number (1-%u)",
+				key, val, LIBRA_SLA_QUOTE_MAX_ID);
+	*quote = (uint32_t) id;
+	return LIBRA_SLA_OK;
 }
 
-static libra_sla_err_t _parse_value(uint32_t bit, const char *key,
+/* Parse one value of key k into its field of tmp. */
+static libra_sla_err_t _parse_value(const libra_sla_key_t *k,
 				    const char *val, double now,
 				    libra_sla_t *tmp, char *err, size_t errlen)
 {
-	libra_sla_err_t rc;
-	bool second;
+	void *field = (char *) tmp + k->off;
+	char list[LIBRA_NAMES_MAX];
+	int v;
 
-	switch (bit) {
-	case LIBRA_SLA_RUNTIME:
-		return libra_parse_duration(key, val, &tmp->runtime,
-					    err, errlen);
-	case LIBRA_SLA_DEADLINE:
-		return _parse_when(key, val, now, &tmp->deadline, err, errlen);
-	case LIBRA_SLA_DUEDATE:
-		return _parse_when(key, val, now, &tmp->due_date, err, errlen);
-	case LIBRA_SLA_BUDGET:
-		return libra_parse_money(key, val, &tmp->budget, err, errlen);
-	case LIBRA_SLA_PENALTY:
-		return libra_parse_money(key, val, &tmp->penalty_rate,
-					 err, errlen);
-	case LIBRA_SLA_PENALTY_CAP:
-		return libra_parse_money(key, val, &tmp->penalty_cap,
-					 err, errlen);
-	case LIBRA_SLA_TYPE:
-		if ((rc = _one_of(key, val, "hard", "soft", &second, err,
-				  errlen)))
-			return rc;
-		tmp->type = second ? LIBRA_DEADLINE_SOFT : LIBRA_DEADLINE_HARD;
-		return LIBRA_SLA_OK;
-	case LIBRA_SLA_TIER:
-		if (!libra_tier_from_name(val, &tmp->tier) ||
-		    tmp->tier == LIBRA_TIER_NONE)
+	switch (k->val) {
+	case LIBRA_SLA_VAL_DURATION:
+		return libra_parse_duration(k->key, val, field, err, errlen);
+	case LIBRA_SLA_VAL_WHEN:
+		return _parse_when(k->key, val, now, field, err, errlen);
+	case LIBRA_SLA_VAL_MONEY:
+		return libra_parse_money(k->key, val, field, err, errlen);
+	case LIBRA_SLA_VAL_WORD:
+		if (!libra_value_of(k->words, val, &v))
 			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-					"%s: '%.40s' is not value, standard or premium",
-					key, val);
+					"%s: '%.40s' is not %s", k->key, val,
+					libra_names_list(k->words, list,
+							 sizeof(list)));
+		*(int *) field = v;
 		return LIBRA_SLA_OK;
-	case LIBRA_SLA_OPT:
-		if ((rc = _one_of(key, val, "cost", "time", &second, err,
-				  errlen)))
-			return rc;
-		tmp->opt = second ? LIBRA_OPT_TIME : LIBRA_OPT_COST;
-		return LIBRA_SLA_OK;
-	case LIBRA_SLA_QUOTE: {
-		unsigned long id;
-
-		if (!strcmp(val, "hold")) {
-			tmp->quote = 0;
-			return LIBRA_SLA_OK;
-		}
-		if (!_parse_uint(val, strlen(val), &id) || !id ||
-		    id > LIBRA_SLA_QUOTE_MAX_ID)
-			return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-					"%s: '%.40s' is not hold or a quote number (1-%u)",
-					key, val, LIBRA_SLA_QUOTE_MAX_ID);
-		tmp->quote = (uint32_t) id;
-		return LIBRA_SLA_OK;
+	case LIBRA_SLA_VAL_QUOTE:
+		return _parse_quote(k->key, val, field, err, errlen);
 	}
-	}
-	return sla_fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", key);
+	return sla_fail(err, errlen, LIBRA_SLA_EKEY, "%s: unknown key", k->key);
 }
 
 /*
@@ -644,36 +736,62 @@ static libra_sla_err_t _check_bytes(const char *what, const char *s,
 	return LIBRA_SLA_OK;
 }
 
+/* A key not in the grammar: the key it is a near miss of, else them all. */
+static libra_sla_err_t _unknown_key(const char *key, char *err,
+				    size_t errlen)
+{
+	const char *near = libra_sla_key_suggest(key, strlen(key));
+	char known[256];
+
+	if (near)
+		return sla_fail(err, errlen, LIBRA_SLA_EKEY,
+				"%.40s: unknown key, did you mean %s?", key,
+				near);
+	return sla_fail(err, errlen, LIBRA_SLA_EKEY,
+			"%.40s: unknown key (known: %s)", key,
+			_known_keys(known, sizeof(known)));
+}
+
 extern libra_sla_err_t libra_sla_parse_field(const char *key,
 					     const char *value, double now,
 					     libra_sla_t *sla,
 					     char *err, size_t errlen)
 {
+	const libra_sla_key_t *k = _key(key, strlen(key));
 	libra_sla_t tmp = *sla;
 	libra_sla_err_t rc;
-	uint32_t bit;
 
-	bit = _key_bit(key, strlen(key));
-	if (!bit)
-		return sla_fail(err, errlen, LIBRA_SLA_EKEY,
-				"%.40s: unknown key (known: " SLA_KNOWN_KEYS ")",
-				key);
+	if (!k)
+		return _unknown_key(key, err, errlen);
 	if (strlen(value) > LIBRA_SLA_MAX_TEXT)
 		return sla_fail(err, errlen, LIBRA_SLA_ETOOLONG,
 				"%s: value longer than %d bytes", key,
 				LIBRA_SLA_MAX_TEXT);
 	if ((rc = _check_bytes(key, value, err, errlen)))
 		return rc;
-	if (tmp.set & bit)
+	if (tmp.set & k->bit)
 		return sla_fail(err, errlen, LIBRA_SLA_EDUP,
 				"%s: given twice", key);
+	if (!*value)
+		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
+				"%s: empty value", key);
 	if (tmp.submit == 0.0)
 		tmp.submit = now;
-	if ((rc = _parse_value(bit, key, value, now, &tmp, err, errlen)))
+	if ((rc = _parse_value(k, value, now, &tmp, err, errlen)))
 		return rc;
-	tmp.set |= bit;
+	tmp.set |= k->bit;
 	*sla = tmp;
 	return LIBRA_SLA_OK;
+}
+
+/* Blanks and tabs at the end of s cut off. */
+static void _trim_end(char *s)
+{
+	char *end = s + strlen(s);
+
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*end = '\0';
 }
 
 extern libra_sla_err_t libra_sla_parse(const char *text, double now,
@@ -684,7 +802,7 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 	libra_sla_err_t rc = LIBRA_SLA_OK;
 	libra_sla_t tmp;
 	size_t len, pos = 0;
-	char *p;
+	char *p, *comma;
 
 	memset(sla, 0, sizeof(*sla));
 	memset(&tmp, 0, sizeof(tmp));
@@ -701,12 +819,10 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 		return rc;
 	memcpy(buf, text, len + 1);
 
-	p = buf;
-	for (;;) {
-		char *comma = strchr(p, ',');
-		char *eq, *key, *val, *kend, *vend;
-		uint32_t bit;
+	for (p = buf; ; p = comma + 1) {
+		char *eq, *key, *val;
 
+		comma = strchr(p, ',');
 		if (comma)
 			*comma = '\0';
 		pos++;
@@ -723,52 +839,19 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 				      "comment: '%.40s' is not key=value", key);
 			break;
 		}
-		kend = eq;
-		while (kend > key && (kend[-1] == ' ' || kend[-1] == '\t'))
-			kend--;
-		*kend = '\0';
-		val = (char *) _skip_space(eq + 1);
-		vend = val + strlen(val);
-		while (vend > val && (vend[-1] == ' ' || vend[-1] == '\t'))
-			vend--;
-		*vend = '\0';
+		*eq = '\0';
+		_trim_end(key);
 		if (!*key) {
 			rc = sla_fail(err, errlen, LIBRA_SLA_ESYNTAX,
 				      "comment: field %zu has no key before '='",
 				      pos);
 			break;
 		}
-		bit = _key_bit(key, strlen(key));
-		if (!bit) {
-			const char *near = libra_sla_key_suggest(key,
-								 strlen(key));
-
-			if (near)
-				rc = sla_fail(err, errlen, LIBRA_SLA_EKEY,
-					      "%.40s: unknown key, did you mean %s?",
-					      key, near);
-			else
-				rc = sla_fail(err, errlen, LIBRA_SLA_EKEY,
-					      "%.40s: unknown key (known: "
-					      SLA_KNOWN_KEYS ")", key);
+		val = (char *) _skip_space(eq + 1);
+		_trim_end(val);
+		if ((rc = libra_sla_parse_field(key, val, now, &tmp, err,
+						errlen)) || !comma)
 			break;
-		}
-		if (tmp.set & bit) {
-			rc = sla_fail(err, errlen, LIBRA_SLA_EDUP,
-				      "%s: given twice", key);
-			break;
-		}
-		if (!*val) {
-			rc = sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-				      "%s: empty value", key);
-			break;
-		}
-		if ((rc = _parse_value(bit, key, val, now, &tmp, err, errlen)))
-			break;
-		tmp.set |= bit;
-		if (!comma)
-			break;
-		p = comma + 1;
 	}
 	if (rc == LIBRA_SLA_OK)
 		rc = libra_sla_check_quote(&tmp, err, errlen);
@@ -792,29 +875,19 @@ extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
 	return LIBRA_SLA_OK;
 }
 
-static const char *tier_names[LIBRA_TIER_COUNT] = {
-	[LIBRA_TIER_NONE]     = "none",
-	[LIBRA_TIER_VALUE]    = "value",
-	[LIBRA_TIER_STANDARD] = "standard",
-	[LIBRA_TIER_PREMIUM]  = "premium",
-};
-
 extern const char *libra_tier_name(libra_tier_t tier)
 {
-	if ((unsigned) tier < LIBRA_TIER_COUNT)
-		return tier_names[tier];
-	return "unknown";
+	return libra_name_of(libra_tier_names, (int) tier);
 }
 
 extern bool libra_tier_from_name(const char *name, libra_tier_t *tier)
 {
-	for (int i = 0; i < LIBRA_TIER_COUNT; i++) {
-		if (!strcmp(name, tier_names[i])) {
-			*tier = (libra_tier_t) i;
-			return true;
-		}
-	}
-	return false;
+	int v;
+
+	if (!libra_value_of(libra_tier_names, name, &v))
+		return false;
+	*tier = (libra_tier_t) v;
+	return true;
 }
 
 extern void libra_sla_replanned(const libra_sla_t *sla, double runtime,

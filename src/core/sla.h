@@ -11,9 +11,8 @@
  *
  *	runtime=30m,deadline=3h,budget=40,type=soft,penalty=0.1
  *
- *  Keys: runtime, deadline, budget, penalty, penalty_cap, type, duedate
- *  (or due), tier, quote ("hold", or the number of a quote to take: that
- *  quote carries the SLA, so no other key may be given with it).
+ *  The keys, how each value is read and the SPANK option that sets it
+ *  are one table, sla_keys[] in sla.c (libra_sla_key_at() below).
  *  Durations: "90s", "45m", "2h", "1.5h", "3d", "1h30m" (units falling),
  *  Slurm's "[D-]HH:MM:SS",
  *  "MM:SS", "D-HH", "D-HH:MM", or a bare number of minutes (as --time).
@@ -36,6 +35,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "number.h"
 
 /* Which fields the user gave (libra_sla_t.set). */
 #define LIBRA_SLA_RUNTIME	(1u << 0)
@@ -89,6 +90,13 @@ typedef enum {
 				 * the earliest finish */
 } libra_opt_t;
 
+/* Names of the deadline types ("hard", "soft"), the tiers ("none",
+ * "value", "standard", "premium": a job picks one of libra_tier_names + 1)
+ * and opt's values ("cost", "time"): number.h's libra_name_t. */
+extern const libra_name_t libra_deadline_type_names[];
+extern const libra_name_t libra_tier_names[];
+extern const libra_name_t libra_opt_names[];
+
 typedef struct libra_sla {
 	uint32_t set;		/* LIBRA_SLA_* bits: what the user gave */
 	double runtime;		/* RE: CPU seconds per allocated CPU */
@@ -108,6 +116,53 @@ typedef struct libra_sla {
 				 * the earliest time after it that admission
 				 * found (admit.h); else the deadline */
 } libra_sla_t;
+
+/* How an SLA key's value is read, and the type of its field. */
+typedef enum {
+	LIBRA_SLA_VAL_DURATION,	/* libra_parse_duration(): a double */
+	LIBRA_SLA_VAL_WHEN,	/* a duration from submission or a date:
+				 * an absolute time, a double */
+	LIBRA_SLA_VAL_MONEY,	/* libra_parse_money(): a double */
+	LIBRA_SLA_VAL_WORD,	/* one of the key's words: an enum */
+	LIBRA_SLA_VAL_QUOTE,	/* "hold" (0) or a quote's number: a uint32_t */
+} libra_sla_val_t;
+
+/*
+ * One key of the grammar: the one table of them (sla.c) is what the
+ * parser reads, what job_submit/qos maps the SPANK options by, and what
+ * the SPANK plugin registers its options and their help from.
+ */
+typedef struct libra_sla_key {
+	const char *key;	/* in --comment */
+	uint32_t bit;		/* LIBRA_SLA_*; an alias shares its key's */
+	bool term;		/* a term of the agreement under its own name,
+				 * as the job record lists the terms given (an
+				 * alias, or "quote", which names a quote to
+				 * take, is none) */
+	libra_sla_val_t val;	/* how its value is read */
+	size_t off;		/* its field in libra_sla_t */
+	const libra_name_t *words;	/* LIBRA_SLA_VAL_WORD: the values */
+	const char *option;	/* the SPANK option that sets it (without
+				 * "--"), or NULL */
+	const char *arginfo;	/* the option's argument and ... */
+	const char *help;	/* ... help, as sbatch --help shows them */
+	bool sbatch_checks;	/* the SPANK plugin checks the value in sbatch
+				 * too, before slurmctld does */
+} libra_sla_key_t;
+
+/* The entries of the table (aliases included). */
+#define LIBRA_SLA_NKEYS 11
+
+/* The table's i-th key, NULL past the last. */
+extern const libra_sla_key_t *libra_sla_key_at(size_t i);
+
+/*
+ * The key whose SPANK option name (len bytes) is as Slurm writes it in
+ * the job's SPANK environment (_SLURM_SPANK_OPTION_libra_<name>: a '-' of
+ * the option written '_'), or NULL.
+ */
+extern const libra_sla_key_t *libra_sla_key_of_env(const char *name,
+						   size_t len);
 
 /* Error classes; the message buffer says which key and why. */
 typedef enum {
@@ -197,8 +252,9 @@ extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
 					     char *err, size_t errlen);
 
 /*
- * Parse one value for one key into sla (used for the SPANK options, which
- * carry one field each).  Same rules and messages as libra_sla_parse().
+ * Parse one value for one key into sla: each field of libra_sla_parse(),
+ * and the SPANK options, which carry one field each.  Same rules and
+ * messages as libra_sla_parse().
  */
 extern libra_sla_err_t libra_sla_parse_field(const char *key,
 					     const char *value, double now,
@@ -240,7 +296,6 @@ extern libra_sla_err_t libra_sla_finish(libra_sla_t *sla, double time_limit,
 extern libra_sla_err_t libra_sla_check_runtime(const libra_sla_t *sla,
 					       char *err, size_t errlen);
 
-/* "value", "standard", "premium" ("none" for LIBRA_TIER_NONE). */
 /*
  * The site's bounds on an admission's terms (decision 37): a runtime
  * estimate of at least runtime_min seconds, a deadline at most window_max
@@ -254,6 +309,8 @@ extern libra_sla_err_t libra_sla_check_site(const libra_sla_t *sla,
 					    double rate_max, char *err,
 					    size_t errlen);
 
+/* "value", "standard", "premium" ("none" for LIBRA_TIER_NONE), from
+ * libra_tier_names. */
 extern const char *libra_tier_name(libra_tier_t tier);
 extern bool libra_tier_from_name(const char *name, libra_tier_t *tier);
 

@@ -18,40 +18,30 @@ static bool _same(double a, double b)
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
-static double _field(const libra_sla_t *s, uint32_t bit)
+/* The field of key k in s, as a number to compare. */
+static double _field(const libra_sla_t *s, const libra_sla_key_t *k)
 {
-	switch (bit) {
-	case LIBRA_SLA_RUNTIME:		return s->runtime;
-	case LIBRA_SLA_DEADLINE:	return s->deadline;
-	case LIBRA_SLA_BUDGET:		return s->budget;
-	case LIBRA_SLA_PENALTY:		return s->penalty_rate;
-	case LIBRA_SLA_PENALTY_CAP:	return s->penalty_cap;
-	case LIBRA_SLA_DUEDATE:		return s->due_date;
-	case LIBRA_SLA_TYPE:		return (double) s->type;
-	case LIBRA_SLA_TIER:		return (double) s->tier;
-	case LIBRA_SLA_QUOTE:		return (double) s->quote;
-	case LIBRA_SLA_OPT:		return (double) s->opt;
+	const char *f = (const char *) s + k->off;
+
+	switch (k->val) {
+	case LIBRA_SLA_VAL_WORD:
+		return (double) *(const int *) f;
+	case LIBRA_SLA_VAL_QUOTE:
+		return (double) *(const uint32_t *) f;
+	default:
+		return *(const double *) f;
 	}
-	return 0.0;
 }
 
 static void _copy_field(libra_sla_t *dst, const libra_sla_t *src,
-			uint32_t bit)
+			const libra_sla_key_t *k)
 {
-	switch (bit) {
-	case LIBRA_SLA_RUNTIME:	    dst->runtime = src->runtime; break;
-	case LIBRA_SLA_DEADLINE:    dst->deadline = src->deadline; break;
-	case LIBRA_SLA_BUDGET:	    dst->budget = src->budget; break;
-	case LIBRA_SLA_PENALTY:	    dst->penalty_rate = src->penalty_rate;
-				    break;
-	case LIBRA_SLA_PENALTY_CAP: dst->penalty_cap = src->penalty_cap; break;
-	case LIBRA_SLA_DUEDATE:	    dst->due_date = src->due_date; break;
-	case LIBRA_SLA_TYPE:	    dst->type = src->type; break;
-	case LIBRA_SLA_TIER:	    dst->tier = src->tier; break;
-	case LIBRA_SLA_QUOTE:	    dst->quote = src->quote; break;
-	case LIBRA_SLA_OPT:	    dst->opt = src->opt; break;
-	}
-	dst->set |= bit;
+	size_t size = k->val == LIBRA_SLA_VAL_WORD ? sizeof(int) :
+		      k->val == LIBRA_SLA_VAL_QUOTE ? sizeof(uint32_t) :
+		      sizeof(double);
+
+	memcpy((char *) dst + k->off, (const char *) src + k->off, size);
+	dst->set |= k->bit;
 }
 
 extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
@@ -61,17 +51,16 @@ extern libra_sla_err_t libra_sla_merge(libra_sla_t *dst, const char *dst_name,
 {
 	libra_sla_t tmp = *dst;
 
-	for (size_t i = 0; i < sla_nkeys; i++) {
-		uint32_t bit = sla_keys[i].bit;
+	for (size_t i = 0; i < LIBRA_SLA_NKEYS; i++) {
+		const libra_sla_key_t *k = &sla_keys[i];
 
-		if (!(src->set & bit))
+		if (!(src->set & k->bit))
 			continue;
-		if ((tmp.set & bit) &&
-		    !_same(_field(&tmp, bit), _field(src, bit)))
+		if ((tmp.set & k->bit) && !_same(_field(&tmp, k), _field(src, k)))
 			return sla_fail(err, errlen, LIBRA_SLA_EDUP,
 					"%s: %s and %s give different values",
-					sla_keys[i].key, dst_name, src_name);
-		_copy_field(&tmp, src, bit);
+					k->key, dst_name, src_name);
+		_copy_field(&tmp, src, k);
 	}
 	if (!tmp.submit)
 		tmp.submit = src->submit;

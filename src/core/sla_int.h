@@ -17,17 +17,9 @@
 
 #pragma GCC visibility push(hidden)
 
-/* term: a term of the agreement under its own name, as the job record
- * lists the terms given (an alias or "quote", which names a quote to
- * take, is none) */
-typedef struct {
-	const char *key;
-	uint32_t bit;
-	bool term;
-} sla_key_t;
-
-extern const sla_key_t sla_keys[];
-extern const size_t sla_nkeys;	/* the entries of sla_keys[] */
+/* The keys of the grammar (libra_sla_key_t, sla.h), LIBRA_SLA_NKEYS of
+ * them; outside sla.c and sla_finish.c, libra_sla_key_at(). */
+extern const libra_sla_key_t sla_keys[];
 
 extern libra_sla_err_t sla_fail(char *err, size_t errlen, libra_sla_err_t code,
 				const char *fmt, ...)

@@ -2,7 +2,8 @@
 /*****************************************************************************\
  *  test_params.c - policy parameters and their SchedulerParameters keys
  *  (params.h): defaults, libra_params_parse(), libra_params_set() over the
- *  one table of keys and ranges, libra_parse_number(), formatting.
+ *  one table of keys and ranges, libra_parse_number(), formatting, and
+ *  number.h's names of enum values (libra_name_t).
 \*****************************************************************************/
 
 #include <math.h>
@@ -882,6 +883,105 @@ START_TEST(test_market_policies_are_libra_price_and_auto)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* libra_name_t (number.h): the one rule of every enum's names        */
+/* ---------------------------------------------------------------- */
+
+static const libra_name_t colours[] = {
+	{ 1, "red" }, { 2, "green" }, { 1, "rouge" }, { 3, "blue" },
+	{ 0, NULL }
+};
+
+START_TEST(test_name_of_is_the_first_entry_of_a_value)
+{
+	ck_assert_str_eq(libra_name_of(colours, 1), "red");
+	ck_assert_str_eq(libra_name_of(colours, 3), "blue");
+	ck_assert_str_eq(libra_name_of(colours, 7), "unknown");
+}
+END_TEST
+
+START_TEST(test_value_of_matches_exactly_aliases_included)
+{
+	int v = -1;
+
+	ck_assert(libra_value_of(colours, "rouge", &v));
+	ck_assert_int_eq(v, 1);
+	ck_assert(libra_value_of(colours, "green", &v));
+	ck_assert_int_eq(v, 2);
+	v = -1;
+	ck_assert(!libra_value_of(colours, "Red", &v));
+	ck_assert(!libra_value_of(colours, "re", &v));
+	ck_assert(!libra_value_of(colours, "", &v));
+	ck_assert(!libra_value_of(colours, NULL, &v));
+	ck_assert_int_eq(v, -1);
+}
+END_TEST
+
+START_TEST(test_names_list_leaves_aliases_out)
+{
+	static const libra_name_t one[] = { { 0, "alone" }, { 0, NULL } };
+	static const libra_name_t two[] = { { 0, "a" }, { 1, "b" },
+					    { 0, NULL } };
+	char list[LIBRA_NAMES_MAX], small[8];
+
+	ck_assert_str_eq(libra_names_list(colours, list, sizeof(list)),
+			 "red, green or blue");
+	ck_assert_str_eq(libra_names_list(one, list, sizeof(list)), "alone");
+	ck_assert_str_eq(libra_names_list(two, list, sizeof(list)), "a or b");
+	ck_assert_str_eq(libra_names_list(libra_yes_no_names, list,
+					  sizeof(list)), "yes or no");
+	ck_assert_str_eq(libra_names_list(colours, small, sizeof(small)),
+			 "red, gr");
+}
+END_TEST
+
+/* The "expected ..." of every word key, from its table. */
+START_TEST(test_word_keys_list_their_values)
+{
+	static const char *const cases[][2] = {
+		{ "libra_policy", "expected libra, libra+$, librasla, librariskd, libra+$auto, fixed or peak" },
+		{ "libra_resfree", "expected window or thesis" },
+		{ "libra_charge", "expected cpu or thesis" },
+		{ "libra_no_sla", "expected slurm, best_effort or reject" },
+		{ "libra_enforce", "expected yes or no" },
+		{ "libra_predict", "expected none, ratio, last2 or runtime" },
+		{ "libra_power", "expected none, static, h1, h2, h3 or h5" },
+	};
+	char want[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		libra_params_t p;
+
+		libra_params_default(&p);
+		ck_assert_int_eq(libra_params_set(&p, cases[i][0], "Nope", err,
+						  sizeof(err)), -1);
+		snprintf(want, sizeof(want), "%s=Nope: %s", cases[i][0],
+			 cases[i][1]);
+		ck_assert_str_eq(err, want);
+	}
+}
+END_TEST
+
+START_TEST(test_yes_no_reads_every_spelling)
+{
+	static const char *const yes[] = { "yes", "on", "1" };
+	static const char *const no[] = { "no", "off", "0" };
+	libra_params_t p;
+
+	libra_params_default(&p);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(libra_params_set(&p, "libra_enforce", no[i],
+						  err, sizeof(err)), 0);
+		ck_assert(!p.enforce);
+		ck_assert_int_eq(libra_params_set(&p, "libra_enforce", yes[i],
+						  err, sizeof(err)), 0);
+		ck_assert(p.enforce);
+	}
+	ck_assert_int_eq(libra_params_set(&p, "libra_enforce", "YES", err,
+					  sizeof(err)), -1);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("params");
@@ -946,6 +1046,14 @@ static Suite *_suite(void)
 	T(tc, test_policy_names_are_the_documented_ones);
 	T(tc, test_unknown_policy_name_is_refused);
 	T(tc, test_market_policies_are_libra_price_and_auto);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("names");
+	T(tc, test_name_of_is_the_first_entry_of_a_value);
+	T(tc, test_value_of_matches_exactly_aliases_included);
+	T(tc, test_names_list_leaves_aliases_out);
+	T(tc, test_word_keys_list_their_values);
+	T(tc, test_yes_no_reads_every_spelling);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -294,12 +294,12 @@ START_TEST(test_predict_method_names_round_trip)
 	libra_predict_method_t m;
 
 	for (int k = LIBRA_PREDICT_NONE; k <= LIBRA_PREDICT_RUNTIME; k++) {
-		ck_assert_int_eq(libra_predict_method_from_name(
-			libra_predict_method_name(k), &m), 0);
+		ck_assert(libra_predict_method_from_name(
+			libra_predict_method_name(k), &m));
 		ck_assert_int_eq(m, k);
 	}
-	ck_assert_int_eq(libra_predict_method_from_name("median", &m), -1);
-	ck_assert_int_eq(libra_predict_method_from_name(NULL, &m), -1);
+	ck_assert(!libra_predict_method_from_name("median", &m));
+	ck_assert(!libra_predict_method_from_name(NULL, &m));
 }
 END_TEST
 

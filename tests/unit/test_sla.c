@@ -3,10 +3,13 @@
  *  test_sla.c - the SLA comment grammar and its rules (sla.h).
  *
  *  Every error path is checked for its error class, for a message that
- *  names the key, and for an output record left zeroed.
+ *  names the key, and for an output record left zeroed.  The table of keys
+ *  is checked against the SPANK plugin's man page, doc/man/libra_spank.8.
 \*****************************************************************************/
 
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1577,12 +1580,165 @@ static void _add_finishing_cases(Suite *s)
 	suite_add_tcase(s, tc);
 }
 
+/* ---------------------------------------------------------------- */
+/* the one table of keys, and the SPANK options made from it          */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_key_table_is_consistent)
+{
+	const libra_sla_key_t *k, *prev = NULL;
+	char env[32];
+	size_t i;
+
+	for (i = 0; (k = libra_sla_key_at(i)); prev = k, i++) {
+		bool alias = prev && prev->bit == k->bit;
+
+		for (size_t j = 0; j < i; j++) {
+			ck_assert_str_ne(libra_sla_key_at(j)->key, k->key);
+			/* an alias right after its key, nowhere else */
+			ck_assert(alias || libra_sla_key_at(j)->bit != k->bit);
+		}
+		ck_assert(!alias || !k->term);
+		ck_assert((k->val == LIBRA_SLA_VAL_WORD) == (k->words != NULL));
+		ck_assert(!k->sbatch_checks || k->option);
+		if (!k->option)
+			continue;
+		ck_assert_ptr_nonnull(k->arginfo);
+		ck_assert_msg(!strncmp(k->help, "slurm-libra: ", 13),
+			      "--%s: help \"%s\"", k->option, k->help);
+		/* as Slurm writes it in the job's SPANK environment */
+		snprintf(env, sizeof(env), "%s", k->option);
+		for (char *c = env; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		ck_assert_ptr_eq(libra_sla_key_of_env(env, strlen(env)), k);
+	}
+	ck_assert_uint_eq(i, LIBRA_SLA_NKEYS);
+	ck_assert_ptr_null(libra_sla_key_of_env("deadline-type", 13));
+	ck_assert_ptr_null(libra_sla_key_of_env("deadline", 8));
+	ck_assert_str_eq(libra_sla_key_of_env("deadline_type", 13)->key,
+			 "type");
+	ck_assert_str_eq(libra_sla_key_of_env("optimize", 8)->key, "opt");
+}
+END_TEST
+
+START_TEST(test_messages_list_keys_and_values_from_the_tables)
+{
+	libra_sla_t sla;
+
+	ck_assert_int_eq(libra_sla_parse("runtime=1h,colour=red", NOW, &sla,
+					 err, sizeof(err)), LIBRA_SLA_EKEY);
+	ck_assert_str_eq(err, "colour: unknown key (known: runtime, deadline, budget, penalty, penalty_cap, type, duedate (due), tier, quote, opt)");
+	ck_assert_int_eq(libra_sla_parse("type=Soft", NOW, &sla, err,
+					 sizeof(err)), LIBRA_SLA_EVALUE);
+	ck_assert_str_eq(err, "type: 'Soft' is not hard or soft");
+	ck_assert_int_eq(libra_sla_parse("tier=none", NOW, &sla, err,
+					 sizeof(err)), LIBRA_SLA_EVALUE);
+	ck_assert_str_eq(err, "tier: 'none' is not value, standard or premium");
+	/* one field: the same steps */
+	memset(&sla, 0, sizeof(sla));
+	ck_assert_int_eq(libra_sla_parse_field("type", "", NOW, &sla, err,
+					       sizeof(err)), LIBRA_SLA_EVALUE);
+	ck_assert_str_eq(err, "type: empty value");
+	ck_assert_int_eq(libra_sla_parse_field("dedline", "2h", NOW, &sla,
+					       err, sizeof(err)),
+			 LIBRA_SLA_EKEY);
+	ck_assert_str_eq(err, "dedline: unknown key, did you mean deadline?");
+}
+END_TEST
+
+/* "\-" of roff as "-" */
+static void _unroff(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++)
+		if (!(s[0] == '\\' && s[1] == '-'))
+			*o++ = *s;
+	*o = '\0';
+}
+
+/*
+ * libra_spank(8)'s OPTIONS FOR USERS are the table's SPANK options, in its
+ * order, each ".B \-\-OPTION=ARG" (an ARG in capitals in italics) and its
+ * sbatch --help text as a sentence: the page cannot drift from sbatch.
+ */
+START_TEST(test_spank_man_page_is_the_key_table)
+{
+	const char *path = LIBRA_TOP_SRCDIR "/doc/man/libra_spank.8";
+	FILE *f = fopen(path, "r");
+	char line[512], want[512], text[1024] = "";
+	const libra_sla_key_t *k = NULL;
+	size_t next = 0;
+	bool in = false;
+
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strcmp(line, ".SH OPTIONS FOR USERS")) {
+			in = true;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (!strcmp(line, ".TP") || !strncmp(line, ".PP", 3) ||
+		    !strncmp(line, ".SH", 3)) {
+			if (k) {	/* the entry before: its text */
+				snprintf(want, sizeof(want), "%s",
+					 k->help + 13);
+				want[0] = (char) toupper(
+					(unsigned char) want[0]);
+				strcat(want, ".");
+				_unroff(text);
+				ck_assert_str_eq(text + 1, want);
+			}
+			k = NULL;
+			if (strcmp(line, ".TP"))
+				break;
+			while ((k = libra_sla_key_at(next++)) && !k->option)
+				;
+			ck_assert_msg(k != NULL, "%s: an option not in the table",
+				      path);
+			ck_assert(fgets(line, sizeof(line), f));
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(want, sizeof(want),
+				 strpbrk(k->arginfo, "abcdefghijklmnopqrstuvwxyz") ?
+				 ".B --%s=%s" : ".B --%s=\\fI%s\\fP",
+				 k->option, k->arginfo);
+			_unroff(line);
+			ck_assert_str_eq(line, want);
+			text[0] = '\0';
+			continue;
+		}
+		if (k)
+			snprintf(text + strlen(text),
+				 sizeof(text) - strlen(text), " %s", line);
+	}
+	fclose(f);
+	ck_assert_msg(in, "%s: no OPTIONS FOR USERS", path);
+	/* every option of the table is on the page */
+	while ((k = libra_sla_key_at(next++)))
+		ck_assert_msg(!k->option, "%s: no --%s", path, k->option);
+}
+END_TEST
+
+static void _add_table_cases(Suite *s)
+{
+	TCase *tc = tcase_create("table");
+
+	T(tc, test_key_table_is_consistent);
+	T(tc, test_messages_list_keys_and_values_from_the_tables);
+	T(tc, test_spank_man_page_is_the_key_table);
+	suite_add_tcase(s, tc);
+}
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("sla");
 
 	_add_reading_cases(s);
 	_add_finishing_cases(s);
+	_add_table_cases(s);
 	return s;
 }
 

@@ -55,24 +55,10 @@ const char plugin_name[] = "slurm-libra SLA admission (job_submit/qos)";
 const char plugin_type[] = "job_submit/qos";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* sbatch options of the libra SPANK plugin and the SLA keys they set. */
+/* sbatch options of the libra SPANK plugin, in the job's SPANK
+ * environment: the SLA keys they set are the core's table of keys
+ * (libra_sla_key_of_env(), sla.h). */
 #define SPANK_OPT_PREFIX "_SLURM_SPANK_OPTION_libra_"
-static const struct {
-	const char *env;	/* as in the environment (SPANK canonical) */
-	const char *option;	/* as the user typed it */
-	const char *key;	/* the SLA field */
-	uint32_t bit;		/* and its LIBRA_SLA_* bit */
-} spank_opts[] = {
-	{ "runtime",	   "runtime",	    "runtime", LIBRA_SLA_RUNTIME },
-	{ "budget",	   "budget",	    "budget", LIBRA_SLA_BUDGET },
-	{ "penalty",	   "penalty",	    "penalty", LIBRA_SLA_PENALTY },
-	{ "penalty_cap",   "penalty-cap",   "penalty_cap",
-	  LIBRA_SLA_PENALTY_CAP },
-	{ "deadline_type", "deadline-type", "type", LIBRA_SLA_TYPE },
-	{ "duedate",	   "duedate",	    "duedate", LIBRA_SLA_DUEDATE },
-	{ "tier",	   "tier",	    "tier", LIBRA_SLA_TIER },
-	{ "optimize",	   "optimize",	    "opt", LIBRA_SLA_OPT },
-};
 
 extern int init(void)
 {
@@ -115,9 +101,10 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 	for (uint32_t i = 0; i < job_desc->spank_job_env_size; i++) {
 		const char *env = job_desc->spank_job_env[i];
 		const char *opt = env ? strstr(env, SPANK_OPT_PREFIX) : NULL;
+		const libra_sla_key_t *k;
 		const char *eq;
 		char name[32];
-		size_t k, len;
+		size_t len;
 		libra_sla_err_t rc;
 
 		if (!opt)
@@ -128,24 +115,20 @@ static int _sla_from_options(job_desc_msg_t *job_desc, double now,
 			continue;
 		memcpy(name, opt, len);
 		name[len] = '\0';
-		for (k = 0; k < ARRAY_SIZE(spank_opts); k++)
-			if (!strcmp(name, spank_opts[k].env))
-				break;
-		if (k == ARRAY_SIZE(spank_opts)) {
+		if (!(k = libra_sla_key_of_env(name, len))) {
 			xstrfmtcat(*err_msg, "libra: rejected: unknown option --%s",
 				   name);
 			return LIBRA_E_INVALID;
 		}
-		rc = libra_sla_parse_field(spank_opts[k].key, eq + 1, now, sla,
-					   err, sizeof(err));
+		rc = libra_sla_parse_field(k->key, eq + 1, now, sla, err,
+					   sizeof(err));
 		if (rc) {
 			/* name the option instead of its key */
 			const char *why;
 			uint32_t field = libra_sla_err_field(err, &why);
 
 			xstrfmtcat(*err_msg, "libra: rejected: --%s: %s",
-				   spank_opts[k].option,
-				   field == spank_opts[k].bit ? why : err);
+				   k->option, field == k->bit ? why : err);
 			return libra_qos_sla_errno(rc, field);
 		}
 	}

@@ -59,14 +59,6 @@ static struct {
 	char *journal_path;
 } pw = { .journal_lock = PTHREAD_MUTEX_INITIALIZER };
 
-static const char *_state_name(libra_node_power_t st)
-{
-	static const char *const names[] = { "on", "off", "booting",
-					     "stopping" };
-
-	return names[st];
-}
-
 /* Size the per-node tables to the node table (it can grow on reconfigure). */
 static void _resize(void)
 {
@@ -94,7 +86,7 @@ static void _note_states(time_t now)
 		pw.seen[i] = st;
 		slurm_mutex_lock(&pw.journal_lock);
 		xstrfmtcat(pw.journal, "%ld %s %s\n", (long) now, node_ptr->name,
-			   _state_name(st));
+			   libra_name_of(libra_node_power_names, (int) st));
 		if (!pw.journal_path)
 			pw.journal_path = xstrdup_printf(
 				"%s/libra_power",

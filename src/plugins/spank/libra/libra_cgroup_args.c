@@ -21,20 +21,22 @@
 #include "params.h"
 
 /*
- * A yes/no argument: yes, on, 1 or no, off, 0.  Anything else is refused
- * (-1, logged): "enforce=maybe" must not quietly switch enforcement off.
+ * A yes/no argument, read as the core reads its yes/no parameters
+ * (libra_yes_no_names: yes, on, 1 or no, off, 0).  Anything else is
+ * refused (-1, logged): "enforce=maybe" must not quietly switch
+ * enforcement off.
  */
 static int _yes_no(const char *key, const char *v, bool *out)
 {
-	if (!strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1")) {
-		*out = true;
+	char list[LIBRA_NAMES_MAX];
+	int b;
+
+	if (libra_value_of(libra_yes_no_names, v, &b)) {
+		*out = b;
 		return 0;
 	}
-	if (!strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0")) {
-		*out = false;
-		return 0;
-	}
-	slurm_error("libra: plugstack argument %s=%s: say yes or no", key, v);
+	slurm_error("libra: plugstack argument %s=%s: say %s", key, v,
+		    libra_names_list(libra_yes_no_names, list, sizeof(list)));
 	return -1;
 }
 

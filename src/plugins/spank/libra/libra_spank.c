@@ -4,12 +4,14 @@
  *  and srun, and (in slurmstepd) the CPU weights that enforce each job's
  *  deadline share (libra_cgroup.c).
  *
- *  Options: --runtime, --budget, --penalty, --penalty-cap, --deadline-type,
- *  --duedate, --tier.  Slurm hands their values to slurmctld in the job's SPANK
- *  environment as _SLURM_SPANK_OPTION_libra_<option>, where job_submit/qos
- *  reads and checks them exactly as it checks --comment fields; here they
- *  are only checked for being non-empty printable text, so that a typo is
- *  reported by sbatch before anything is sent.
+ *  Options: one for each key of the core's table of SLA keys that names
+ *  one (libra_sla_key_at(), sla.c), with its argument and help from there.
+ *  Slurm hands their values to slurmctld in the job's SPANK environment as
+ *  _SLURM_SPANK_OPTION_libra_<option>, where job_submit/qos reads and
+ *  checks them exactly as it checks --comment fields; here they are only
+ *  checked for being non-empty printable text, and those the table marks
+ *  (sbatch_checks: --deadline-type, --optimize) by the core's parser, so
+ *  that a typo is reported by sbatch before anything is sent.
 \*****************************************************************************/
 
 #include <stdio.h>
@@ -18,39 +20,41 @@
 #include <slurm/spank.h>
 
 #include "libra_cgroup.h"
+#include "sla.h"
 
 SPANK_PLUGIN(libra, 1);
 
 static int _check(int val, const char *optarg, int remote);
 
-static struct spank_option libra_options[] = {
-	{ "runtime", "DURATION",
-	  "slurm-libra: CPU time per CPU the job needs at full speed "
-	  "(e.g. 30m, 2h)", 1, 0, _check },
-	{ "budget", "AMOUNT",
-	  "slurm-libra: the most you will pay for the job", 1, 1, _check },
-	{ "penalty", "RATE",
-	  "slurm-libra: paid back to you per hour past the deadline",
-	  1, 2, _check },
-	{ "penalty-cap", "AMOUNT",
-	  "slurm-libra: bound on the total penalty", 1, 3, _check },
-	{ "deadline-type", "hard|soft",
-	  "slurm-libra: hard (end the job at the deadline) or soft (run "
-	  "late, penalty accrues)", 1, 4, _check },
-	{ "duedate", "WHEN",
-	  "slurm-libra: soft target before the deadline: full price by "
-	  "then, less up to the deadline", 1, 5, _check },
-	{ "tier", "value|standard|premium",
-	  "slurm-libra: mark-up tier of the price", 1, 6, _check },
-	{ "optimize", "cost|time",
-	  "slurm-libra: the cheapest finish by the deadline (cost, the "
-	  "default) or the earliest (time, priced higher)", 1, 7, _check },
-	SPANK_OPTIONS_TABLE_END
-};
+/* Filled from the core's table by _options(); val: the key's index. */
+static struct spank_option libra_options[LIBRA_SLA_NKEYS + 1];
+
+static void _options(void)
+{
+	const libra_sla_key_t *k;
+	int n = 0;
+
+	for (size_t i = 0; (k = libra_sla_key_at(i)); i++) {
+		if (!k->option)
+			continue;
+		libra_options[n++] = (struct spank_option) {
+			.name = (char *) k->option,
+			.arginfo = (char *) k->arginfo,
+			.usage = (char *) k->help,
+			.has_arg = 1,
+			.val = (int) i,
+			.cb = _check,
+		};
+	}
+	libra_options[n] = (struct spank_option) SPANK_OPTIONS_TABLE_END;
+}
 
 static int _check(int val, const char *optarg, int remote)
 {
-	const char *name = libra_options[val].name;
+	const libra_sla_key_t *k = libra_sla_key_at((size_t) val);
+	const char *name = k->option, *why;
+	libra_sla_t sla = { 0 };
+	char err[256];
 
 	if (!optarg || !*optarg) {
 		slurm_error("libra: --%s needs a value", name);
@@ -67,14 +71,10 @@ static int _check(int val, const char *optarg, int remote)
 		slurm_error("libra: --%s: value longer than 256 bytes", name);
 		return -1;
 	}
-	if (val == 4 && strcmp(optarg, "hard") && strcmp(optarg, "soft")) {
-		slurm_error("libra: --deadline-type: '%s' is not hard or soft",
-			    optarg);
-		return -1;
-	}
-	if (val == 7 && strcmp(optarg, "cost") && strcmp(optarg, "time")) {
-		slurm_error("libra: --optimize: '%s' is not cost or time",
-			    optarg);
+	if (k->sbatch_checks &&
+	    libra_sla_parse_field(k->key, optarg, 0.0, &sla, err, sizeof(err))) {
+		libra_sla_err_field(err, &why);
+		slurm_error("libra: --%s: %s", name, why);
 		return -1;
 	}
 	return 0;
@@ -82,6 +82,7 @@ static int _check(int val, const char *optarg, int remote)
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+	_options();
 	for (int i = 0; libra_options[i].name; i++) {
 		if (spank_option_register(sp, &libra_options[i]) !=
 		    ESPANK_SUCCESS) {
