@@ -6,7 +6,7 @@
  *  stay within risk_mu and risk_sigma; nodes in index order, priced as
  *  Libra.  The steps common to every policy are in admit.c.
  *
- *  What the fast path guarantees equals the plain algorithm (test_admit's
+ *  What the fast path guarantees equals the plain algorithm (test_admit_riskd's
  *  reference, test_riskd_matches_reference_on_random_ledgers):
  *  - A node passes with k = min(N, the job's CPUs, what it can take) CPUs,
  *    else with 1, when the DDY (Eq. 5.2) of its SLA jobs and the new one

@@ -8,7 +8,7 @@
  *  (vec.h), to the bit as one at a time.  The steps common to every policy
  *  are in admit.c.
  *
- *  What the fast path guarantees equals the plain algorithm (test_admit's
+ *  What the fast path guarantees equals the plain algorithm (test_admit_sla's
  *  reference, test_librasla_matches_reference_on_random_ledgers):
  *  - A node's jobs are its entries with an SLA, in ledger order, then the
  *    new job (k CPUs at share RE / (TD - now)), and its return is Fig.
