@@ -259,9 +259,9 @@ static void _usage_error(const char *fmt, ...)
 
 /*
  * An option that is a SchedulerParameters key under another name (--boot
- * is libra_power_boot): read by the key's entry of params.c's one table,
- * so that the simulator takes exactly what slurm.conf takes.  off: the
- * key's double in libra_params_t.
+ * is libra_power_boot): read by the key's entry of params_base.c's one
+ * table, so that the simulator takes exactly what slurm.conf takes.  off:
+ * the key's double in libra_params_t.
  */
 static double _keyed(const char *opt, const char *key, const char *s,
 		     size_t off)
@@ -348,8 +348,8 @@ static void _estimates(sim_config_t *cfg, const char *s)
 
 /*
  * The options that set the policy core's parameters, and their keys: the
- * core's one table (params.c) parses and checks them, so an option takes
- * exactly what its libra_* key takes in slurm.conf (sched_libra(8)).
+ * core's one table (params_base.c) parses and checks them, so an option
+ * takes exactly what its libra_* key takes in slurm.conf (sched_libra(8)).
  */
 static const struct {
 	int opt;

@@ -7,8 +7,8 @@
  *  ("12", "0.5", "1e3").  No sign, blank, unit, hexadecimal, "inf", "nan"
  *  or trailing byte: "5x" is refused.  The SLA's money values
  *  (libra_parse_money(), sla.h), the policy parameters
- *  (libra_parse_number() below, params.c), the SPANK plugin's arguments
- *  and the tariff's rates (tariff.c) all read numbers here.
+ *  (libra_parse_number() below, params_base.c), the SPANK plugin's
+ *  arguments and the tariff's rates (tariff.c) all read numbers here.
  *
  *  The names of an enum's values (policies, tiers, end kinds, verdicts,
  *  ...) are a libra_name_t table each, read and written by the three

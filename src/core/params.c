@@ -1,132 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  params.c - policy parameters and their SchedulerParameters keys.
+ *  params.c - the policy parameters as a whole: one key set, the
+ *  relations between keys, a SchedulerParameters string read and written.
  *
- *  One table describes every key: its name, where it lives in
- *  libra_params_t, its kind and its range.  Parsing, range checks and
- *  formatting are all driven by that table, so a key added there is parsed,
- *  checked, shown by "scontrol show config" and documented in one place.
+ *  The keys are params_base.c's one table (params_int.h).  The values of
+ *  the predictor's, the power plan's and the tariff's keys (libra_predict,
+ *  libra_power, libra_tariff) are read and written here, with those
+ *  modules; every other key's through params_base.c.
  *  libra_params_set() is the one way in: slurm.conf's SchedulerParameters
  *  (libra_params_parse()), libra-sim's policy options (--alpha is
- *  libra_alpha, ...) and the SPANK plugin's interval and share_min
- *  (libra_weight_interval, libra_share_min) all set parameters through
- *  it, so they accept the same values.  libra_parse_number() is the strict
- *  number parser behind the number keys, for callers' own numbers too.
+ *  libra_alpha, ...) and, through libra_params_set_base(), the SPANK
+ *  plugin's interval and share_min (libra_weight_interval,
+ *  libra_share_min) all set parameters with the same table, so they
+ *  accept the same values.
 \*****************************************************************************/
 
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "params.h"
-#include "share.h"
+#include "params_int.h"
+#include "predict.h"
 #include "sla.h"
-
-_Static_assert(sizeof(((libra_params_t *) 0)->markup_tier) ==
-	       LIBRA_TIER_COUNT * sizeof(double),
-	       "one mark-up per libra_tier_t");
-
-static const libra_name_t policy_names[] = {
-	{ LIBRA_POLICY_LIBRA,		"libra" },
-	{ LIBRA_POLICY_LIBRA_PRICE,	"libra+$" },
-	{ LIBRA_POLICY_SLA,		"librasla" },
-	{ LIBRA_POLICY_RISKD,		"librariskd" },
-	{ LIBRA_POLICY_AUTO,		"libra+$auto" },
-	{ LIBRA_POLICY_FIXED,		"fixed" },
-	{ LIBRA_POLICY_PEAK,		"peak" },
-	{ 0, NULL }
-};
-
-static const libra_name_t nosla_names[] = {
-	{ LIBRA_NOSLA_SLURM,		"slurm" },
-	{ LIBRA_NOSLA_BEST_EFFORT,	"best_effort" },
-	{ LIBRA_NOSLA_REJECT,		"reject" },
-	{ 0, NULL }
-};
-
-static const libra_name_t resfree_names[] = {
-	{ LIBRA_RESFREE_WINDOW,	"window" },
-	{ LIBRA_RESFREE_THESIS,	"thesis" },
-	{ 0, NULL }
-};
-
-static const libra_name_t charge_names[] = {
-	{ LIBRA_CHARGE_CPU,	"cpu" },
-	{ LIBRA_CHARGE_THESIS,	"thesis" },
-	{ 0, NULL }
-};
-
-const libra_name_t libra_yes_no_names[] = {
-	{ true,		"yes" },
-	{ false,	"no" },
-	{ true,		"on" },
-	{ false,	"off" },
-	{ true,		"1" },
-	{ false,	"0" },
-	{ 0, NULL }
-};
-
-/* A KIND_NAME parameter is written as an int. */
-_Static_assert(sizeof(libra_policy_t) == sizeof(int) &&
-	       sizeof(libra_resfree_t) == sizeof(int) &&
-	       sizeof(libra_charge_t) == sizeof(int) &&
-	       sizeof(libra_nosla_t) == sizeof(int) &&
-	       sizeof(libra_predict_method_t) == sizeof(int) &&
-	       sizeof(libra_power_t) == sizeof(int), "enums are ints");
-
-extern void libra_params_default(libra_params_t *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->policy = LIBRA_POLICY_LIBRA_PRICE;
-	p->alpha = 1.0;			/* thesis Table 3.1 */
-	p->beta = 0.1;			/* thesis Table 3.1 */
-	p->price_base = 1.0;		/* per CPU-hour */
-	p->price_mem = 0.0;		/* per GB-hour: CPU-only prices */
-	p->price_gpu = 0.0;		/* per GPU-hour (decision 17) */
-	p->gamma = 1.0;			/* thesis section 3.5.2 */
-	p->delta = 1.0;
-	p->peak_price = 3.0;		/* thesis Table 7.2, FixedTimeMax */
-	p->peak_start = 12;		/* 12PM-12AM is peak */
-	p->peak_end = 0;
-	p->resfree = LIBRA_RESFREE_WINDOW;
-	p->charge = LIBRA_CHARGE_CPU;
-	p->capacity = 1.0;
-	p->share_min = LIBRA_SHARE_MIN_DEFAULT;
-	p->risk_sigma = 0.0;
-	p->risk_mu = 1.0;
-	p->beta_min = 0.01;
-	p->beta_max = 10.0;
-	p->no_sla = LIBRA_NOSLA_SLURM;
-	p->interval = 5.0;
-	p->weight_interval = 2.0;
-	p->enforce = true;
-	p->tolerance = 1e-9;
-	/* doc/design.md decision 18: no mark-up unless a job picks a tier */
-	p->markup = 0.0;
-	p->markup_tier[LIBRA_TIER_VALUE] = 0.1;
-	p->markup_tier[LIBRA_TIER_STANDARD] = 0.2;	/* ISQoS section 6.2 */
-	p->markup_tier[LIBRA_TIER_PREMIUM] = 0.4;
-	p->price_damping = 0.0;		/* decision 19: prices as before */
-	p->quote_hold = 300.0;		/* decision 20: minutes, not seconds */
-	p->quote_max = 4.0;
-	p->predict = LIBRA_PREDICT_NONE;	/* decision 23: opt-in */
-	p->predict_risk = 0.02;		/* decision 22: q 0.98 ... */
-	p->predict_min = 8.0;		/* ... from 8 finished jobs */
-	p->predict_pace = 0.8;
-	p->power = LIBRA_POWER_NONE;	/* decision 24: opt-in */
-	p->power_interval = 900.0;	/* Sung 5.1.2: 15 minutes */
-	p->power_boot = 300.0;
-	p->power_shutdown = 60.0;
-	p->tariff_price = false;
-	p->power_pace = false;
-	p->penalty_cap = 1.0;		/* decision 37: money back at most */
-	p->penalty_rate_max = 0.0;
-	p->settle_paper = false;
-	p->runtime_min = 1.0;
-	p->window_max = 30.0 * 86400.0;	/* a counter-offer's horizon too */
-}
+#include "tariff.h"
 
 extern double libra_params_markup(const libra_params_t *p, int tier)
 {
@@ -137,208 +35,36 @@ extern double libra_params_markup(const libra_params_t *p, int tier)
 	return p->markup;
 }
 
-extern const char *libra_policy_name(libra_policy_t policy)
+/* The names of a KIND_NAME, KIND_PREDICT or KIND_POWER key's values. */
+static const libra_name_t *_names(const param_def_t *d)
 {
-	return libra_name_of(policy_names, (int) policy);
+	switch (d->kind) {
+	case KIND_PREDICT:
+		return libra_predict_method_names;
+	case KIND_POWER:
+		return libra_power_names;
+	default:
+		return d->names;
+	}
 }
 
-extern const char *libra_nosla_name(libra_nosla_t mode)
-{
-	return libra_name_of(nosla_names, (int) mode);
-}
-
-extern bool libra_policy_from_name(const char *name, libra_policy_t *policy)
-{
-	int v;
-
-	if (!libra_value_of(policy_names, name, &v))
-		return false;
-	*policy = (libra_policy_t) v;
-	return true;
-}
-
-extern bool libra_policy_is_market(libra_policy_t policy)
-{
-	return policy == LIBRA_POLICY_LIBRA_PRICE ||
-	       policy == LIBRA_POLICY_AUTO;
-}
-
-typedef enum {
-	KIND_DOUBLE,
-	KIND_NAME,		/* one of names: an enum */
-	KIND_BOOL,		/* libra_yes_no_names: a bool */
-	KIND_HOURS,
-	KIND_TARIFF,
-} kind_t;
-
-typedef struct {
-	const char *key;
-	kind_t kind;
-	size_t off;		/* offset of the field in libra_params_t */
-	libra_range_t range;	/* KIND_DOUBLE: the values it may take */
-	const libra_name_t *names;	/* KIND_NAME: the values' names */
-} param_def_t;
-
-#define OFF(f) offsetof(libra_params_t, f)
-/* A number key: [lo, hi], or (lo, hi] when open. */
-#define NUM(k, f, lo, hi, open) \
-	{ k, KIND_DOUBLE, OFF(f), { lo, hi, open, false }, NULL }
-/* A key that takes yes/no, hours or a tariff. */
-#define WORD(k, kind, f) { k, kind, OFF(f), { 0, 0, false, false }, NULL }
-/* A key that takes the name of an enum's value. */
-#define NAME(k, f, names) \
-	{ k, KIND_NAME, OFF(f), { 0, 0, false, false }, names }
-static const param_def_t defs[] = {
-	NAME("libra_policy",		policy,		policy_names),
-	NUM("libra_alpha",		alpha,		0, 1e6, false),
-	NUM("libra_beta",		beta,		0, 1e6, false),
-	NUM("libra_price_base",		price_base,	0, 1e12, true),
-	NUM("libra_price_mem",		price_mem,	0, 1e12, false),
-	NUM("libra_price_gpu",		price_gpu,	0, 1e12, false),
-	NUM("libra_gamma",		gamma,		0, 1e6, false),
-	NUM("libra_delta",		delta,		0, 1e6, false),
-	NUM("libra_peak_price",		peak_price,	0, 1e12, false),
-	WORD("libra_peak_hours",	KIND_HOURS,	peak_start),
-	NAME("libra_resfree",		resfree,	resfree_names),
-	NAME("libra_charge",		charge,		charge_names),
-	NUM("libra_capacity",		capacity,	0, 1, true),
-	NUM("libra_share_min",		share_min,	0, 0.5, true),
-	NUM("libra_risk_sigma",		risk_sigma,	0, 1e6, false),
-	NUM("libra_risk_mu",		risk_mu,	1, 1e6, false),
-	NUM("libra_beta_min",		beta_min,	0, 1e6, true),
-	NUM("libra_beta_max",		beta_max,	0, 1e6, true),
-	NAME("libra_no_sla",		no_sla,		nosla_names),
-	NUM("libra_interval",		interval,	0.1, 3600, false),
-	NUM("libra_weight_interval",	weight_interval, 0.1, 3600, false),
-	WORD("libra_enforce",		KIND_BOOL,	enforce),
-	NUM("libra_tolerance",		tolerance,	0, 1e-3, false),
-	NUM("libra_markup",		markup,		0, 100, false),
-	NUM("libra_markup_value",	markup_tier[LIBRA_TIER_VALUE],
-	    0, 100, false),
-	NUM("libra_markup_standard",	markup_tier[LIBRA_TIER_STANDARD],
-	    0, 100, false),
-	NUM("libra_markup_premium",	markup_tier[LIBRA_TIER_PREMIUM],
-	    0, 100, false),
-	NUM("libra_price_damping",	price_damping,	0, 1e8, false),
-	NUM("libra_quote_hold",		quote_hold,	1, 86400, false),
-	{ "libra_quote_max", KIND_DOUBLE, OFF(quote_max), { 0, 1000, false, true },
-	  NULL },
-	NAME("libra_predict",		predict,	libra_predict_method_names),
-	NUM("libra_predict_risk",	predict_risk,	0, 0.5, true),
-	{ "libra_predict_min", KIND_DOUBLE, OFF(predict_min),
-	  { 1, LIBRA_PREDICT_DEPTH, false, true }, NULL },
-	NUM("libra_predict_pace",	predict_pace,	0, 1, true),
-	NAME("libra_power",		power,		libra_power_names),
-	NUM("libra_power_interval",	power_interval,	1, 86400, false),
-	NUM("libra_power_boot",		power_boot,	0, 86400, false),
-	NUM("libra_power_shutdown",	power_shutdown,	0, 86400, false),
-	WORD("libra_tariff",		KIND_TARIFF,	tariff),
-	WORD("libra_tariff_price",	KIND_BOOL,	tariff_price),
-	WORD("libra_power_pace",	KIND_BOOL,	power_pace),
-	NUM("libra_penalty_cap",	penalty_cap,	0, 1e6, false),
-	NUM("libra_penalty_rate_max",	penalty_rate_max, 0, 1e15, false),
-	WORD("libra_settle_paper",	KIND_BOOL,	settle_paper),
-	NUM("libra_runtime_min",	runtime_min,	0, 86400, false),
-	NUM("libra_window_max",		window_max,	0, 3650.0 * 86400.0,
-	    false),
-};
-#define NDEFS (sizeof(defs) / sizeof(defs[0]))
-
-static int _fail(char *err, size_t errlen, const char *key, const char *val,
-		 const char *why)
-{
-	if (err && errlen)
-		snprintf(err, errlen, "%s=%.40s: %s", key, val, why);
-	return -1;
-}
-
-static int _parse_hours(libra_params_t *p, const char *key, const char *val,
-			char *err, size_t errlen)
-{
-	const char *second;
-	char *end;
-	long a, b;
-
-	a = strtol(val, &end, 10);
-	if (end == val || *end != '-')
-		return _fail(err, errlen, key, val,
-			     "expected START-END hours, e.g. 12-24");
-	second = end + 1;
-	b = strtol(second, &end, 10);
-	if (end == second || *end || a < 0 || a > 23 || b < 0 || b > 24 ||
-	    a == b % 24)
-		return _fail(err, errlen, key, val,
-			     "hours must be 0-23 and 0-24 and differ");
-	p->peak_start = (int) a;
-	p->peak_end = (int) (b % 24);
-	return 0;
-}
-
-/* "key=val: expected a, b or c" */
-static int _expected(char *err, size_t errlen, const char *key,
-		     const char *val, const libra_name_t *names)
-{
-	char list[LIBRA_NAMES_MAX], why[LIBRA_NAMES_MAX + 16];
-
-	snprintf(why, sizeof(why), "expected %s",
-		 libra_names_list(names, list, sizeof(list)));
-	return _fail(err, errlen, key, val, why);
-}
-
-static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
-		  char *err, size_t errlen)
+/* The value of a key of the kinds params_base.c leaves to this file. */
+static int _read(libra_params_t *p, const param_def_t *d, const char *val,
+		 char *err, size_t errlen)
 {
 	char *field = (char *) p + d->off;
-	int v;
 
-	switch (d->kind) {
-	case KIND_DOUBLE:
-		return libra_parse_number(d->key, val, &d->range,
-					  (double *) field, err, errlen);
-	case KIND_NAME:
-		if (!libra_value_of(d->names, val, &v))
-			return _expected(err, errlen, d->key, val, d->names);
-		*(int *) field = v;
-		return 0;
-	case KIND_BOOL:
-		if (!libra_value_of(libra_yes_no_names, val, &v))
-			return _expected(err, errlen, d->key, val,
-					 libra_yes_no_names);
-		*(bool *) field = v;
-		return 0;
-	case KIND_HOURS:
-		return _parse_hours(p, d->key, val, err, errlen);
-	case KIND_TARIFF:
+	if (d->kind == KIND_TARIFF)
 		/* the message names libra_tariff and the entry or line */
 		return libra_tariff_parse((libra_tariff_t *) field, val, err,
 					  errlen);
-	}
-	return _fail(err, errlen, d->key, val, "internal error");
-}
-
-static const param_def_t *_find(const char *key)
-{
-	for (size_t i = 0; key && i < NDEFS; i++)
-		if (!strcmp(key, defs[i].key))
-			return &defs[i];
-	return NULL;
+	return params_name((int *) field, d->key, _names(d), val, err, errlen);
 }
 
 extern int libra_params_set(libra_params_t *p, const char *key,
 			    const char *val, char *err, size_t errlen)
 {
-	const param_def_t *d = _find(key);
-	libra_params_t tmp = *p;
-
-	if (!d)
-		return _fail(err, errlen, key ? key : "", val ? val : "",
-			     "unknown libra_ parameter (see sched_libra(8))");
-	if (!val)
-		return _fail(err, errlen, key, "", "missing =value");
-	if (_apply(&tmp, d, val, err, errlen))
-		return -1;
-	*p = tmp;
-	return 0;
+	return params_set(p, key, val, _read, err, errlen);
 }
 
 extern int libra_params_check(const libra_params_t *p, char *err,
@@ -348,23 +74,23 @@ extern int libra_params_check(const libra_params_t *p, char *err,
 
 	if (p->beta_min > p->beta_max) {
 		snprintf(val, sizeof(val), "%g", p->beta_min);
-		return _fail(err, errlen, "libra_beta_min", val,
-			     "must not exceed libra_beta_max");
+		return params_fail(err, errlen, "libra_beta_min", val,
+				   "must not exceed libra_beta_max");
 	}
 	/* tiers are an order of priority (ISQoS section 4.1) */
 	if (p->markup_tier[LIBRA_TIER_VALUE] >
 	    p->markup_tier[LIBRA_TIER_STANDARD]) {
 		snprintf(val, sizeof(val), "%g",
 			 p->markup_tier[LIBRA_TIER_VALUE]);
-		return _fail(err, errlen, "libra_markup_value", val,
-			     "must not exceed libra_markup_standard");
+		return params_fail(err, errlen, "libra_markup_value", val,
+				   "must not exceed libra_markup_standard");
 	}
 	if (p->markup_tier[LIBRA_TIER_STANDARD] >
 	    p->markup_tier[LIBRA_TIER_PREMIUM]) {
 		snprintf(val, sizeof(val), "%g",
 			 p->markup_tier[LIBRA_TIER_STANDARD]);
-		return _fail(err, errlen, "libra_markup_standard", val,
-			     "must not exceed libra_markup_premium");
+		return params_fail(err, errlen, "libra_markup_standard", val,
+				   "must not exceed libra_markup_premium");
 	}
 	return 0;
 }
@@ -372,7 +98,7 @@ extern int libra_params_check(const libra_params_t *p, char *err,
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 			      char *err, size_t errlen)
 {
-	bool seen[NDEFS] = { false };
+	bool seen[PARAMS_NDEFS] = { false };
 	libra_params_t tmp = *p;
 	char *buf, *tok, *save = NULL;
 	int rc = 0;
@@ -380,8 +106,8 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 	if (!sched_params)
 		return 0;
 	if (!(buf = strdup(sched_params)))
-		return _fail(err, errlen, "SchedulerParameters", "",
-			     "out of memory");
+		return params_fail(err, errlen, "SchedulerParameters", "",
+				   "out of memory");
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(tok, '=');
@@ -392,18 +118,19 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 		if (strncmp(tok, "libra_", 6))
 			continue;	/* Slurm's or another plugin's key */
 		if (!val) {
-			rc = _fail(err, errlen, tok, "", "missing =value");
+			rc = params_fail(err, errlen, tok, "",
+					 "missing =value");
 			break;
 		}
 		*val++ = '\0';
-		d = _find(tok);
-		if (d && seen[d - defs]) {
-			rc = _fail(err, errlen, tok, val, "given twice");
+		d = params_def(tok);
+		if (d && seen[d - params_defs]) {
+			rc = params_fail(err, errlen, tok, val, "given twice");
 			break;
 		}
 		if ((rc = libra_params_set(&tmp, tok, val, err, errlen)))
 			break;
-		seen[d - defs] = true;
+		seen[d - params_defs] = true;
 	}
 	free(buf);
 	if (!rc)
@@ -419,8 +146,8 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < NDEFS && used < len; i++) {
-		const param_def_t *d = &defs[i];
+	for (size_t i = 0; i < PARAMS_NDEFS && used < len; i++) {
+		const param_def_t *d = &params_defs[i];
 		const char *field = (const char *) p + d->off;
 		char val[1024];
 
@@ -430,8 +157,11 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 				 *(const double *) field);
 			break;
 		case KIND_NAME:
+		case KIND_PREDICT:
+		case KIND_POWER:
 			snprintf(val, sizeof(val), "%s",
-				 libra_name_of(d->names, *(const int *) field));
+				 libra_name_of(_names(d),
+					       *(const int *) field));
 			break;
 		case KIND_BOOL:
 			snprintf(val, sizeof(val), "%s",

@@ -2,7 +2,8 @@
 /*****************************************************************************\
  *  record.c - the job record as JSON, with json-c (see record.h): the
  *  decoder, and the record's helpers (tests of its text, its admin
- *  comment, its placement).  The encoders are in record_encode.c.
+ *  comment, its settlement).  The encoders, and the placement set from
+ *  the ledger, are in record_encode.c.
  *
  *  The decoder walks a table of allowed fields per object and refuses
  *  anything else.
@@ -783,25 +784,4 @@ extern bool libra_record_text_is_best_effort(const char *text)
 {
 	return libra_record_text_is_record(text) &&
 	       strstr(text, "\"best_effort\":true");
-}
-
-extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
-				  const libra_place_t *place, int nplace)
-{
-	/* malloc()ed, as every record's placement (libra_record_free()) */
-	free(r->place);
-	r->nplace = 0;
-	r->place = nplace > 0 ? calloc((size_t) nplace, sizeof(*r->place))
-			      : NULL;
-	if (nplace > 0 && !r->place)
-		return -1;
-	for (int i = 0; i < nplace; i++) {
-		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
-			 libra_ledger_node_name(l, place[i].node));
-		r->place[i].cpus = place[i].cpus;
-		r->place[i].mem_mb = place[i].mem_mb;
-		r->place[i].gpus = place[i].gpus;
-	}
-	r->nplace = nplace;
-	return 0;
 }

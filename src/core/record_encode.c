@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  record_encode.c - the job record, the SLA and the refusal written as
- *  JSON, with json-c (see record.h), and a record's JSON with its admin
- *  comment set.  The decoder is in record.c.
+ *  JSON, with json-c (see record.h), a record's JSON with its admin
+ *  comment set, and a record's placement from a quote's ledger nodes.  The
+ *  decoder is in record.c.
  *
  *  Numbers are written with the fewest significant digits (15 to 17) that
  *  read back as the same double, so records are short for people and exact
@@ -291,4 +292,29 @@ extern char *libra_record_json_with_admin(const char *json,
 		json_object_object_add(o, LIBRA_RECORD_ADMIN_KEY,
 				       json_object_new_string(admin));
 	return _to_string(o, true);
+}
+
+/* ---------------------------------------------------------- placement */
+
+/* Here, not in record.c, so that record.c, which the SPANK plugin
+ * compiles in, names nothing of the ledger. */
+extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
+				  const libra_place_t *place, int nplace)
+{
+	/* malloc()ed, as every record's placement (libra_record_free()) */
+	free(r->place);
+	r->nplace = 0;
+	r->place = nplace > 0 ? calloc((size_t) nplace, sizeof(*r->place))
+			      : NULL;
+	if (nplace > 0 && !r->place)
+		return -1;
+	for (int i = 0; i < nplace; i++) {
+		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
+			 libra_ledger_node_name(l, place[i].node));
+		r->place[i].cpus = place[i].cpus;
+		r->place[i].mem_mb = place[i].mem_mb;
+		r->place[i].gpus = place[i].gpus;
+	}
+	r->nplace = nplace;
+	return 0;
 }

@@ -18,7 +18,7 @@
 
 #include "libra_cgroup_int.h"
 #include "number.h"
-#include "params.h"
+#include "params_base.h"
 
 /*
  * A yes/no argument, read as the core reads its yes/no parameters
@@ -43,16 +43,16 @@ static int _yes_no(const char *key, const char *v, bool *out)
 /*
  * interval and share_min are the core's libra_weight_interval and
  * libra_share_min: parsed and range-checked by its one parameter table
- * (libra_params_set(), params.h), so plugstack.conf takes what slurm.conf
- * takes and "interval=5x" is refused.  Returns 0, or -1 with the argument
- * (its first len bytes name it) in the log.
+ * (libra_params_set_base(), params_base.h), so plugstack.conf takes what
+ * slurm.conf takes and "interval=5x" is refused.  Returns 0, or -1 with
+ * the argument (its first len bytes name it) in the log.
  */
 static int _set_param(const char *arg, size_t len, const char *key,
 		      const char *val, libra_params_t *p)
 {
 	char msg[160];
 
-	if (!libra_params_set(p, key, val, msg, sizeof(msg)))
+	if (!libra_params_set_base(p, key, val, msg, sizeof(msg)))
 		return 0;
 	slurm_error("libra: plugstack argument %.*s: %s", (int) len, arg, msg);
 	return -1;
