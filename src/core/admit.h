@@ -280,7 +280,7 @@ extern void libra_counter_offer(const libra_ledger_t *l,
 				double max_period, libra_offer_t *o);
 
 /*
- * Under slurmctld's locks a search must be short (issue 23): the same
+ * Under slurmctld's locks a search must be short: the same
  * search, but a step of it (one libra_admit()) is not begun when the time
  * since the call (the least-budget quotes included) plus the longest step
  * so far, counted twice for the last check of a deadline found, would

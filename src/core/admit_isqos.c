@@ -4,7 +4,7 @@
  *  doc/design.md decision 18; see libra_admit() in admit.h): the policy's
  *  resource cost quote (admit_policy(), admit.c) marked up to the service
  *  price, and with a due date the earliest target the free share allows
- *  (with opt=time, issue 42, the earliest finish);
+ *  (with opt=time, decision 33, the earliest finish);
  *  libra_admit() and libra_sla_accept().
 \*****************************************************************************/
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  bag.h - a job array admitted as one: a bag of tasks under one SLA
- *  (doc/design.md decision 36; issue 42, item 3; ISQoS's bag-of-tasks
+ *  (doc/design.md decision 36; ISQoS's bag-of-tasks
  *  jobs).
  *
  *  The user asks for N tasks, each the SLA's runtime RE on the same CPUs,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  power.h - which nodes to keep powered, and when admitted work should
- *  run, under a tariff (Sung 2006; issue 21; doc/design.md decision 24).
+ *  run, under a tariff (Sung 2006; doc/design.md decision 24).
  *
  *  Sung's controller decides, at decision points an interval apart, how
  *  many servers to keep for the next interval, so that jobs meet one

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  predict.h - runtime prediction from the users' finished jobs
- *  (issue 19; doc/design.md decision 22).
+ *  (doc/design.md decision 22).
  *
  *  Users over-estimate: in the last 5000 jobs of the four shared traces
  *  the median of R / RE is 0.34 (HPC2N), 0.38 (CTC-SP2), 0.49 (KTH-SP2)

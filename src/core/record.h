@@ -231,7 +231,7 @@ extern bool libra_record_text_is_best_effort(const char *text);
 
 /*
  * An administrator's AdminComment beside the record (design.md decision
- * 29, issue 39): the record, which lives in AdminComment, keeps the text
+ * 29): the record, which lives in AdminComment, keeps the text
  * the administrator wrote there as its member "admin", so that it is
  * never lost and sacct still shows it.
  *   libra_record_admin_text(): the administrator's text of what

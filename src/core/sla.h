@@ -194,7 +194,7 @@ extern const char *libra_sla_strerror(libra_sla_err_t err);
 extern uint32_t libra_sla_err_field(const char *err, const char **why);
 
 /*
- * Does this comment read as an SLA (doc/design.md decision 29, issue 39)?
+ * Does this comment read as an SLA (doc/design.md decision 29)?
  * True when one of its comma-separated fields is "key=value" with an SLA
  * key, or a near miss of a long one (libra_sla_key_suggest() of at least
  * LIBRA_SLA_LONG_KEY letters: "dedline=2h"), or when it starts with a bare

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  tariff.h - what one powered node costs, by time of day (issue 21;
- *  doc/design.md decision 24).
+ *  tariff.h - what one powered node costs, by time of day
+ *  (doc/design.md decision 24).
  *
  *  Sung (2006, Eq. 4.1) charges every server in use the instantaneous
  *  cost c_t, the same for all servers, and the figure of merit is

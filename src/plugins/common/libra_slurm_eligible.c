@@ -511,7 +511,7 @@ extern int libra_slurm_restrict(bool *mask, const libra_slurm_window_t *w,
 		} else if (w->tmp_mb &&
 			   node_record_table_ptr[i]->tmp_disk < w->tmp_mb) {
 			/* Slurm never starts it there (scratch disk is held
-			 * whole, as memory; issue 56 prices it) */
+			 * whole, as memory; not priced yet) */
 			out->tmp++;
 			out->tmp_mb = w->tmp_mb;
 			mask[i] = false;

@@ -24,7 +24,7 @@
 extern const char plugin_type[];
 
 /*
- * The error codes of refusals (design.md decision 29, issue 39): sbatch
+ * The error codes of refusals (design.md decision 29): sbatch
  * prints slurm_strerror() of the code as a second line under the plugin's
  * message, so each is one whose text is true of the refusal, the same on
  * 22.05, 24.11 and 26.05, and one sbatch does not retry (it retries

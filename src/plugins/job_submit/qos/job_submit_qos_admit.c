@@ -247,7 +247,7 @@ static void _due_date_note(const libra_sla_t *agreed, const libra_quote_t *q,
 	if (!(agreed->set & LIBRA_SLA_TARGET)) {
 		return;
 	} else if (!(agreed->set & LIBRA_SLA_DUEDATE)) {
-		/* opt=time (issue 42): the earliest finish admission found */
+		/* opt=time (decision 33): the earliest finish admission found */
 		libra_format_duration(agreed->target - from, t, sizeof(t));
 		xstrfmtcat(*err_msg, "; opt=time: planned to finish in %s",
 			   t);

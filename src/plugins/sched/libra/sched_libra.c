@@ -91,7 +91,7 @@ libra_sched_state_t st = { .no_sla_mode = LIBRA_NOSLA_SLURM };
 #define PASS_BUDGET 0.02
 
 /*
- * A pass longer than LONG_PASS seconds (issue 23's budget) is logged with
+ * A pass longer than LONG_PASS seconds (the pass's budget) is logged with
  * where its time went and how much of it was this thread's CPU (the rest
  * is waiting: for the hub lock, or for a CPU on a loaded host), at most
  * once every LONG_PASS_LOG seconds unless it is the longest yet.

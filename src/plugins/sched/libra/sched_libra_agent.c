@@ -5,7 +5,7 @@
  *
  *  The thread waits for work (a wake-up after an admission or a job's
  *  end, libra_interval, the next hard deadline), gathers a burst's
- *  wake-ups into one pass (GATHER_MIN, issue 23) and runs passes
+ *  wake-ups into one pass (GATHER_MIN) and runs passes
  *  (sched_libra.c) until one leaves nothing to do; then the book of
  *  quotes and the betas are written, outside slurmctld's locks.  Once
  *  slurmctld shuts down or hands control to another controller it runs
@@ -78,7 +78,7 @@ extern void libra_sched_set_mode(libra_nosla_t mode)
  * While wake-ups come faster than GATHER_MIN after a pass (a burst) the
  * pause doubles, up to GATHER_MAX, and is GATHER_MIN again after a wait
  * that long: each pass takes slurmctld's write locks, which every
- * submission RPC then waits for (issue 23).
+ * submission RPC then waits for.
  */
 #define GATHER_MIN 0.005
 #define GATHER_MAX 0.1

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  sched_libra_power.c - sched/libra's power plan (issue 21; doc/design.md
+ *  sched_libra_power.c - sched/libra's power plan (doc/design.md
  *  decision 24): at decision points libra_power_interval apart, each node
  *  is kept, powered down or powered up as libra_power_decide() says, by
  *  Slurm's own power saving (POWER_DOWN / POWER_UP, then SuspendProgram
