@@ -60,7 +60,8 @@
 #define BOOK_FLAGS (RESERVE_FLAG_FLEX | RESERVE_FLAG_OVERLAP |		\
 		    RESERVE_FLAG_IGN_JOBS | RESERVE_FLAG_NO_HOLD_JOBS)
 
-/* The last booking whose reservation could not be made: logged once. */
+/* The last booking whose reservation could not be made: logged once, and
+ * not tried again in every pass under the locks. */
 static uint32_t failed_job;
 
 /* The end of a job's window as Slurm sees it (decision 40). */
@@ -125,7 +126,8 @@ extern void libra_booking_hold(job_record_t *job_ptr, time_t now)
 	time_t begin;
 	int rc;
 
-	if (job_ptr->resv_name || !job_ptr->details ||
+	if (job_ptr->resv_name || job_ptr->job_id == failed_job ||
+	    !job_ptr->details ||
 	    (begin = job_ptr->details->begin_time) <= now ||
 	    !libra_slurm_is_admitted(job_ptr) ||
 	    !libra_slurm_job_record(job_ptr, &rec))
@@ -155,7 +157,7 @@ extern void libra_booking_hold(job_record_t *job_ptr, time_t now)
 		slurm_make_time_str(&begin, s, sizeof(s));
 		info("sched/libra: %pJ booked from %s: reservation %s on %s",
 		     job_ptr, s, name, desc.node_list);
-	} else if (rc != SLURM_SUCCESS && failed_job != job_ptr->job_id) {
+	} else if (rc != SLURM_SUCCESS) {
 		failed_job = job_ptr->job_id;
 		error("sched/libra: %pJ: cannot reserve its booked nodes %s: %s%s%s; jobs without an SLA may run into its window",
 		      job_ptr, desc.node_list ? desc.node_list : "(none)",
@@ -168,17 +170,27 @@ extern void libra_booking_hold(job_record_t *job_ptr, time_t now)
 }
 
 /*
- * Does the reservation hold any of the nodes in "nodes" during [start,
- * end)?
+ * Does the reservation, one of ours, hold any of the job's nodes (named by
+ * "nodes", made a bitmap in *b on first need) during [start, end)?
  */
-static bool _resv_crosses(slurmctld_resv_t *resv, bitstr_t *nodes,
-			  time_t start, time_t end)
+static bool _resv_crosses(slurmctld_resv_t *resv, const char *nodes,
+			  bitstr_t **b, time_t start, time_t end)
 {
-	return resv->node_bitmap && resv->start_time < end &&
-	       resv->end_time > start &&
-	       bit_overlap_any(resv->node_bitmap, nodes);
+	if (!libra_slurm_booking_resv(resv->name) || !resv->node_bitmap ||
+	    resv->start_time >= end || resv->end_time <= start)
+		return false;
+	if (!*b && libra_node_name2bitmap((char *) nodes, b)) {
+		FREE_NULL_BITMAP(*b);
+		*b = bit_alloc(node_record_count);	/* none: crosses none */
+	}
+	return bit_overlap_any(resv->node_bitmap, *b);
 }
 
+/*
+ * (A job whose booking's reservation Slurm deleted is in none again: Slurm
+ * clears the resv_name of its jobs, _clear_job_resv(), so it crosses
+ * another here if it must.)
+ */
 extern void libra_booking_cross(job_record_t *job_ptr, const char *nodes,
 				time_t now)
 {
@@ -187,18 +199,8 @@ extern void libra_booking_cross(job_record_t *job_ptr, const char *nodes,
 	libra_list_itr_t iter;
 	time_t end;
 
-	if (job_ptr->resv_name && libra_slurm_booking_resv(job_ptr->resv_name) &&
-	    !job_ptr->resv_ptr) {
-		/* its reservation was deleted: Slurm cleared the pointer */
-		xfree(job_ptr->resv_name);
-		job_ptr->resv_id = 0;
-	}
-	if (job_ptr->resv_name || !resv_list || !list_count(resv_list))
+	if (job_ptr->resv_name || !resv_list)
 		return;
-	if (libra_node_name2bitmap((char *) nodes, &b)) {
-		FREE_NULL_BITMAP(b);
-		return;
-	}
 	/* the job's time as job_test_resv() counts it */
 	if (job_ptr->time_limit == INFINITE || job_ptr->time_limit == NO_VAL)
 		end = now + YEAR_SECONDS;
@@ -206,8 +208,7 @@ extern void libra_booking_cross(job_record_t *job_ptr, const char *nodes,
 		end = now + (time_t) job_ptr->time_limit * 60;
 	iter = list_iterator_create(resv_list);
 	while ((resv = list_next(iter)))
-		if (libra_slurm_booking_resv(resv->name) &&
-		    _resv_crosses(resv, b, now, end))
+		if (_resv_crosses(resv, nodes, &b, now, end))
 			break;
 	list_iterator_destroy(iter);
 	FREE_NULL_BITMAP(b);
