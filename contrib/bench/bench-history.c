@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  bench-history.c - the predictor's history file over many job ends,
- *  compacted and not (issue 38; doc/design.md decision 23).
+ *  compacted and not (doc/design.md decision 23).
  *
  *  Simulates N completed jobs (100,000 by default) as jobcomp/libra
  *  records them, through the same calls: each job's line is formatted

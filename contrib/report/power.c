@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  power.c - sched/libra's node power log (<StateSaveLocation>/libra_power,
- *  issue 21): the transitions read, and each node's powered hours, energy
- *  cost and power-ups and power-downs over a window (see report.h).
+ *  design.md decision 24): the transitions read, and each node's powered
+ *  hours, energy cost and power-ups and power-downs over a window (see
+ *  report.h).
  *
  *  A node is billed from the start of booting to the end of stopping
  *  (Sung 2006, Eq. 4.1): every second from a line that says it is on,

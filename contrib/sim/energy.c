@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  energy.c - libra-sim's power provisioning (energy.h; --power, issue
- *  21, after Sung 2006).
+ *  energy.c - libra-sim's power provisioning (energy.h; --power,
+ *  design.md decision 24, after Sung 2006).
  *
  *  A node is ON, BOOTING, STOPPING or OFF.  It is billed, as in Sung's
  *  Eq. 4.1, from the start of its boot to the end of its shutdown: the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  energy.h - libra-sim's power provisioning (--power; issue 21): each
+ *  energy.h - libra-sim's power provisioning (--power; decision 24): each
  *  1-CPU node's power state, the energy bill under the tariff, and the
  *  tariff's clock read from the trace.  The engines decide what to power
  *  (timeshare.c asks the core's libra_power_decide()); this file keeps the

@@ -19,7 +19,7 @@
  *			space-shared engines, and what became of them
  *	squeue.c, pq.h	the space-shared engines' wait queue and event heap
  *	energy.c	power provisioning: node power states, the tariff's
- *			clock, the energy bill (--power; issue 21)
+ *			clock, the energy bill (--power; decision 24)
  *	alloc.c		allocate or exit (alloc.h)
  *	rng.c		the deterministic random numbers
  *
@@ -80,7 +80,7 @@ typedef enum {
 } sim_est_t;
 
 /*
- * Whose money a job's budget and penalty rate are (--economy; issue 43):
+ * Whose money a job's budget and penalty rate are (--economy):
  * the site's, where both scale with the job's width, or the thesis', where
  * they are the job's own (workload.c).
  */
@@ -147,7 +147,7 @@ typedef struct sim_config {
 	double bag_frac;
 	libra_bag_t bag;
 	bool bag_each;
-	/* runtime predictions (issue 19; doc/design.md decision 22): the
+	/* runtime predictions (doc/design.md decision 22): the
 	 * Libra family admits on predict_method's run time at quantile
 	 * 1 - predict_risk of the users' finished jobs (NONE: on RE);
 	 * predict_min finished jobs make a history; predict_hard_declared:
@@ -162,7 +162,7 @@ typedef struct sim_config {
 	double predict_pace;	/* plan predicted work to end at this
 				 * fraction of the deadline period */
 
-	/* power provisioning (issue 21; Sung 2006; doc/design.md decision
+	/* power provisioning (Sung 2006; doc/design.md decision
 	 * 24): power_on: --power given (other than none); power: the core's
 	 * heuristic, unless power_slurm (the simulator's own baseline,
 	 * Slurm's SuspendTime: down after suspend_time idle, up on demand);

@@ -47,7 +47,7 @@
  *  would recompute the booked share as RE / (TD - now) from before the
  *  begin.  At equal times: completions, begins, probes, arrivals.
  *
- *  Runtime predictions (--predict; issue 19, doc/design.md decision 22):
+ *  Runtime predictions (--predict; doc/design.md decision 22):
  *  a job is admitted, priced and committed on its predicted run time P
  *  (src/core/predict.c, the quantile 1 - --predict-risk of its user's or
  *  group's finished jobs, never above RE) instead of its declared RE;

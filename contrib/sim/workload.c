@@ -19,7 +19,7 @@
  *    PR = factor * PBase per CPU-hour * procs (per hour of delay);
  *  - one economy: the money is the same for every policy, charge and
  *    model, so their profits compare (design.md decision 3);
- *  - --economy thesis (issue 43): the thesis' own economy, per job and
+ *  - --economy thesis: the thesis' own economy, per job and
  *    independent of its width: f(R) = R * PBase_s and g(R) = PBase per
  *    CPU-hour, without procs (B = factor * f(R), PR = factor * g(R), as
  *    the thesis draws them against the job's run time alone, 3.5.1); the

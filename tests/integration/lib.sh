@@ -214,7 +214,7 @@ LIBRA_STOPPED_PIDS=
 # hard deadline unstarted in cluster DIR, with the reason it was pending,
 # to the suite's tally (LIBRA_UNSTARTED_LOG, default _build/unstarted.log;
 # run-tests prints it): the suite shows that no admitted job ends
-# UNSTARTED for a reason admission could have seen (issue 39).
+# UNSTARTED for a reason admission could have seen (design.md decision 29).
 tally_unstarted() {
 	local log=${LIBRA_UNSTARTED_LOG:-$LIBRA_TOP/_build/unstarted.log} rel
 	rel=${LIBRA_SLURM_PREFIX:+ (${LIBRA_SLURM_PREFIX##*/})}

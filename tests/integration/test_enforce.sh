@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_enforce: the SPANK plugin's cgroup CPU weights give each job its
-# deadline share (issue "Node-side enforcement", done-when 1-3).
+# deadline share (design.md decision 16).
 #
 #  1. Two CPU-bound jobs on one single-CPU node with shares 2:1 receive CPU
 #     time in the ratio 2:1 within 10%, read from the cgroups' own

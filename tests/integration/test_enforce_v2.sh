@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_enforce_v2: the SPANK plugin's cgroup v2 path, as far as this machine
-# lets it run (issue 17).  Here the kernel's cpu controller is bound to
+# lets it run.  Here the kernel's cpu controller is bound to
 # cgroup v1, and no cgroup2 hierarchy can weight CPUs (doc/design.md,
 # "Slurm releases").  With cgroup_v2_root= naming a plain directory made to
 # look like one (a cgroup.controllers listing cpu), the real slurmstepd runs

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2317 # functions called through trap, pair and wait_until
-# test_enforce_vm: enforcement on a real cgroup v2 kernel (issue 40).
+# test_enforce_vm: enforcement on a real cgroup v2 kernel (design.md
+# decision 31).
 #
 # This machine's cpu controller is bound to cgroup v1; contrib/vm/libra-vm
 # boots Debian's kernel under QEMU (TCG) with this machine's root over 9p,

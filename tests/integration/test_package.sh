@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Installing like a site (issue 22): contrib/setup --deb builds the Debian
+# Installing like a site: contrib/setup --deb builds the Debian
 # packages (lintian: no error), apt-get installs them, and a cluster that
 # loads only the installed files (an empty build plugin directory before
 # Slurm's, the SPANK plugin by its installed path) admits, refuses with a

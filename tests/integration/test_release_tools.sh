@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # What users and administrators read the plugins through, on whatever
-# Slurm release runs (issue 17; tests/compat/run-compat runs this on each):
+# Slurm release runs (tests/compat/run-compat runs this on each):
 #  - scontrol show job: an admitted job's record (AdminComment) and the
 #    reason sched/libra gives a job it does not start (here a best-effort
 #    job waiting for memory an admitted, held job holds);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_sched_array: a job array under one SLA, admitted, run and settled as
-# one bag of tasks (issue 42, item 3; design.md decision 36).  One node of
+# one bag of tasks (design.md decision 36).  One node of
 # 4 CPUs.
 #  1. An array of 20 tasks of 60 s, 2 at a time, by 5 minutes: its 10
 #     waves cannot fit; refused, with the throttle that would fit offered.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_deadlines: what sched/libra does at deadlines, and how fast it
-# starts admitted jobs (issue "sched/libra", done-when 2 and 3).
+# starts admitted jobs.
 #
 #  - latency: on an idle cluster, the median time from submission to
 #    start of an admitted job is under 1 s: sched/libra's part, from

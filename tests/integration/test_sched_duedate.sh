@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Due dates and mark-up tiers (ISQoS's z-curve; doc/design.md decision 18,
-# issue 20):
+# Due dates and mark-up tiers (ISQoS's z-curve; doc/design.md decision 18):
 #  1. a job that finishes between its due date and its deadline is charged
 #     the reduced price in sacct: the price less price x (end - due) /
 #     (deadline - due), no cap and no rate given;

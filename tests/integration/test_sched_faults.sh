@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_sched_faults: SIGKILL of a slurmd and of slurmctld in the middle of a
-# workload (issue "sched/libra", done-when 4).
+# workload.
 #
 #  - slurmd on n2 is killed while jobs run there and restarted: the jobs
 #    (their slurmstepd outlive slurmd) finish, each with one settled record;

@@ -3,7 +3,7 @@
 # shellcheck source-path=SCRIPTDIR
 # test_sched_ha: a primary and a backup slurmctld on one StateSaveLocation
 # (LIBRA_BACKUP=1; HIGH AVAILABILITY in sched_libra(8), design.md decision
-# 28; issue 38).
+# 28).
 #
 #  1. Two nodes of one CPU, libra_capacity=0.8.  On n1 two admitted jobs run
 #     (share 0.3 each, held at gates), on n2 a booking waits for its begin,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# test_sched_opt: opt=time against opt=cost for the same job (issue 42,
-# item 4; the thesis' QoSOptimization).  One node of one CPU, enforcement
+# test_sched_opt: opt=time against opt=cost for the same job (design.md
+# decision 33; the thesis' QoSOptimization).  One node of one CPU, enforcement
 # on.  The same job, 10 s of work declared as 20 s by 3 minutes, is
 # submitted twice at once: first with opt=cost (the default, a share of
 # 20/180 = 0.11), then with opt=time (libra_spank's --optimize), admitted for the earliest finish the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Cost-aware power provisioning (doc/design.md decision 24; issue 21):
+# Cost-aware power provisioning (doc/design.md decision 24):
 # sched/libra powers idle nodes down through Slurm's power saving (their
 # slurmd is stopped: libra-cluster's SuspendProgram), admission counts a
 # powered-down node from its boot, a job whose deadline cannot wait for a

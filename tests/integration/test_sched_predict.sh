@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Runtime predictions on the cluster (doc/design.md decision 23; issue 19):
+# Runtime predictions on the cluster (doc/design.md decision 23):
 # with libra_predict=ratio, a user whose first jobs over-estimate by 4x
 # (declared 40 s, burn 10 s) has later jobs admitted on the predicted run
 # time, where the declared runtime would be refused, and they meet their
@@ -11,7 +11,7 @@
 # The history starts with 3000 jobs of a user and group of their own (ids
 # 4242420), 138 KiB: the first job end finds it past its compaction bound
 # (64 KiB, nothing compacted yet) and jobcomp/libra compacts it to that
-# key's last 32 jobs plus the new line (issue 38), which it logs.
+# key's last 32 jobs plus the new line, which it logs.
 #
 # One node of one CPU, libra_predict_min=3.  Another user's filler holds
 # 0.4 of the CPU (it waits at a gate, so it uses none).  A job declaring 40 s by 60 s needs
@@ -20,7 +20,7 @@
 # 0.8: about 13 s of work, 0.22 of the CPU: admitted.  A machine three
 # times slower than an idle one still fits (work up to 36 s).  The other
 # user, without a history, is refused for the same job.  Last, a job that
-# declares twice its deadline is admitted on its prediction (issue 42).
+# declares twice its deadline is admitted on its prediction.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -110,7 +110,7 @@ else
 	parts_1_to_3
 fi
 
-# --- 4. a job that declares more than its deadline allows (issue 42) -------------
+# --- 4. a job that declares more than its deadline allows ------------------
 # Declared D by a deadline of 90 s, D > 90 s: refused without a history, as
 # any runtime past the deadline was; with the user's history admitted on
 # the prediction, its time limit the deadline's (2 min, not D), and it

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# test_sched_replan: live re-planning (doc/design.md decision 34; issue
-# 42, item 2).  One node of one CPU, libra_predict=ratio, enforcement on.
+# test_sched_replan: live re-planning (doc/design.md decision 34).  One
+# node of one CPU, libra_predict=ratio, enforcement on.
 # root's history says its jobs declaring 60 s run 15 s, so a job of root
 # declaring 60 s by 5 minutes is admitted on 15 s predicted (work 18.75 s,
 # paced at 0.8: a share of 0.06).  It burns 30 s.  Beside it runs a job of

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Memory and GPUs are space-shared (doc/design.md decision 17, issue 18):
+# Memory and GPUs are space-shared (doc/design.md decision 17):
 # on a cluster that tracks memory (CR_CPU_Memory) with one GPU node,
 #  1. a job that fits the CPU share but not the memory left is refused at
 #     submission, and the refusal names the memory with its figures; one
@@ -19,8 +19,8 @@
 #     (it waits, saying why), and the admitted jobs start at once when
 #     released; the best-effort jobs run once the memory is free again;
 #  5. a GPU job refused because the GPU node's CPU share is taken, its GPU
-#     free, is told so, not that the GPU is short (issue 39; run-demo's
-#     step 5).
+#     free, is told so, not that the GPU is short (design.md decision 29;
+#     run-demo's step 5).
 # Nodes: n1 and n2 with 2 CPUs and 2000 MB, n3 with 2 CPUs, 2000 MB and a
 # (fake) GPU (contrib/cluster/README.md, LIBRA_NODE_SPEC).
 # shellcheck source=lib.sh

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # test_sched_state: what no job record holds survives a restart of
-# slurmctld (doc/design.md decisions 9 and 20; issue 38): the book of
+# slurmctld (doc/design.md decisions 9 and 20): the book of
 # binding quotes (StateSaveLocation/libra_quotes) and Libra+$Auto's betas
 # (libra_beta).
 #

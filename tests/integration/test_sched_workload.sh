@@ -4,7 +4,7 @@
 # declared CPU time, with mixed deadlines and budgets, through job_submit/qos,
 # sched/libra, jobcomp/libra and the SPANK plugin on two nodes (one CPU each).
 #
-# Asserts (issue "sched/libra", done-when 1):
+# Asserts:
 #  - every admitted job (accurate estimate) COMPLETED by its deadline, with
 #    exactly one settled record whose charge is its quoted price;
 #  - the admit/refuse decisions equal what the policy core decides for the

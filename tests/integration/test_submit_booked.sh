@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Advance reservations (job_submit_qos(8), "Advance reservations";
-# doc/design.md decision 21; issue 20): a job submitted with
+# doc/design.md decision 21): a job submitted with
 # --begin=now+LEAD and an SLA is admitted at once against the capacity
 # committed in its own window, priced for it, and started at its begin
 # time, when it meets its deadline; meanwhile
@@ -23,7 +23,7 @@
 # booking starts, and that each admitted job meets its deadline.
 #
 # LIBRA_BOOK_LEAD (seconds, default 90, the least) sets how far ahead R
-# is booked: issue 20 names 10 minutes (LIBRA_BOOK_LEAD=600).
+# is booked (10 minutes: LIBRA_BOOK_LEAD=600).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 libra_test_init

@@ -98,7 +98,7 @@ refused "$R|field 2 is empty" -n 1 --comment="runtime=1m,,budget=2,deadline=5m"
 refused "$R|field 3 is empty" -n 1 --comment="$ok,"
 refused "$R|'runtime' is not key=value" -n 1 --comment="runtime"
 refused "$R|field 3 has no key before '='" -n 1 --comment="$ok,=5"
-# a near miss of a key: the key it misses (issue 39)
+# a near miss of a key: the key it misses (design.md decision 29)
 refused "$R|dedline: unknown key, did you mean deadline?" -n 1 --comment="runtime=1m,dedline=5m"
 refused "$R|budjet: unknown key, did you mean budget?" -n 1 --comment="budjet=5"
 refused "$R|type: 'maybe'|hard or soft" -n 1 --comment="$ok,type=maybe"
@@ -196,8 +196,9 @@ wait_until 180 "job $jobid to end" job_ended "$jobid"
 assert_eq COMPLETED "$(job_state "$jobid")" "state of the good job $jobid"
 wait_until 120 "job $jobid COMPLETED in sacct" sacct_in_state "$jobid" COMPLETED
 
-# --- a budget refusal and a capacity refusal: their errno's text (issue
-# 39: a capacity refusal said "Requested time limit is invalid")
+# --- a budget refusal and a capacity refusal: their errno's text
+# (design.md decision 29: a capacity refusal said "Requested time limit is
+# invalid")
 refused "$R|price |exceeds budget|submission failed: Job violates accounting/QOS policy" \
 	-n 1 --comment="runtime=1m,deadline=5m,budget=0.0001"
 gate=$LIBRA_WORK/fill.gate
@@ -211,7 +212,7 @@ scancel "$fill" 2>/dev/null || :
 wait_until 120 "job $fill to end" job_ended "$fill"
 
 # --- comments that are not SLAs pass unchanged and the jobs run as under
-# stock Slurm (issue 39: any comment with '=' was parsed and refused)
+# stock Slurm (design.md decision 29; any comment with '=' used to be refused)
 plain=()
 for c in 'run=42' 'see a=b, step=3' 'type=analysis' 'workflow:step3'; do
 	libra_sbatch -n 1 --comment="$c" --wrap 'true'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # Binding quotes (job_submit_qos(8), "Binding quotes"; doc/design.md
-# decision 20; issue 20): "sbatch --test-only --comment=...,quote=hold"
+# decision 20): "sbatch --test-only --comment=...,quote=hold"
 # returns a quote number, a price and the end of its hold; the quote holds
 # its capacity meanwhile; "--comment=quote=N" submitted 60 s later is
 # admitted at exactly the quoted price with no second admission, and

@@ -182,7 +182,7 @@ if [ "$(job_state "$R")" = RUNNING ]; then
 fi
 
 # An administrator's AdminComment is kept beside the record, never over it
-# (issue 39, design.md decision 29): the record's "admin" member; the
+# (design.md decision 29): the record's "admin" member; the
 # record reads as before, and the job is scheduled and settled as before.
 # (sbatch has no --admin-comment on 22.05: scontrol update, pending.)
 recH=$(job_record "$H")

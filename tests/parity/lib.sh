@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/parity/lib.sh: two clusters side by side (issue 37, "site parity").
+# tests/parity/lib.sh: two clusters side by side (site parity).
 # Sourced (not run) by every tests/parity/test_*.sh:
 #
 #   . "$(dirname "$0")/lib.sh"

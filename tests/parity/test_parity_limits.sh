@@ -4,20 +4,19 @@
 # shellcheck disable=SC2317 # functions run through both, on and wait_until
 # test_parity_limits: what keeps a job without an SLA from starting, the
 # same on a stock cluster (sched/backfill) and on the plugin cluster
-# (sched/libra, libra_no_sla=slurm), run on both at once (issue 37;
-# README.md):
+# (sched/libra, libra_no_sla=slurm), run on both at once (README.md):
 #  (d) Licenses=lic:1, two jobs -L lic:1: never two holders, both complete;
 #  (e) partition batch DOWN: a new job does not start, with the same
 #      pending reason; it starts once the partition is UP again;
 #  (f) an association limit MaxJobs=1: the user's second job pends with
 #      the same reason, and runs once the first has ended; (k) then a
 #      job with an SLA as well: stock holds it (AssocMaxJobsLimit),
-#      libra refuses it naming that limit (issue 39); (l) then
+#      libra refuses it naming that limit (design.md decision 29); (l) then
 #      GrpTRES=cpu=1 instead, one CPU in use: the same for an SLA job;
 #      (m) then GrpTRES=mem=150 (MB; the nodes track memory here), 100 MB
 #      in use: the same for an SLA job asking --mem=100;
-#  (j) (d) with an SLA (issue 39): stock holds the second job for the
-#      license; libra refuses it naming the license (never admitted to
+#  (j) (d) with an SLA (design.md decision 29): stock holds the second job
+#      for the license; libra refuses it naming the license (never admitted to
 #      wait), and admits it again once the first has ended;
 #  (h) a long queue (PARITY_QUEUE_JOBS, default 5000) of pending jobs of
 #      higher priority that cannot start, then one that can: it starts
@@ -132,7 +131,7 @@ _assoc_limit() {
 # user, named NAME;
 # its sbatch exit and output (KEY_rc, KEY_out) and, when it was made (stock),
 # its state and reason after a window (KEY_state, KEY_reason); then it is
-# cancelled and gone, so that the scenario goes on as before (issue 39).
+# cancelled and gone, so that the scenario goes on as before.
 _sla_limited() {
 	local t0=$SECONDS
 	SB_USER=$PARITY_USER libra_sbatch -J "$2" --comment="$SLA" "${@:3}" --wrap true
@@ -201,7 +200,7 @@ scen_maxjobs() {
 }
 
 # ---------------------------------------------------------------------------
-# (j) one license, two jobs with an SLA that want it (issue 39)
+# (j) one license, two jobs with an SLA that want it (design.md decision 29)
 # ---------------------------------------------------------------------------
 scen_sla_license() {
 	local a b t0=$SECONDS
@@ -295,7 +294,8 @@ held_alike() {
 }
 
 # sla_refused_alike LETTER WHAT REASON: scenario LETTER's SLA job (WHAT)
-# was held on stock with REASON, and refused by libra naming it (issue 39).
+# was held on stock with REASON, and refused by libra naming it
+# (design.md decision 29).
 sla_refused_alike() {
 	local l=$1
 	note "parity ($l): $2: stock exit $(g stock "${l}_rc"), $(g stock "${l}_state") '$(g stock "${l}_reason")'; libra exit $(g libra "${l}_rc"): $(g libra "${l}_out")"

@@ -4,7 +4,7 @@
 # shellcheck disable=SC2317 # functions run through both, on and wait_until
 # test_parity_sched: scheduling without an SLA, the same on a stock
 # cluster (sched/backfill) and on the plugin cluster (sched/libra,
-# libra_no_sla=slurm), run on both at once (issue 37; README.md):
+# libra_no_sla=slurm), run on both at once (design.md decision 27; README.md):
 #  (a) 8 CPU-bound jobs with a time limit on 4 CPUs: never two on a CPU,
 #      all COMPLETED;
 #  (b) a backlog of 7 jobs of distinct priorities (nice, scontrol top)
@@ -290,7 +290,7 @@ both parity_reset || fail "the clusters could not be emptied for the next scenar
 
 # PARITY_G_RUNS=N runs (g) N times on the same two clusters and prints
 # each side's mean and median makespan and their ratio: the figure the
-# issue's "within 10% of stock's" is about (doc/benchmarks.md, "Array
+# target "within 10% of stock's" is about (doc/benchmarks.md, "Array
 # makespan"), which one run cannot show (see below).
 g_runs=${PARITY_G_RUNS:-1} g_of=
 [ "$g_runs" -le 1 ] || g_of=" run"

@@ -3,7 +3,7 @@
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2317 # functions run through both and wait_until
 # test_parity_sla: an SLA job is admitted only where select_nodes() would
-# start it (issue 39, design.md decision 29), run on the stock and the
+# start it (design.md decision 29), run on the stock and the
 # plugin cluster at once with the same submission (stock takes the
 # --comment as a plain comment; README.md):
 #  (r) a reservation on n1-n3 starting 60 s from now, inside the job's

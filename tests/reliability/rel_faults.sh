@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_faults: fault injection on the real local cluster during a workload
-# of CPU-bound jobs (libra-burn, exact estimates, loose deadlines), issue 9
-# part 1.  test_sched_faults.sh kills each daemon once at a chosen moment;
+# of CPU-bound jobs (libra-burn, exact estimates, loose deadlines).
+# test_sched_faults.sh kills each daemon once at a chosen moment;
 # here the faults come at seeded random moments while jobs are being
 # submitted, started and settled:
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# rel_hostile: hostile input end to end (issue 9, part 2c).
+# rel_hostile: hostile input end to end.
 # test_submit_malformed.sh has 70+ hand-written malformed SLAs; here a
 # seeded generator (hostile_gen.py: random bytes, huge lengths, nested
 # separators, Unicode, format strings, JSON-looking text, 1e308, -0, 0x1p4,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# rel_load: a burst of submissions and many jobs running at once (issue 9,
-# part 5).  test_submit_burst.sh checks admission under 2 x 200 sbatch
+# rel_load: a burst of submissions and many jobs running at once.
+# test_submit_burst.sh checks admission under 2 x 200 sbatch
 # submissions; here the Slurm API (libra_submit, several processes) sends
 #
 #   quick: 2,000 submissions, 200 of them admitted and running at once;

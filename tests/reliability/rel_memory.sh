@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# rel_memory: memory errors and leaks (issue 9, part 4).  LONG mode only
+# rel_memory: memory errors and leaks.  LONG mode only
 # (LIBRA_LONG=1; it takes several minutes); quick mode reports SKIP.
 #
 #  1. the unit tests under valgrind (tests/unit: make check-valgrind: any

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
 # rel_tamper: what an ordinary user might try beyond "scontrol update" of
-# the SLA fields (test_submit_tamper.sh has those), issue 9 part 3.
+# the SLA fields (test_submit_tamper.sh has those).
 #
 # The list (one entry per attempt, with the outcome that is right) is in
 # ATTEMPTS below and printed at the end with what happened.  The rule

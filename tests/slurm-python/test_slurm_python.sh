@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck source-path=SCRIPTDIR
-# Slurm's own regression tests with the plugins loaded (issue 14, item 4).
+# Slurm's own regression tests with the plugins loaded.
 #
 # Runs a curated subset of Slurm's Python test suite (testsuite/python of
 # the Slurm source tree the plugins are built against, "local-config" mode)
@@ -160,7 +160,7 @@ run_side() {
 		# A test that passed on stock and not here, and is not a listed
 		# difference, is run again on this cluster, up to three times,
 		# to tell a difference from a flaky moment (a race in the test
-		# that a busy machine makes srun lose: issue 14).
+		# that a busy machine makes srun lose).
 		local again=() attempt src=$SP_OUT/plugins.xml present=()
 		for attempt in 1 2 3; do
 			mapfile -t again < <("$SP_PY" "$SP_DIR/compare.py" --rerun-list \

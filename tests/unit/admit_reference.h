@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  admit_reference.h - what the plain references of the admission tests
- *  share (issue 41).  Each policy's admission as the thesis has it is in
+ *  share.  Each policy's admission as the thesis has it is in
  *  its test file, checked there against the fast path on random ledgers:
  *  Libra's in test_admit.c, Libra+$'s in test_admit_price.c, LibraSLA's
  *  in test_admit_sla.c, LibraRiskD's in test_admit_riskd.c.  Here: the

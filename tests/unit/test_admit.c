@@ -674,7 +674,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- */
 /* Libra's admission, plainly, from the thesis (section 3.4.2, Fig.   */
-/* 3.3): the reference the fast path is checked against (issue 41)    */
+/* 3.3): the reference the fast path is checked against              */
 /* ---------------------------------------------------------------- */
 
 /*

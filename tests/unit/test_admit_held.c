@@ -339,10 +339,11 @@ END_TEST
 
 START_TEST(test_gpu_free_where_the_share_is_short_names_the_share)
 {
-	/* issue 39 (run-demo step 5): node 0 has no GPU and CPU share to
-	 * spare; node 1 has its GPU free, but admitted jobs take its CPU
-	 * share.  Without the GPU the job would fit on node 0, yet the GPU
-	 * is not what is short: the verdict is the share's, naming node 1 */
+	/* design.md decision 29 (run-demo step 5): node 0 has no GPU and
+	 * CPU share to spare; node 1 has its GPU free, but admitted jobs
+	 * take its CPU share.  Without the GPU the job would fit on node 0,
+	 * yet the GPU is not what is short: the verdict is the share's,
+	 * naming node 1 */
 	libra_ledger_t *l = _nodes(2, 1);
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
@@ -687,9 +688,10 @@ START_TEST(test_counter_offer_later_deadline_where_memory_is_free)
 	/* 2 x 1 CPU x 8000 MB.  Node 0 has its memory but 0.9 of its CPU
 	 * committed until 1000; node 1 has its CPU but its memory is held.
 	 * RE 50, TD 100 (share 0.5): refused for CPU share on node 0, where
-	 * the memory is free (issue 39: not "memory", which node 0 has; node
-	 * 1 would take the share only without it).  With a deadline of 500
-	 * or later its share fits there: that deadline is offered. */
+	 * the memory is free (design.md decision 29: not "memory", which
+	 * node 0 has; node 1 would take the share only without it).  With a
+	 * deadline of 500 or later its share fits there: that deadline is
+	 * offered. */
 	libra_ledger_t *l = _held_nodes(2, 1, 8000, 0);
 	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
 	libra_sla_t sla = _sla(50, 0, 100, NO_BUDGET);

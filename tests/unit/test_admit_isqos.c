@@ -35,8 +35,8 @@ static libra_sla_t _sla_due(double re, double due, double td,
 	return sla;
 }
 
-/* opt=time (issue 42): the earliest finish capacity and budget allow,
- * priced there; opt=cost the deadline-paced share. */
+/* opt=time (design.md decision 33): the earliest finish capacity and
+ * budget allow, priced there; opt=cost the deadline-paced share. */
 START_TEST(test_opt_time_aims_at_the_earliest_finish)
 {
 	libra_ledger_t *l = _nodes(1, 1);

@@ -539,7 +539,7 @@ END_TEST
 /* ---------------------------------------------------------------- */
 /* Libra+$'s admission, plainly, from the thesis (section 3.5, Fig.   */
 /* 3.2) with RESFree as Eq. 3.6 has it (libra_resfree=thesis): the   */
-/* reference the fast path is checked against (issue 41)             */
+/* reference the fast path is checked against                        */
 /* ---------------------------------------------------------------- */
 
 /*

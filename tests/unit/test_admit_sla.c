@@ -418,7 +418,7 @@ static libra_verdict_t _ref_sla(const ref_sla_node_t *nodes, int n,
 }
 
 /*
- * What the references found (issue 41): a share raised to its floor
+ * What the references found: a share raised to its floor
  * (share_min) needs less than it holds, and two fast-path shortcuts read
  * the sums instead of projecting.  The plain algorithms (Fig. 5.1; Fig.
  * 4.3 with every job projected) accept both jobs below; the fast paths

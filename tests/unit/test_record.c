@@ -426,8 +426,9 @@ END_TEST
 
 START_TEST(test_admin_text_beside_the_record)
 {
-	/* issue 39: an administrator's AdminComment is kept in the record's
-	 * "admin" member; decoding takes the record as before */
+	/* an administrator's AdminComment is kept in the record's "admin"
+	 * member; decoding takes the record as before (design.md decision
+	 * 29) */
 	libra_record_place_t place[2];
 	libra_record_t r = _awkward(place), back;
 	char *json = libra_record_to_json(&r), *with, *admin, *without;
@@ -773,7 +774,7 @@ START_TEST(test_text_is_best_effort_of_encoded_records)
 	ck_assert_ptr_nonnull(json);
 	ck_assert(libra_record_text_is_record(json));
 	ck_assert(!libra_record_text_is_best_effort(json));
-	/* nor does an administrator's text that says it (issue 39) */
+	/* nor does an administrator's text that says it (decision 29) */
 	with = libra_record_json_with_admin(json, ",\"best_effort\":true");
 	ck_assert_ptr_nonnull(with);
 	ck_assert(!libra_record_text_is_best_effort(with));

@@ -1213,7 +1213,8 @@ END_TEST
 
 START_TEST(test_other_comments_are_not_sla)
 {
-	/* issue 39: users' and workflow tools' comments pass unchanged */
+	/* users' and workflow tools' comments pass unchanged (design.md
+	 * decision 29) */
 	static const char *const texts[] = {
 		"my test job", "", "rerun of 1234", "deadline soon",
 		"run=42", "colour=red", "workflow:step3",

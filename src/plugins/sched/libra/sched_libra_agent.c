@@ -531,7 +531,8 @@ extern int libra_sched_start(void)
 	_agent_reset();
 	st.test_launch_delay = delay ? (unsigned int) atoi(delay) : 0;
 	st.test_stale_state = getenv("LIBRA_TEST_STALE_STATE") != NULL;
-	/* every pass reads the records of the pending jobs (finding F.4) */
+	/* every pass reads the records of the pending jobs: cached by job id
+	 * (contrib/bench/findings.md, F) */
 	libra_slurm_record_cache(true);
 	/* named for ps -L and top -H, as sched/backfill's "bckfl" */
 	libra_thread_create(&st.agent_tid, "sched_libra", _agent, NULL);

@@ -40,11 +40,11 @@ typedef struct {
 } id_list_t;
 
 /*
- * Held jobs (priority 0) in the ledger, looked up once (finding F.3): a
- * pending job's SLA in the ledger changes only when it is placed again,
- * which a held job is not, so its hard deadline (0: none) is the one its
- * first look found.  Direct-mapped by job id; an entry is this job's only
- * with the same record pointer, id and submission time.
+ * Held jobs (priority 0) in the ledger, looked up once (contrib/bench/
+ * findings.md, F): a pending job's SLA in the ledger changes only when it
+ * is placed again, which a held job is not, so its hard deadline (0: none)
+ * is the one its first look found.  Direct-mapped by job id; an entry is
+ * this job's only with the same record pointer, id and submission time.
  */
 #define HELD_MEMO 4096
 
