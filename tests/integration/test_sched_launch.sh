@@ -30,7 +30,9 @@
 #    killed in a job's end): a job submitted as the node begins completing
 #    is admitted there and starts once it is done; once the node has been
 #    completing longer than MessageTimeout (10 s), admission leaves it out
-#    and the refusal says why (design.md decision 29).
+#    and the refusal says why, and the job admitted there waits for it
+#    with a reason that says so (no other node to place it on; design.md
+#    decision 29).
 #
 # Either way the job runs once, ends COMPLETED with one accounting row and
 # one settled record, and its node is not drained ("Duplicate jobid").
@@ -241,6 +243,11 @@ libra_sbatch_refused "job submitted while n1 is stuck completing" \
 	"1 of the nodes it may use have been completing a job for longer than MessageTimeout" \
 	-J stuck -n 1 --comment="runtime=10s,deadline=600s,budget=1000" --wrap true
 assert_eq PENDING "$(job_state "$j8")" "state of job $j8 while n1 completes job $j7"
+# its start fails at each pass; sched/libra finds n1 stuck and, with no
+# other node, leaves it waiting for n1 with the reason
+# shellcheck disable=SC2317 # called by wait_until
+stuck_reason() { squeue -h -j "$j8" -o %r | grep -qF "are completing one"; }
+wait_until 60 "job $j8's reason to name its node stuck completing" stuck_reason
 gate_open "$epilog_go"
 rm -f "$epilog_hold"
 check_ended "$j8"

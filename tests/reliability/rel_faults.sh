@@ -43,6 +43,10 @@
 #    restart can take as long as the shortest window; and with slurmctld
 #    down at a deadline, the job is ended, or its end learnt, only when
 #    slurmctld is back or at slurmstepd's next retry, 15 s on);
+#    one admitted on a node whose slurmd was killed in another job's end
+#    (the node completing that end for a minute or more) is placed again
+#    on the other node if it fits, and else ends UNSTARTED at its
+#    deadline with its penalty paid: the provider's failure, noted;
 #  - nothing is charged twice: the sum of the charges in the records equals
 #    libra-report's net (revenue - penalties) and the sum of the quoted prices;
 #  - a refused submission made no job;
@@ -167,6 +171,23 @@ restart_daemon() {
 # The faults, one after the other, each after a random gap.
 log_fault() { printf '%s|%s\n' "$(date +%s.%N)" "$*" >>"$W/faults"; }
 
+# node_usable_watch NODE: note in the faults when NODE, whose slurmd was
+# just restarted, is no longer completing a job (at most 300 s).
+node_usable_watch() {
+	local k st
+	for ((k = 0; k < 600; k++)); do
+		st=$(scontrol -o show node "$1" 2>/dev/null) || st=
+		st=${st#*State=}
+		st=${st%% *}
+		case $st in
+		'' | *COMPLETING* | *NOT_RESPONDING*) ;;
+		*) break ;;
+		esac
+		sleep 0.5
+	done
+	log_fault "slurmd $1 node usable"
+}
+
 # window_kill: SIGKILL slurmctld just after sched/libra launched a probe
 # job, and put the job state written before its start in place (see the
 # header).  The submitter waits meanwhile, so that no job it submits is
@@ -204,7 +225,7 @@ window_kill() {
 }
 window_kills=${LIBRA_WINDOW_KILLS:-1}
 : >"$W/faults"
-ctld_kills=0 slurmd_kills=0 dbd_restarts=0 db_restarts=0
+ctld_kills=0 slurmd_kills=0 dbd_restarts=0 db_restarts=0 watchers=()
 sleep 8 # some jobs are running before the first fault
 for f in "${faults[@]}"; do
 	gap=$((GAP_MIN + RANDOM % (GAP_MAX - GAP_MIN + 1)))
@@ -233,6 +254,10 @@ for f in "${faults[@]}"; do
 		sleep 1 && sleep "$down"
 		restart_daemon "slurmd:$node"
 		log_fault "slurmd $node back"
+		# killed in a job's end, its node stays completing until Slurm
+		# sends TERMINATE_JOB again (a minute or more): noted when done
+		node_usable_watch "$node" >/dev/null 2>&1 &
+		watchers+=($!)
 		slurmd_kills=$((slurmd_kills + 1))
 		;;
 	dbd)
@@ -277,6 +302,14 @@ if ! no_jobs_active; then
 	expect_fail "jobs still active 180 s after the workload (every hard deadline has passed): $(squeue -h -t PD,R,CG,S -o '%i %j %T %r' | paste -sd';' -)"
 	scancel -u root 2>/dev/null || :
 	wait_until 120 "the stuck jobs to end after scancel" no_jobs_active
+fi
+# each killed slurmd's node done completing, or given up on
+if [ "${#watchers[@]}" != 0 ]; then
+	wait "${watchers[@]}" || :
+	note "killed slurmds' nodes usable again: $(awk -F'|' '
+		$2 ~ /^SIGKILL slurmd / { split($2, w, " "); k[w[3]] = $1 }
+		$2 ~ / node usable$/ { split($2, w, " ")
+			printf "%s %.1f s after the kill; ", w[2], $1 - k[w[2]] }' "$W/faults")"
 fi
 # Nodes that slurmctld set DRAIN or DOWN on the way (and why)
 bad_nodes=$(sinfo -h -N -o '%N %t %E' | awk '$2 !~ /^(idle|alloc|mix)$/')
@@ -374,6 +407,29 @@ for t, w in faults:
         sd_down[w.split()[-1]] = t
     elif w.startswith("slurmd ") and w.endswith(" back") and w.split()[1] in sd_down:
         slurmd_out.append((sd_down.pop(w.split()[1]), t))
+# ... and to the end of the completing a kill in a job's end left behind
+# (node_usable_watch), per node
+stuck_out = []
+for t, w in faults:
+    if w.startswith("SIGKILL slurmd "):
+        sd_down[w.split()[-1]] = t
+    elif w.startswith("slurmd ") and w.endswith(" node usable") and w.split()[1] in sd_down:
+        stuck_out.append((w.split()[1], sd_down.pop(w.split()[1]), t))
+def stuck_miss(rec, fin):
+    """A job that never started, admitted on a node whose slurmd was
+    killed in another job's end: the node stayed completing past its
+    admission (admission leaves out only nodes completing longer than
+    MessageTimeout, and sched/libra places a job admitted there again
+    when another node can take it).  The provider's: UNSTARTED, with its
+    penalty."""
+    if fin.get("how") != "UNSTARTED" or rec.get("start") is not None:
+        return None
+    nodes = {p["node"] for p in rec["admit"].get("place", [])}
+    for node, k, u in stuck_out:
+        if node in nodes and k - 1 <= rec["admit"]["time"] <= u and u - k > 15:
+            return "admitted on %s, whose slurmd was killed %.1f s before; %s completed a job's end only %.1f s after the kill" % (
+                node, rec["admit"]["time"] - k, node, u - k)
+    return None
 def slurmd_near(row):
     """The kill of a slurmd while the job of this sacct row was starting
     (between its submission and its row's end), or None."""
@@ -460,7 +516,12 @@ for i, t0, t1, jid, kind, msg in subs:
         prices += rec["admit"]["price"]
         if r[2] != "COMPLETED" or fin["how"] != "COMPLETED" or not fin["met"]:
             why = None if fin["how"] == "COMPLETED" or fin["penalty"] != 0 else outage_miss(rec, fin)
-            if r[0] in retried and fin["how"] == "DEADLINE" and fin["penalty"] == 0:
+            stuck = stuck_miss(rec, fin)
+            if stuck:
+                # the provider's: its node stuck completing, no other free
+                notes.append("%s: job %s could not start by its deadline (%s, penalty %.2f): %s" %
+                             (name, r[0], fin["how"], fin["penalty"], stuck))
+            elif r[0] in retried and fin["how"] == "DEADLINE" and fin["penalty"] == 0:
                 # its end reached slurmctld only after the deadline: ended
                 # there as an overrun, charged its price, nothing paid out
                 notes.append("%s: job %s ended while slurmctld was down; slurmstepd's retried end report came after the deadline, where it was ended (%s, charge %.2f, no penalty)" %
@@ -538,7 +599,8 @@ rout=$("$replay" --nodes n1:1,n2:1 --params "$ctl_params" --sacct-file "$W/sacct
 note "libra-replay: $(tail -n 1 <<<"$rout")"
 # The replay has every node up; a refusal made while a killed slurmd's
 # node did not respond (not usable to admission until it registered
-# again) may differ, the core admitting it on both nodes.
+# again, or, killed in a job's end, until that end completed) may differ,
+# the core admitting it on both nodes.
 if [ "$rc" != 0 ]; then
 	unexplained=$(grep DIFFERS <<<"$rout" | "$LIBRA_PYTHON" -c '
 import sys
@@ -547,7 +609,7 @@ for l in open(sys.argv[1]):
     t, w = l.rstrip("\n").split("|", 1)
     if w.startswith("SIGKILL slurmd "):
         down[w.split()[-1]] = float(t)
-    elif w.startswith("slurmd ") and w.endswith(" back") and w.split()[1] in down:
+    elif w.startswith("slurmd ") and w.endswith(" node usable") and w.split()[1] in down:
         out.append((down.pop(w.split()[1]), float(t) + 1.0))
 for l in sys.stdin:
     t = float(l.split()[0])

@@ -248,11 +248,13 @@ extern bool libra_slurm_booking_resv(const char *names);
 extern bool libra_slurm_is_admitted(job_record_t *job_ptr);
 
 /*
- * The nodes where a running job does not share its CPUs, on which Slurm
- * starts no job that shares until it ends (decision 27); NULL when none
- * (else FREE_NULL_BITMAP() it).  Job read lock.
+ * The nodes where Slurm starts no admitted job now: where a running job
+ * does not share its CPUs, until it ends (decision 27), and where a job
+ * ended more than MessageTimeout ago and the node still has not reported
+ * its end done, until it does (decision 29); NULL when none (else
+ * FREE_NULL_BITMAP() it).  Job and node read locks.
  */
-extern bitstr_t *libra_slurm_unshared_nodes(void);
+extern bitstr_t *libra_slurm_blocked_nodes(void);
 
 /*
  * The nodes a job may use: its partition, minus down nodes, restricted to

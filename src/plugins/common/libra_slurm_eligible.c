@@ -193,13 +193,27 @@ static void _held_nodes(bitstr_t **unshared, bitstr_t **stuck, bool whole,
 	list_iterator_destroy(iter);
 }
 
-extern bitstr_t *libra_slurm_unshared_nodes(void)
+extern bitstr_t *libra_slurm_blocked_nodes(void)
 {
-	bitstr_t *unshared = NULL, *stuck = NULL;
+	bitstr_t *blocked = NULL, *stuck = NULL;
 
-	_held_nodes(&unshared, &stuck, false, NULL, NULL);
-	FREE_NULL_BITMAP(stuck);
-	return unshared;
+	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
+	_held_nodes(&blocked, &stuck, false, NULL, NULL);
+	if (!stuck)
+		return blocked;
+	for (int i = 0; i < node_record_count; i++)
+		if (bit_test(stuck, i) && (!node_record_table_ptr[i] ||
+		    !IS_NODE_COMPLETING(node_record_table_ptr[i])))
+			bit_clear(stuck, i);
+	if (!blocked)
+		blocked = stuck;
+	else {
+		bit_or(blocked, stuck);
+		FREE_NULL_BITMAP(stuck);
+	}
+	if (bit_ffs(blocked) < 0)
+		FREE_NULL_BITMAP(blocked);
+	return blocked;
 }
 
 extern bool *libra_slurm_eligible(part_record_t *part_ptr,

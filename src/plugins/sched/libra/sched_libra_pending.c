@@ -194,7 +194,8 @@ static bool _window_restrict(job_record_t *job_ptr, libra_record_t *rec,
 /*
  * The admitted nodes of a pending job went down, or run jobs that do not
  * share (Slurm started them while the job was held or waited for a
- * dependency, decision 38): admit it again elsewhere, for what is left
+ * dependency, decision 38), or are stuck completing a job (decision 29):
+ * admit it again elsewhere, for what is left
  * of its window, at the price it was quoted.  "keep": its commitment
  * stays until a new placement is found (its nodes may free in time).
  * Returns true when it has a new placement.  Hub lock held.
@@ -234,8 +235,8 @@ static bool _replace(job_record_t *job_ptr, libra_record_t *rec, time_t now,
 		libra_slurm_store_record(job_ptr, rec);
 		names = libra_slurm_place_names(rec);
 		info("sched/libra: %pJ: its admitted nodes %s; admitted again on %s",
-		     job_ptr, keep ? "run jobs that do not share" : "failed",
-		     names);
+		     job_ptr, keep ? "are taken (jobs that do not share, or a job's end not done)" :
+		     "failed", names);
 		if (st.no_sla_mode == LIBRA_NOSLA_SLURM)
 			_pin(job_ptr, names);
 		xfree(names);
@@ -248,33 +249,35 @@ out:
 }
 
 /*
- * Does a job that does not share its CPUs run on one of the record's
- * nodes (Slurm would not start the admitted job there until it ends)?
- * Job read lock, hub lock held.
+ * Will Slurm start nothing on one of the record's nodes now: a job that
+ * does not share its CPUs runs there (until it ends), or the node has
+ * been completing an ended job for longer than MessageTimeout (until it
+ * reports the end done: a slurmd killed in the job's epilog waits for
+ * Slurm's next TERMINATE_JOB, a minute or more)?  Job and node read
+ * locks, hub lock held.
  */
 static bool _placement_taken(const libra_record_t *rec)
 {
 	libra_ledger_t *l = libra_hub_ledger();
-	bitstr_t *unshared;
+	bitstr_t *blocked;
 	bool taken = false;
 
-	if (st.no_sla_mode != LIBRA_NOSLA_SLURM ||
-	    !(unshared = libra_slurm_unshared_nodes()))
+	if (!(blocked = libra_slurm_blocked_nodes()))
 		return false;
 	for (int i = 0; i < rec->nplace && !taken; i++) {
 		int node = libra_ledger_find_node(l, rec->place[i].node);
 
-		taken = node >= 0 && node < bit_size(unshared) &&
-			bit_test(unshared, node);
+		taken = node >= 0 && node < bit_size(blocked) &&
+			bit_test(blocked, node);
 	}
-	FREE_NULL_BITMAP(unshared);
+	FREE_NULL_BITMAP(blocked);
 	return taken;
 }
 
 /*
- * After a failed start: are the record's nodes taken by jobs that do not
- * share?  1: yes, and the job was placed again; -1: yes, and no other
- * nodes can meet its deadline; 0: no.
+ * After a failed start: are the record's nodes taken (by jobs that do not
+ * share, or stuck completing one)?  1: yes, and the job was placed again;
+ * -1: yes, and no other nodes can meet its deadline; 0: no.
  */
 static int _taken_replaced(job_record_t *job_ptr, libra_record_t *rec,
 			   time_t now)
@@ -517,7 +520,7 @@ extern bool libra_sched_try_pending(job_record_t *job_ptr, time_t now,
 		libra_sched_note_started(job_ptr, &rec, has_rec);
 	} else if (taken < 0) {
 		_set_reason(job_ptr, WAIT_RESOURCES,
-			    "libra: its admitted nodes run jobs that do not share, and no others can meet the deadline");
+			    "libra: its admitted nodes run jobs that do not share or are completing one, and no others can meet the deadline");
 	} else if (nodes && rec.begin > now) {
 		time_t begin = (time_t) rec.begin;
 		char t[32];
