@@ -439,7 +439,8 @@ static double _load(const libra_ledger_t *l, const libra_request_t *req,
 
 /* Most CPUs of share s the node can still take under the share test, for
  * a job running on [now, until]; its free share in *free_out (when not
- * NULL). */
+ * NULL).  s is the reference CPU's share: the node's is s / its speed
+ * (decision 43). */
 extern int admit_room(const libra_ledger_t *l, const libra_params_t *p,
 		      const libra_request_t *req, int node, double s,
 		      double now, double until, double *free_out)
@@ -454,6 +455,7 @@ extern int admit_room(const libra_ledger_t *l, const libra_params_t *p,
 
 	if (!(s > 0.0))
 		return 0;
+	s /= libra_ledger_node_speed(l, node);
 	k = floor((free_share + p->tolerance) / s);
 	/* no room by share (most nodes of a loaded cluster) before the
 	 * eligibility test: either refuses the node */
@@ -813,8 +815,9 @@ extern void admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 		q->verdict = LIBRA_REJECT_RESOURCES;
 		return;
 	}
-	if (q->share > 1.0 + p->tolerance) {
-		/* not even a whole CPU finishes it in time */
+	if (q->share / libra_ledger_max_speed(l) > 1.0 + p->tolerance) {
+		/* not even a whole CPU of the fastest node finishes it in
+		 * time */
 		q->verdict = LIBRA_REJECT_DEADLINE;
 		return;
 	}

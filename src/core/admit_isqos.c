@@ -87,10 +87,12 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 	}
 	if (!libra_sla_has_due_window(sla)) {
 		/* opt=time: the earliest finish, from a whole CPU's share
-		 * (RE / (target - now) = 1) on */
+		 * of the fastest node (RE / (speed (target - now)) = 1,
+		 * decision 43) on */
 		if (sla->opt == LIBRA_OPT_TIME)
 			_earliest_target(l, p, sla, req, now,
-					 now + sla->runtime, m, q);
+					 now + sla->runtime /
+					 libra_ledger_max_speed(l), m, q);
 		else
 			_admit_target(l, p, sla, req, now, sla->deadline, m,
 				      q);

@@ -71,8 +71,11 @@ static void _price_placement(const libra_ledger_t *l, const libra_params_t *p,
 
 	for (int i = 0; i < q->nplace; i++) {
 		int node = q->place[i].node, k = q->place[i].cpus;
+		/* RESFree in the node's seconds (decision 43) */
 		double rate = libra_rate(l, p, _node_beta(l, p, node), node, k,
-					 sla->runtime, now, sla->deadline);
+					 sla->runtime /
+					 libra_ledger_node_speed(l, node),
+					 now, sla->deadline);
 
 		sum += k * sla->runtime * rate;
 		if (rate > max)
@@ -209,19 +212,21 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 	for (int j = 0; j < nodes; j++) {
 		int room = admit_room(l, p, req, j, share, now, sla->deadline,
 				      NULL);
-		double res_free, res_max, putil;
+		double res_free, res_max, putil, work;
 
 		if (walks && j + 4 < nodes)
 			libra_ledger_prefetch_node(l, j + 4);
 		if (room < 1)
 			continue;
-		/* libra_res_free() for one CPU, with RESMax kept for P_ij */
+		/* libra_res_free() for one CPU, with RESMax kept for P_ij;
+		 * the job's work in the node's seconds (decision 43) */
+		work = sla->runtime / libra_ledger_node_speed(l, j);
 		res_max = libra_res_max(l, j, now, sla->deadline);
 		res_free = res_max - (p->resfree == LIBRA_RESFREE_THESIS ?
 				      libra_ledger_node_thesis_work(l, j) :
 				      libra_ledger_node_window_work(
 					      l, j, now, sla->deadline)) -
-			   1 * sla->runtime;
+			   work;
 		if (!(res_free > 0.0))
 			continue;
 		/* line 17: RESFree ascending */
@@ -231,7 +236,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 		putil = libra_putil(res_max, !(p->price_damping > 0.0) ?
 				    res_free : libra_res_free_priced(
 					    l, p, j, now, res_max, res_free,
-					    sla->runtime), base);
+					    work), base);
 		c[n].rate = isfinite(putil) ? p->alpha * base +
 			    _node_beta(l, p, j) * putil : INFINITY;
 		c[n].held = _held_at(l, p, sla, req, now, j);

@@ -120,7 +120,9 @@ static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
 	const libra_entry_t *ent;
 	int n = libra_ledger_node_entries(l, node, &ent), m = 0;
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
-	double sum = libra_ledger_node_share(l, node) + k * share;
+	/* the reference CPU's share and work in the node's (decision 43) */
+	double speed = libra_ledger_node_speed(l, node);
+	double sum = libra_ledger_node_share(l, node) + k * (share / speed);
 	double ddy_sum = 0.0, ddy_sq = 0.0, mu, sigma;
 	ps_job_t *jobs;
 	int counted = 0;
@@ -147,8 +149,8 @@ static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
 		jobs[m].deadline = ent[i].deadline;
 		m++;
 	}
-	jobs[m].work = k * sla->runtime;
-	jobs[m].weight = k * share;
+	jobs[m].work = k * (sla->runtime / speed);
+	jobs[m].weight = k * (share / speed);
 	jobs[m].max_rate = k;
 	jobs[m].deadline = sla->deadline;
 	m++;

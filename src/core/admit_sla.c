@@ -464,6 +464,7 @@ static void _extra_entry(const libra_params_t *p, const libra_sla_t *sla,
 	e->job_id = 0;
 	e->cpus = cpus;
 	e->share = share;
+	e->speed = 1.0;
 	e->work = sla->runtime;
 	e->since = now;
 	e->runtime = sla->runtime;
@@ -490,6 +491,7 @@ static void _sla_prefetch(const libra_ledger_t *l, const libra_params_t *p,
 	const libra_node_memo_t *m = libra_ledger_node_memo(l, node);
 	int cpus = libra_ledger_node_cpus(l, node);
 
+	share /= libra_ledger_node_speed(l, node);	/* decision 43 */
 	if (m && m->share + (req->cpus < cpus ? req->cpus : cpus) * share >
 		 p->capacity * cpus + p->tolerance)
 		libra_ledger_prefetch_entries(l, node);
@@ -517,6 +519,11 @@ extern void admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 			_sla_prefetch(l, p, req, q->share, j + _SLA_AHEAD);
 		if (k < 1)
 			continue;
+		/* the new job's share and work in the node's seconds
+		 * (decision 43); its return is the reference's */
+		extra.speed = libra_ledger_node_speed(l, j);
+		extra.share = q->share / extra.speed;
+		extra.work = sla->runtime / extra.speed;
 		/* one memo for all the node's figures (_sla_memo()) */
 		m = _sla_memo(l, p, key, j);
 		/* the node's return as it is: the same for both tries */

@@ -47,6 +47,7 @@ extern libra_ledger_t *libra_ledger_create(double share_min)
 	if (!l)
 		return NULL;
 	l->share_min = share_min;
+	l->max_speed = 1.0;
 	l->jobs_cap = 64;
 	l->jobs = calloc((size_t) l->jobs_cap, sizeof(*l->jobs));
 	if (!l->jobs) {
@@ -180,7 +181,9 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 	n->shape = 1;		/* and of shape 0 */
 	n->up = true;
 	n->beta = NAN;
+	n->speed = 1.0;
 	n->load_avg = NAN;
+	l->max_speed = l->nnodes ? fmax(l->max_speed, 1.0) : 1.0;
 	l->nnodes++;
 	/* keep the name table at most half full */
 	if (l->nnodes * 2 > l->name_slots_cap) {
@@ -239,6 +242,31 @@ extern bool libra_ledger_node_up(const libra_ledger_t *l, int node)
 	const ledger_node_t *n = ledger_node(l, node);
 
 	return n && n->up;
+}
+
+extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
+				       double speed)
+{
+	if (!ledger_node(l, node) || !(speed > 0.0) ||
+	    !(speed <= LIBRA_SPEED_MAX))
+		return -1;
+	l->nodes[node].speed = speed;
+	l->max_speed = 0.0;
+	for (int i = 0; i < l->nnodes; i++)
+		l->max_speed = fmax(l->max_speed, l->nodes[i].speed);
+	return 0;
+}
+
+extern double libra_ledger_node_speed(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = ledger_node(l, node);
+
+	return n ? n->speed : 1.0;
+}
+
+extern double libra_ledger_max_speed(const libra_ledger_t *l)
+{
+	return l->max_speed;
 }
 
 extern int libra_ledger_set_node_resources(libra_ledger_t *l, int node,
@@ -459,7 +487,8 @@ extern void ledger_node_resum(ledger_node_t *n)
 	for (int i = 0; i < n->nentries; i++) {
 		share += n->entries[i].cpus * n->entries[i].share;
 		if (!n->entries[i].best_effort)
-			work += n->entries[i].cpus * n->entries[i].runtime;
+			work += n->entries[i].cpus * (n->entries[i].runtime /
+						      n->entries[i].speed);
 	}
 	n->share_sum = share;
 	n->thesis_work = work;
@@ -582,7 +611,7 @@ static int _entry_add(const libra_ledger_t *l, ledger_node_t *n,
 	n->gpus_used += e->gpus;
 	n->nbooked += isfinite(e->start);
 	if (!e->best_effort)
-		n->thesis_work += e->cpus * e->runtime;
+		n->thesis_work += e->cpus * (e->runtime / e->speed);
 	n->added = true;
 	return 0;
 }
@@ -664,11 +693,16 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 		e.penalty_rate = sla->penalty_rate;
 		e.penalty_cap = libra_sla_penalty_cap(sla);
 		e.type = sla->type;
-		e.work = sla->runtime;
-		e.share = libra_share_remaining(e.work, e.deadline - since,
-						l->share_min);
 	}
 	for (int i = 0; i < nplace; i++) {
+		/* in the node's seconds (decision 43) */
+		e.speed = l->nodes[place[i].node].speed;
+		if (sla) {
+			e.work = sla->runtime / e.speed;
+			e.share = libra_share_remaining(e.work,
+							e.deadline - since,
+							l->share_min);
+		}
 		e.cpus = place[i].cpus;
 		e.mem_mb = place[i].mem_mb;
 		e.gpus = place[i].gpus;

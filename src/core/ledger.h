@@ -102,7 +102,10 @@ typedef struct libra_entry {
 	double start;		/* from when its share counts: -INFINITY
 				 * for a job that may run now, its begin
 				 * time for an advance reservation */
-	double runtime;		/* RE */
+	double runtime;		/* RE, in reference-CPU seconds */
+	double speed;		/* the node's speed when committed: work and
+				 * share are in its seconds (work = RE /
+				 * speed at commit) */
 	double submit;		/* TSU */
 	double deadline;	/* TD, or the target its admission aimed
 				 * the share at (libra_sla_target()) */
@@ -133,6 +136,21 @@ extern const char *libra_ledger_node_name(const libra_ledger_t *l, int node);
 extern int libra_ledger_node_cpus(const libra_ledger_t *l, int node);
 extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up);
 extern bool libra_ledger_node_up(const libra_ledger_t *l, int node);
+
+/*
+ * A node's speed relative to the reference CPU that runtimes are given in
+ * (1, the default; design.md decision 43): RE reference seconds of work
+ * take RE / speed of its CPU seconds, so a job's share there is RE /
+ * (speed x window).  Jobs committed before a change keep the speed they
+ * were committed at until they are committed again.  Returns 0, or -1
+ * for a bad node or a speed not in (0, LIBRA_SPEED_MAX].
+ */
+#define LIBRA_SPEED_MAX 64.0
+extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
+				       double speed);
+extern double libra_ledger_node_speed(const libra_ledger_t *l, int node);
+/* The fastest node's speed (1 on a ledger without nodes). */
+extern double libra_ledger_max_speed(const libra_ledger_t *l);
 
 /*
  * A node's memory [MB] (0: not tracked, the default) and GPUs (GRES gpu;
@@ -341,8 +359,9 @@ extern int libra_ledger_release_node(libra_ledger_t *l, uint32_t job_id,
 
 /*
  * Report progress: the job has done cpu_done CPU-seconds per CPU on node
- * (or on all its nodes when node < 0) by time now.  Its share becomes
- * (RE - cpu_done) / (TD - now), clamped (thesis Fig. 3.3).  A booked job
+ * (or on all its nodes when node < 0) by time now, in reference-CPU
+ * seconds (a node's CPU seconds times its speed).  Its share becomes
+ * (RE - cpu_done) / (speed x (TD - now)), clamped (thesis Fig. 3.3).  A booked job
  * before its begin keeps its booked share (a report then is ignored).
  */
 extern int libra_ledger_progress(libra_ledger_t *l, uint32_t job_id, int node,

@@ -51,6 +51,7 @@ typedef struct ledger_node {
 	int cpus;
 	bool up;
 	double beta;
+	double speed;		/* relative to the reference CPU (1: it) */
 	double load_avg;	/* smoothed share_sum / cpus (NaN: unset) */
 	double load_t;		/* when load_avg was last brought forward */
 	double share_sum;	/* sum of cpus * share */
@@ -85,6 +86,7 @@ struct libra_ledger {
 	ledger_job_t *jobs;	/* hash of job ids, linear probing */
 	int jobs_cap, njobs;
 	uint64_t beta_changes;	/* libra_ledger_betas_changes() */
+	double max_speed;	/* the fastest node's (1 without nodes) */
 };
 
 static inline const ledger_node_t *ledger_node(const libra_ledger_t *l,

@@ -228,7 +228,7 @@ static void _progress_entry(libra_ledger_t *l, ledger_node_t *n,
 	if (!e || e->best_effort || now < e->start)
 		return;		/* a booked job's share holds until its begin */
 	old = e->share;
-	e->work = e->runtime - cpu_done;
+	e->work = (e->runtime - cpu_done) / e->speed;
 	if (e->work < 0.0)
 		e->work = 0.0;
 	e->since = now;
@@ -301,7 +301,7 @@ extern int libra_ledger_progress_node(libra_ledger_t *l, int node,
 		libra_entry_t *e = &nd->entries[i];
 
 		if (!(e->best_effort || now < e->start)) {
-			e->work = e->runtime - cpu_done[i];
+			e->work = (e->runtime - cpu_done[i]) / e->speed;
 			if (e->work < 0.0)
 				e->work = 0.0;
 			e->since = now;
