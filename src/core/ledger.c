@@ -257,6 +257,22 @@ extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
 	return 0;
 }
 
+extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
+				   int n)
+{
+	if (n != l->nnodes)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!(speeds[i] > 0.0) || !(speeds[i] <= LIBRA_SPEED_MAX))
+			return -1;
+	l->max_speed = n ? 0.0 : 1.0;
+	for (int i = 0; i < n; i++) {
+		l->nodes[i].speed = speeds[i];
+		l->max_speed = fmax(l->max_speed, speeds[i]);
+	}
+	return 0;
+}
+
 extern double libra_ledger_node_speed(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n = ledger_node(l, node);

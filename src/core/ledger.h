@@ -149,6 +149,10 @@ extern bool libra_ledger_node_up(const libra_ledger_t *l, int node);
 extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
 				       double speed);
 extern double libra_ledger_node_speed(const libra_ledger_t *l, int node);
+/* Every node's speed at once, speeds[i] for node i (n the node count):
+ * all set, or none (-1: a bad speed or count). */
+extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
+				   int n);
 /* The fastest node's speed (1 on a ledger without nodes). */
 extern double libra_ledger_max_speed(const libra_ledger_t *l);
 

@@ -58,6 +58,9 @@ static int _read(libra_params_t *p, const param_def_t *d, const char *val,
 		/* the message names libra_tariff and the entry or line */
 		return libra_tariff_parse((libra_tariff_t *) field, val, err,
 					  errlen);
+	if (d->kind == KIND_SPEED)
+		return libra_speed_map_parse((libra_speed_map_t *) field, val,
+					     err, errlen);
 	return params_name((int *) field, d->key, _names(d), val, err, errlen);
 }
 
@@ -95,6 +98,34 @@ extern int libra_params_check(const libra_params_t *p, char *err,
 	return 0;
 }
 
+/*
+ * strtok_r() on ',' but for the commas inside brackets: a hostlist such
+ * as n[1,3] (libra_node_speed) is one key's, as Slurm's own
+ * SchedulerParameters keys are found by their names, not split.
+ */
+static char *_next_key(char *s, char **save)
+{
+	char *tok, *c;
+	int depth = 0;
+
+	if (s)
+		*save = s;
+	for (tok = *save; tok && *tok == ','; tok++)
+		;
+	if (!tok || !*tok)
+		return NULL;
+	for (c = tok; *c && (*c != ',' || depth > 0); c++) {
+		if (*c == '[')
+			depth++;
+		else if (*c == ']' && depth > 0)
+			depth--;
+	}
+	if (*c)
+		*c++ = '\0';
+	*save = c;
+	return tok;
+}
+
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 			      char *err, size_t errlen)
 {
@@ -108,8 +139,7 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 	if (!(buf = strdup(sched_params)))
 		return params_fail(err, errlen, "SchedulerParameters", "",
 				   "out of memory");
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (tok = _next_key(buf, &save); tok; tok = _next_key(NULL, &save)) {
 		char *val = strchr(tok, '=');
 		const param_def_t *d;
 
@@ -175,6 +205,10 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 		case KIND_TARIFF:
 			libra_tariff_format((const libra_tariff_t *) field,
 					    val, sizeof(val));
+			break;
+		case KIND_SPEED:
+			libra_speed_map_format((const libra_speed_map_t *)
+					       field, val, sizeof(val));
 			break;
 		}
 		used += (size_t) snprintf(buf + used, len - used, "%s%s=%s",

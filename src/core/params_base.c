@@ -220,6 +220,7 @@ const param_def_t params_defs[] = {
 	NUM("libra_runtime_min",	runtime_min,	0, 86400, false),
 	NUM("libra_window_max",		window_max,	0, 3650.0 * 86400.0,
 	    false),
+	WORD("libra_node_speed",	KIND_SPEED,	node_speed),
 };
 _Static_assert(sizeof(params_defs) / sizeof(params_defs[0]) == PARAMS_NDEFS,
 	       "PARAMS_NDEFS (params_int.h) counts the keys");

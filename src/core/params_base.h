@@ -23,6 +23,7 @@
 #include "number.h"
 #include "power.h"
 #include "predict.h"
+#include "speed.h"
 #include "tariff.h"
 
 typedef enum {
@@ -115,6 +116,8 @@ typedef struct libra_params {
 	bool power_pace;	/* h3, h5: a deferred job's deadline paced to
 				 * the end of the tariff's stretch it begins
 				 * in (libra_admit_power()) */
+	/* nodes of different speeds (decision 43; speed.h) */
+	libra_speed_map_t node_speed;	/* n == 0: every node at 1 */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

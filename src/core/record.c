@@ -284,7 +284,7 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 {
 	static const char *const allowed[] = {
-		"node", "cpus", "mem", "gpus", NULL
+		"node", "cpus", "mem", "gpus", "speed", NULL
 	};
 	size_t n;
 
@@ -301,7 +301,7 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 	for (size_t i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(arr, i);
 		const char *node;
-		double cpus, mem = 0, gpus = 0;
+		double cpus, mem = 0, gpus = 0, speed = 1.0;
 
 		if (!json_object_is_type(p, json_type_object))
 			return _dfail(d, "admit.place[%zu]: not an object", i);
@@ -323,10 +323,13 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 			return _dfail(d, "admit.place[%zu].cpus: not whole", i);
 		if (_get_whole(d, p, "admit.place", "mem", 1, PLACE_MEM_MAX,
 			       &mem) ||
-		    _get_whole(d, p, "admit.place", "gpus", 1, GPUS_MAX, &gpus))
+		    _get_whole(d, p, "admit.place", "gpus", 1, GPUS_MAX, &gpus) ||
+		    _get_num(d, p, "admit.place", "speed", false, 1e-9, 64,
+			     &speed))
 			return -1;
 		snprintf(r->place[i].node, sizeof(r->place[i].node), "%s",
 			 node);
+		r->place[i].speed = speed;
 		r->place[i].cpus = (int) cpus;
 		r->place[i].mem_mb = (uint64_t) mem;
 		r->place[i].gpus = (int) gpus;
@@ -701,6 +704,19 @@ extern void libra_record_committed_sla(const libra_record_t *r,
 		libra_sla_replanned(&r->sla, r->plan, r->plan_end, out);
 	else
 		*out = r->sla;
+}
+
+extern double libra_record_speed(const libra_record_t *r)
+{
+	double speed = 0.0;
+
+	for (int i = 0; i < r->nplace; i++) {
+		double s = r->place[i].speed > 0.0 ? r->place[i].speed : 1.0;
+
+		if (!(speed > 0.0) || s < speed)
+			speed = s;
+	}
+	return speed > 0.0 ? speed : 1.0;
 }
 
 extern double libra_record_commit_time(const libra_record_t *r)

@@ -81,6 +81,9 @@ typedef struct libra_record_place {
 	int cpus;
 	uint64_t mem_mb;	/* memory held there [MB] ("mem") */
 	int gpus;		/* GPUs held there */
+	double speed;		/* the node's speed its share was planned
+				 * at (decision 43); 1 (not written) unless
+				 * the site set one; 0 read as 1 */
 } libra_record_place_t;
 
 /*
@@ -219,6 +222,11 @@ static inline bool libra_record_settles_job(const libra_record_t *r)
  * made of (quote.h).  A ledger rebuilt from the record commits there.
  */
 extern double libra_record_commit_time(const libra_record_t *r);
+
+/* The slowest speed among the job's places (decision 43), which paces a
+ * job spread over several: 1 without places or speeds.  A wall time there
+ * times it is reference-CPU seconds. */
+extern double libra_record_speed(const libra_record_t *r);
 
 /*
  * Without decoding it (the scheduler asks for every pending job at every

@@ -213,6 +213,8 @@ extern char *libra_record_to_json(const libra_record_t *r)
 		if (r->place[i].gpus)
 			json_object_object_add(p, "gpus", json_object_new_int(
 						       r->place[i].gpus));
+		if (r->place[i].speed > 0.0 && r->place[i].speed != 1.0)
+			_add_num(p, "speed", r->place[i].speed, &ok);
 		json_object_array_add(place, p);
 	}
 	json_object_object_add(admit, "place", place);
@@ -314,6 +316,7 @@ extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
 		r->place[i].cpus = place[i].cpus;
 		r->place[i].mem_mb = place[i].mem_mb;
 		r->place[i].gpus = place[i].gpus;
+		r->place[i].speed = libra_ledger_node_speed(l, place[i].node);
 	}
 	r->nplace = nplace;
 	return 0;

@@ -84,6 +84,22 @@ START_TEST(test_max_speed_follows_the_fastest_node)
 }
 END_TEST
 
+START_TEST(test_speeds_set_at_once_all_or_none)
+{
+	libra_ledger_t *l = _nodes(3, 1);
+	const double good[] = { 0.5, 3.0, 1.0 }, bad[] = { 0.5, 0.0, 1.0 };
+
+	ck_assert_int_eq(libra_ledger_set_speeds(l, bad, 3), -1);
+	ck_assert_double_eq(libra_ledger_node_speed(l, 0), 1.0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, good, 2), -1);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, good, 3), 0);
+	ck_assert_double_eq(libra_ledger_node_speed(l, 0), 0.5);
+	ck_assert_double_eq(libra_ledger_node_speed(l, 1), 3.0);
+	ck_assert_double_eq(libra_ledger_max_speed(l), 3.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_slow_node_commits_work_and_share_in_its_seconds)
 {
 	const double speeds[] = { 0.5, 1.0 };
@@ -288,6 +304,7 @@ static Suite *_suite(void)
 
 	T(tc, test_speed_defaults_to_one_and_bad_speeds_are_refused);
 	T(tc, test_max_speed_follows_the_fastest_node);
+	T(tc, test_speeds_set_at_once_all_or_none);
 	T(tc, test_slow_node_commits_work_and_share_in_its_seconds);
 	T(tc, test_progress_is_reported_in_reference_seconds);
 	T(tc, test_committed_job_keeps_its_speed_until_committed_again);

@@ -778,7 +778,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 12);
+	ck_assert_int_eq(n, (int) NNUMBER + 13);
 }
 END_TEST
 
@@ -982,6 +982,80 @@ START_TEST(test_yes_no_reads_every_spelling)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* libra_node_speed (decision 43; speed.h)                            */
+
+START_TEST(test_node_speed_map_reads_hostlists_and_speeds)
+{
+	libra_params_t p = _defaults();
+	char buf[512];
+
+	ck_assert_int_eq(p.node_speed.n, 0);
+	ck_assert_int_eq(libra_params_parse(&p,
+		"bf_interval=30,libra_node_speed=n[1,3-4]:0.5;gpu7:1.5,libra_capacity=0.9",
+		err, sizeof(err)), 0);
+	ck_assert_int_eq(p.node_speed.n, 2);
+	ck_assert_str_eq(p.node_speed.e[0].nodes, "n[1,3-4]");
+	ck_assert_double_eq(p.node_speed.e[0].speed, 0.5);
+	ck_assert_str_eq(p.node_speed.e[1].nodes, "gpu7");
+	ck_assert_double_eq(p.node_speed.e[1].speed, 1.5);
+	ck_assert_double_eq(p.capacity, 0.9);
+	libra_speed_map_format(&p.node_speed, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "n[1,3-4]:0.5;gpu7:1.5");
+	ck_assert_int_eq(libra_params_set(&p, "libra_node_speed", "none", err,
+					  sizeof(err)), 0);
+	ck_assert_int_eq(p.node_speed.n, 0);
+}
+END_TEST
+
+START_TEST(test_node_speed_map_errors_name_the_entry)
+{
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+		{ "n1", "'n1': expected HOSTLIST:SPEED" },
+		{ "n1:0", "'n1:0': speed=0" },
+		{ "n1:65", "'n1:65': speed=65" },
+		{ "n1:fast", "'n1:fast': speed=fast" },
+		{ "n1:-1", "'n1:-1'" },
+		{ ":1", "not a hostlist" },
+		{ "n[1-2:1", "not a hostlist" },
+		{ "n]1:1", "not a hostlist" },
+		{ "n1:1;", "ends with ';'" },
+		{ "n1:1;;n2:1", "an empty entry" },
+		{ "n 1:1", "not a hostlist" },
+	};
+	libra_params_t p = _defaults();
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		libra_params_t before = p;
+
+		ck_assert_int_eq(libra_params_set(&p, "libra_node_speed",
+						  bad[i].spec, err,
+						  sizeof(err)), -1);
+		ck_assert_msg(strstr(err, "libra_node_speed") &&
+			      strstr(err, bad[i].msg),
+			      "%s: \"%s\", want \"%s\"", bad[i].spec, err,
+			      bad[i].msg);
+		ck_assert(!memcmp(&before, &p, sizeof(p)));
+	}
+}
+END_TEST
+
+START_TEST(test_commas_in_brackets_stay_in_their_key)
+{
+	/* Slurm's keys around a bracketed list are still read, and a key
+	 * of ours after it too */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_parse(&p,
+		",libra_node_speed=a[1,2]:2,,libra_policy=libra,", err,
+		sizeof(err)), 0);
+	ck_assert_str_eq(p.node_speed.e[0].nodes, "a[1,2]");
+	ck_assert_int_eq(p.policy, LIBRA_POLICY_LIBRA);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("params");
@@ -1030,6 +1104,9 @@ static Suite *_suite(void)
 	T(tc, test_set_leaves_relations_to_check);
 	T(tc, test_parse_and_set_agree);
 	T(tc, test_every_formatted_key_can_be_set);
+	T(tc, test_node_speed_map_reads_hostlists_and_speeds);
+	T(tc, test_node_speed_map_errors_name_the_entry);
+	T(tc, test_commas_in_brackets_stay_in_their_key);
 	T(tc, test_parse_number_whole_range);
 	T(tc, test_parse_number_open_lower_bound);
 	suite_add_tcase(s, tc);

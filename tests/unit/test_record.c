@@ -105,6 +105,10 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 		ck_assert_int_eq(a->place[i].cpus, b->place[i].cpus);
 		ck_assert_uint_eq(a->place[i].mem_mb, b->place[i].mem_mb);
 		ck_assert_int_eq(a->place[i].gpus, b->place[i].gpus);
+		/* a speed of 0 (not set) or 1 is not written: read as 1 */
+		ck_assert_same_bits(a->place[i].speed > 0.0 ?
+				    a->place[i].speed : 1.0,
+				    b->place[i].speed);
 	}
 	ck_assert_same_bits(a->started, b->started);
 	ck_assert_int_eq(a->settled, b->settled);
@@ -148,6 +152,7 @@ static libra_record_t _awkward(libra_record_place_t *place)
 	snprintf(place[1].node, sizeof(place[1].node), "%s",
 		 "compute-node-with-a-long-name-0042");
 	place[1].cpus = 64;
+	place[1].speed = 1.0 / 3.0;	/* decision 43 */
 	r.penalty_max = 96.1 * 1.5;
 	r.owner = 1.0 / 7.0;
 	r.owner_since = 1795000100.5;
@@ -254,6 +259,8 @@ START_TEST(test_example_decodes)
 	ck_assert_int_eq(r.nplace, 1);
 	ck_assert_str_eq(r.place[0].node, "n1");
 	ck_assert_int_eq(r.place[0].cpus, 1);
+	ck_assert_double_eq(r.place[0].speed, 1.0);	/* none written */
+	ck_assert_double_eq(libra_record_speed(&r), 1.0);
 	ck_assert_double_eq_tol(r.started, 1795000001, TOL);
 	ck_assert(r.settled);
 	ck_assert_int_eq(r.final.how, LIBRA_END_COMPLETED);
@@ -294,6 +301,20 @@ START_TEST(test_awkward_values_round_trip_bit_for_bit)
 	libra_record_t r = _awkward(place);
 
 	_round_trip(&r);
+}
+END_TEST
+
+START_TEST(test_slowest_place_paces_the_job)
+{
+	libra_record_place_t place[2];
+	libra_record_t r = _awkward(place);
+
+	/* n1 without a speed (1), the other at 1/3 */
+	ck_assert_double_eq(libra_record_speed(&r), 1.0 / 3.0);
+	place[1].speed = 2.0;
+	ck_assert_double_eq(libra_record_speed(&r), 1.0);
+	r.nplace = 0;
+	ck_assert_double_eq(libra_record_speed(&r), 1.0);
 }
 END_TEST
 
@@ -545,6 +566,9 @@ START_TEST(test_wrong_types_are_refused)
 	_refused_edit("\"met\":true", "\"met\":1", "met");
 	_refused_edit("\"cpus\":1", "\"cpus\":\"1\"", "cpus");
 	_refused_edit("\"cpus\":1", "\"cpus\":1.5", "cpus");
+	_refused_edit("\"cpus\":1}", "\"cpus\":1,\"speed\":0}", "speed");
+	_refused_edit("\"cpus\":1}", "\"cpus\":1,\"speed\":65}", "speed");
+	_refused_edit("\"cpus\":1}", "\"cpus\":1,\"speed\":\"2\"}", "speed");
 	_refused_edit("\"node\":\"n1\"", "\"node\":7", "node");
 	_refused_edit("\"place\":[{\"node\":\"n1\",\"cpus\":1}]",
 		      "\"place\":{\"node\":\"n1\",\"cpus\":1}", "place");
@@ -1273,6 +1297,7 @@ static Suite *_suite(void)
 	T(tc, test_example_round_trips);
 	T(tc, test_base_of_strict_tests_decodes);
 	T(tc, test_awkward_values_round_trip_bit_for_bit);
+	T(tc, test_slowest_place_paces_the_job);
 	T(tc, test_negative_zero_is_zero);
 	T(tc, test_every_end_kind_round_trips);
 	T(tc, test_every_policy_round_trips);

@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 
@@ -267,17 +268,50 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
 	xfree(place);
 }
 
+/*
+ * The nodes' speeds from libra_node_speed (design.md decision 43), each
+ * hostlist expanded by Slurm's own code, a later entry winning; a name
+ * Slurm does not know is logged (this runs when the node table or the
+ * map changed), the nodes it does know still set.
+ */
+static void _node_speeds(libra_ledger_t *l, const libra_speed_map_t *m)
+{
+	double *speeds = xcalloc(node_record_count + 1, sizeof(*speeds));
+
+	for (int i = 0; i < node_record_count; i++)
+		speeds[i] = 1.0;
+	for (int k = 0; k < m->n; k++) {
+		bitstr_t *b = NULL;
+
+		if (libra_node_name2bitmap((char *) m->e[k].nodes, &b))
+			error("%s: libra_node_speed: '%s' names a node slurm.conf does not have; its known nodes are set",
+			      plugin_type, m->e[k].nodes);
+		for (int i = 0; b && i < node_record_count; i++)
+			if (bit_test(b, i))
+				speeds[i] = m->e[k].speed;
+		FREE_NULL_BITMAP(b);
+	}
+	if (libra_ledger_set_speeds(l, speeds, node_record_count))
+		error("%s: libra_node_speed: the ledger refused the speeds",
+		      plugin_type);
+	xfree(speeds);
+}
+
 extern bool libra_slurm_sync_nodes(void)
 {
 	static libra_ledger_t *seen_ledger;
 	static time_t seen_update;
+	static libra_speed_map_t seen_speeds;
 	libra_ledger_t *l = libra_hub_ledger();
+	const libra_speed_map_t *speeds = &libra_hub_params()->node_speed;
 	bool rebuilt = false;
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
-	/* nothing changed in the node table since the last look */
+	/* nothing changed in the node table or the speeds since the last
+	 * look */
 	if (l == seen_ledger && seen_update == last_node_update &&
-	    libra_ledger_node_count(l) == node_record_count)
+	    libra_ledger_node_count(l) == node_record_count &&
+	    !memcmp(&seen_speeds, speeds, sizeof(seen_speeds)))
 		return false;
 	if (!_nodes_match(l)) {
 		libra_ledger_t *fresh = _rebuild_nodes();
@@ -306,6 +340,8 @@ extern bool libra_slurm_sync_nodes(void)
 		_node_resources(node_ptr, &mem, &gpus);
 		libra_ledger_set_node_resources(l, i, mem, gpus);
 	}
+	_node_speeds(l, speeds);
+	seen_speeds = *speeds;
 	seen_ledger = l;
 	seen_update = last_node_update;
 	return rebuilt;

@@ -201,10 +201,13 @@ static int _job_end(job_record_t *job_ptr)
 	/* what the job really took, for runtime predictions (decision 23):
 	 * a job that completed, not one ended at its deadline; once (a job
 	 * ended again from the journal of ended jobs after a restart comes
-	 * here settled: its line is in the history already) */
+	 * here settled: its line is in the history already), in reference
+	 * seconds: its wall time times its slowest node's speed (decision
+	 * 43) */
 	if (settled_here && !rec.best_effort && start > 0.0 &&
 	    rec.final.how == LIBRA_END_COMPLETED)
-		libra_slurm_history_add(job_ptr, end - start,
+		libra_slurm_history_add(job_ptr,
+					(end - start) * libra_record_speed(&rec),
 					rec.declared > 0.0 ? rec.declared :
 					rec.bag.tasks > 0 ? rec.bag.runtime :
 					rec.sla.runtime, end);

@@ -56,7 +56,10 @@ typedef struct {
 	int cpus;			/* the job's CPUs on this node */
 	bool has_sla, best_effort;
 	bool slurms;			/* no record: Slurm's job, left alone */
-	double runtime, deadline, target;
+	double runtime, deadline, target;	/* runtime: this node's
+					 * seconds (RE / speed) */
+	double speed;			/* this node's, as admission planned
+					 * (decision 43); 1 without one */
 	double begin;			/* its share counts from then, 0: from
 					 * its admission (the record's begin) */
 	double from;			/* its share was committed then: its

@@ -126,11 +126,19 @@ extern bool libra_cgroup_load_sla(void)
 					       rec.begin);
 				_bag_task(&rec);
 			}
+			cg.speed = 1.0;
 			for (int i = 0; i < rec.nplace; i++)
-				if (!strcmp(rec.place[i].node, cg.node))
+				if (!strcmp(rec.place[i].node, cg.node)) {
 					cg.cpus = rec.place[i].cpus /
 						  (rec.bag.lanes > 0 ?
 						   rec.bag.lanes : 1);
+					if (rec.place[i].speed > 0.0)
+						cg.speed = rec.place[i].speed;
+				}
+			/* the work in this node's seconds, as the ledger
+			 * committed it (decision 43) */
+			if (!rec.best_effort)
+				cg.runtime /= cg.speed;
 			libra_record_free(&rec);
 		}
 	}
@@ -281,7 +289,8 @@ static void _report(void)
 	}
 	if (!(cg.predicted > 0.0) || cg.reported == cg.predicted)
 		return;
-	if ((done = _done()) < cg.predicted - LIBRA_REPLAN_EPS)
+	/* in reference seconds, as the plan is (decision 43) */
+	if ((done = _done() * cg.speed) < cg.predicted - LIBRA_REPLAN_EPS)
 		return;
 	slurm_init_job_desc_msg(&d);
 	/* the job by its id string: the numeric field moved into step_id

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  speed.c - the nodes' speeds as the site writes them (see speed.h).
+\*****************************************************************************/
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "number.h"
+#include "speed.h"
+
+/* Bounds of a speed: ledger.h's LIBRA_SPEED_MAX (this layer is below it). */
+static const libra_range_t speed_range = {
+	.min = 0.0, .min_open = true, .max = 64.0,
+};
+
+static int _fail(char *err, size_t errlen, const char *entry,
+		 const char *why)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "libra_node_speed: '%.60s': %s", entry,
+			 why);
+	return -1;
+}
+
+/* A hostlist's form: names of letters, digits, '-', '_' and '.', with
+ * bracketed ranges ("n[1-4,7]") not nested; no ':' or ';'. */
+static bool _hostlist_ok(const char *s, size_t len)
+{
+	bool in = false;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '[') {
+			if (in)
+				return false;
+			in = true;
+		} else if (c == ']') {
+			if (!in)
+				return false;
+			in = false;
+		} else if (c == ',' && !in) {
+			/* a comma between names would end the whole
+			 * SchedulerParameters key */
+			return false;
+		} else if (!((c >= 'a' && c <= 'z') ||
+			     (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '-' ||
+			     c == '_' || c == '.' || (in && c == ','))) {
+			return false;
+		}
+	}
+	return !in;
+}
+
+extern int libra_speed_map_parse(libra_speed_map_t *m, const char *spec,
+				 char *err, size_t errlen)
+{
+	libra_speed_map_t tmp;
+	const char *s = spec;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!spec || !*spec || !strcmp(spec, "none")) {
+		*m = tmp;
+		return 0;
+	}
+	while (*s) {
+		const char *end = strchr(s, ';'), *colon;
+		size_t len = end ? (size_t) (end - s) : strlen(s), hl;
+		char entry[LIBRA_SPEED_NODES_LEN + 64], num[64], why[160];
+		double v;
+
+		snprintf(entry, sizeof(entry), "%.*s", (int) len, s);
+		if (!len)
+			return _fail(err, errlen, spec,
+				     "an empty entry (entries are HOSTLIST:SPEED, ';' between them)");
+		if (tmp.n == LIBRA_SPEED_MAP_MAX)
+			return _fail(err, errlen, entry,
+				     "more than 32 entries");
+		colon = memchr(s, ':', len);
+		if (!colon)
+			return _fail(err, errlen, entry,
+				     "expected HOSTLIST:SPEED, e.g. n[1-16]:0.5");
+		hl = (size_t) (colon - s);
+		if (hl >= LIBRA_SPEED_NODES_LEN)
+			return _fail(err, errlen, entry,
+				     "the hostlist is longer than 127 characters");
+		if (!_hostlist_ok(s, hl))
+			return _fail(err, errlen, entry,
+				     "not a hostlist (names, and ranges in brackets such as n[1-4,7])");
+		snprintf(num, sizeof(num), "%.*s", (int) (len - hl - 1),
+			 colon + 1);
+		if (libra_parse_number("speed", num, &speed_range, &v, why,
+				       sizeof(why)))
+			return _fail(err, errlen, entry, why);
+		memcpy(tmp.e[tmp.n].nodes, s, hl);
+		tmp.e[tmp.n].nodes[hl] = '\0';
+		tmp.e[tmp.n].speed = v;
+		tmp.n++;
+		s += len;
+		if (*s == ';' && !*++s)
+			return _fail(err, errlen, spec,
+				     "ends with ';' (entries are HOSTLIST:SPEED, ';' between them)");
+	}
+	*m = tmp;
+	return 0;
+}
+
+extern void libra_speed_map_format(const libra_speed_map_t *m, char *buf,
+				   size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (!m->n) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	for (int i = 0; i < m->n && used < len; i++)
+		used += (size_t) snprintf(buf + used, len - used, "%s%s:%.15g",
+					  i ? ";" : "", m->e[i].nodes,
+					  m->e[i].speed);
+}
