@@ -554,8 +554,18 @@ extern void admit_static_price(const libra_ledger_t *l,
 			       const libra_request_t *req, double now,
 			       libra_quote_t *q)
 {
-	double per_cpu, rate;
+	double per_cpu, rate, cpus = 0.0, most = 0.0;
 
+	/* PBase_j (decision 43): each CPU at its node's factor; the CPUs
+	 * summed first, so that at factors of 1 the price is per_cpu x
+	 * cpus to the bit */
+	for (int i = 0; i < q->nplace; i++) {
+		double f = libra_ledger_node_price_factor(l,
+							  q->place[i].node);
+
+		cpus += q->place[i].cpus * f;
+		most = fmax(most, f);
+	}
 	if (p->policy == LIBRA_POLICY_PEAK) {
 		/* each hour of the planned use at its own rate: the share
 		 * over [now, now + RE / share] (doc/design.md decision 3) */
@@ -573,8 +583,8 @@ extern void admit_static_price(const libra_ledger_t *l,
 					     sla->deadline - sla->submit);
 		rate = per_cpu / sla->runtime;
 	}
-	q->rate_max = rate;
-	q->price = per_cpu * req->cpus;	/* every CPU pays (decision 3) */
+	q->rate_max = rate * most;
+	q->price = per_cpu * cpus;	/* every CPU pays (decision 3) */
 	admit_price_held(l, p, sla, now, false, q);
 	q->price += q->price_mem + q->price_gpus;
 }

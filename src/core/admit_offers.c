@@ -166,7 +166,8 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
  *    alpha PBase + beta PUtil with PUtil >= PBase (RESFree <= RESMax), and
  *    the budget test charges c RE times the placement's highest rate, so
  *    c RE (alpha PBase + beta PBase) with the least beta of any node;
- * memory and GPUs add to it, never take off.  LibraSLA charges the bid.
+ * memory and GPUs add to it, never take off; each at the cheapest node's
+ * base price factor.  LibraSLA charges the bid.
  * Tested against the budget as the admission tests it, in resource cost
  * (B / (1 + markup)).  True: the search for a later deadline would find
  * none (findings.md, C).
@@ -224,6 +225,10 @@ static bool _budget_below_floor(const libra_ledger_t *l,
 	default:
 		return false;
 	}
+	/* on the cheapest node's base (PBase_j, decision 43), less a
+	 * rounding: the admission sums each CPU at its own factor */
+	if (libra_ledger_min_price_factor(l) != 1.0)
+		least *= libra_ledger_min_price_factor(l) * (1.0 - 1e-12);
 	return admit_over_budget(p, &s, least);
 }
 

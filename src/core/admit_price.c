@@ -212,7 +212,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 	for (int j = 0; j < nodes; j++) {
 		int room = admit_room(l, p, req, j, share, now, sla->deadline,
 				      NULL);
-		double res_free, res_max, putil, work;
+		double res_free, res_max, putil, work, base_j;
 
 		if (walks && j + 4 < nodes)
 			libra_ledger_prefetch_node(l, j + 4);
@@ -221,6 +221,7 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 		/* libra_res_free() for one CPU, with RESMax kept for P_ij;
 		 * the job's work in the node's seconds (decision 43) */
 		work = sla->runtime / libra_ledger_node_speed(l, j);
+		base_j = base * libra_ledger_node_price_factor(l, j);
 		res_max = libra_res_max(l, j, now, sla->deadline);
 		res_free = res_max - (p->resfree == LIBRA_RESFREE_THESIS ?
 				      libra_ledger_node_thesis_work(l, j) :
@@ -236,8 +237,8 @@ static int _market_candidates(const libra_ledger_t *l, const libra_params_t *p,
 		putil = libra_putil(res_max, !(p->price_damping > 0.0) ?
 				    res_free : libra_res_free_priced(
 					    l, p, j, now, res_max, res_free,
-					    work), base);
-		c[n].rate = isfinite(putil) ? p->alpha * base +
+					    work), base_j);
+		c[n].rate = isfinite(putil) ? p->alpha * base_j +
 			    _node_beta(l, p, j) * putil : INFINITY;
 		c[n].held = _held_at(l, p, sla, req, now, j);
 		n++;

@@ -48,6 +48,7 @@ extern libra_ledger_t *libra_ledger_create(double share_min)
 		return NULL;
 	l->share_min = share_min;
 	l->max_speed = 1.0;
+	l->min_price_factor = 1.0;
 	l->jobs_cap = 64;
 	l->jobs = calloc((size_t) l->jobs_cap, sizeof(*l->jobs));
 	if (!l->jobs) {
@@ -182,8 +183,11 @@ extern int libra_ledger_add_node(libra_ledger_t *l, const char *name,
 	n->up = true;
 	n->beta = NAN;
 	n->speed = 1.0;
+	n->price_factor = 1.0;
 	n->load_avg = NAN;
 	l->max_speed = l->nnodes ? fmax(l->max_speed, 1.0) : 1.0;
+	l->min_price_factor = l->nnodes ? fmin(l->min_price_factor, 1.0) :
+			      1.0;
 	l->nnodes++;
 	/* keep the name table at most half full */
 	if (l->nnodes * 2 > l->name_slots_cap) {
@@ -271,6 +275,36 @@ extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
 		l->max_speed = fmax(l->max_speed, speeds[i]);
 	}
 	return 0;
+}
+
+extern int libra_ledger_set_price_factors(libra_ledger_t *l,
+					 const double *factors, int n)
+{
+	if (n != l->nnodes)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!(factors[i] > 0.0) ||
+		    !(factors[i] <= LIBRA_PRICE_FACTOR_MAX))
+			return -1;
+	l->min_price_factor = n ? INFINITY : 1.0;
+	for (int i = 0; i < n; i++) {
+		l->nodes[i].price_factor = factors[i];
+		l->min_price_factor = fmin(l->min_price_factor, factors[i]);
+	}
+	return 0;
+}
+
+extern double libra_ledger_node_price_factor(const libra_ledger_t *l,
+					     int node)
+{
+	const ledger_node_t *n = ledger_node(l, node);
+
+	return n ? n->price_factor : 1.0;
+}
+
+extern double libra_ledger_min_price_factor(const libra_ledger_t *l)
+{
+	return l->min_price_factor;
 }
 
 extern double libra_ledger_node_speed(const libra_ledger_t *l, int node)

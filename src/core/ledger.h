@@ -157,6 +157,19 @@ extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
 extern double libra_ledger_max_speed(const libra_ledger_t *l);
 
 /*
+ * The factor of the base price on each node (the thesis' PBase_j, Eq. 3.3:
+ * a site prices node groups differently; 1, the default: PBase itself;
+ * decision 43), all set at once as libra_ledger_set_speeds(); the
+ * cheapest node's (1 without nodes).
+ */
+#define LIBRA_PRICE_FACTOR_MAX 1000.0
+extern int libra_ledger_set_price_factors(libra_ledger_t *l,
+					 const double *factors, int n);
+extern double libra_ledger_node_price_factor(const libra_ledger_t *l,
+					     int node);
+extern double libra_ledger_min_price_factor(const libra_ledger_t *l);
+
+/*
  * A node's memory [MB] (0: not tracked, the default) and GPUs (GRES gpu;
  * 0: none, the default).  May be called again (a reconfigured node); what
  * jobs hold is kept.  Returns 0, or -1 for a bad node or GPU count.

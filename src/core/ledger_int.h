@@ -52,6 +52,7 @@ typedef struct ledger_node {
 	bool up;
 	double beta;
 	double speed;		/* relative to the reference CPU (1: it) */
+	double price_factor;	/* of PBase here (the thesis' PBase_j) */
 	double load_avg;	/* smoothed share_sum / cpus (NaN: unset) */
 	double load_t;		/* when load_avg was last brought forward */
 	double share_sum;	/* sum of cpus * share */
@@ -87,6 +88,7 @@ struct libra_ledger {
 	int jobs_cap, njobs;
 	uint64_t beta_changes;	/* libra_ledger_betas_changes() */
 	double max_speed;	/* the fastest node's (1 without nodes) */
+	double min_price_factor;	/* the cheapest node's (1 without) */
 };
 
 static inline const ledger_node_t *ledger_node(const libra_ledger_t *l,

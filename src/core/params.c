@@ -58,9 +58,9 @@ static int _read(libra_params_t *p, const param_def_t *d, const char *val,
 		/* the message names libra_tariff and the entry or line */
 		return libra_tariff_parse((libra_tariff_t *) field, val, err,
 					  errlen);
-	if (d->kind == KIND_SPEED)
-		return libra_speed_map_parse((libra_speed_map_t *) field, val,
-					     err, errlen);
+	if (d->kind == KIND_NODEMAP)
+		return libra_node_map_parse((libra_node_map_t *) field, d->key,
+					    d->range.max, val, err, errlen);
 	return params_name((int *) field, d->key, _names(d), val, err, errlen);
 }
 
@@ -206,8 +206,8 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 			libra_tariff_format((const libra_tariff_t *) field,
 					    val, sizeof(val));
 			break;
-		case KIND_SPEED:
-			libra_speed_map_format((const libra_speed_map_t *)
+		case KIND_NODEMAP:
+			libra_node_map_format((const libra_node_map_t *)
 					       field, val, sizeof(val));
 			break;
 		}

@@ -220,7 +220,11 @@ const param_def_t params_defs[] = {
 	NUM("libra_runtime_min",	runtime_min,	0, 86400, false),
 	NUM("libra_window_max",		window_max,	0, 3650.0 * 86400.0,
 	    false),
-	WORD("libra_node_speed",	KIND_SPEED,	node_speed),
+	/* decision 43: ledger.h's LIBRA_SPEED_MAX, and a price factor */
+	{ "libra_node_speed", KIND_NODEMAP, OFF(node_speed), { 0, 64, true,
+	  false }, NULL },
+	{ "libra_node_price", KIND_NODEMAP, OFF(node_price), { 0, 1000, true,
+	  false }, NULL },
 };
 _Static_assert(sizeof(params_defs) / sizeof(params_defs[0]) == PARAMS_NDEFS,
 	       "PARAMS_NDEFS (params_int.h) counts the keys");

@@ -23,7 +23,7 @@
 #include "number.h"
 #include "power.h"
 #include "predict.h"
-#include "speed.h"
+#include "nodemap.h"
 #include "tariff.h"
 
 typedef enum {
@@ -116,8 +116,9 @@ typedef struct libra_params {
 	bool power_pace;	/* h3, h5: a deferred job's deadline paced to
 				 * the end of the tariff's stretch it begins
 				 * in (libra_admit_power()) */
-	/* nodes of different speeds (decision 43; speed.h) */
-	libra_speed_map_t node_speed;	/* n == 0: every node at 1 */
+	/* nodes of different speeds and prices (decision 43; nodemap.h) */
+	libra_node_map_t node_speed;	/* n == 0: every node at 1 */
+	libra_node_map_t node_price;	/* factors of PBase per node */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

@@ -26,7 +26,8 @@ typedef enum {
 	KIND_PREDICT,		/* libra_predict_method_names: an enum */
 	KIND_POWER,		/* libra_power_names: an enum */
 	KIND_TARIFF,
-	KIND_SPEED,		/* speed.h's map of hostlists */
+	KIND_NODEMAP,		/* nodemap.h: a number per node in
+				 * (0, range.max] */
 } kind_t;
 
 typedef struct {
@@ -39,7 +40,7 @@ typedef struct {
 
 /* The keys, PARAMS_NDEFS of them, in the order libra_params_format()
  * writes them. */
-#define PARAMS_NDEFS 47
+#define PARAMS_NDEFS 48
 extern const param_def_t params_defs[];
 
 /* The key's entry, or NULL. */
@@ -54,8 +55,8 @@ extern int params_fail(char *err, size_t errlen, const char *key,
 extern int params_name(int *field, const char *key, const libra_name_t *names,
 		       const char *val, char *err, size_t errlen);
 
-/* Read one value of a KIND_PREDICT, KIND_POWER, KIND_TARIFF or KIND_SPEED key into
- * *p: params.c's. */
+/* Read one value of a KIND_PREDICT, KIND_POWER, KIND_TARIFF or
+ * KIND_NODEMAP key into *p: params.c's. */
 typedef int params_reader_t(libra_params_t *p, const param_def_t *d,
 			    const char *val, char *err, size_t errlen);
 

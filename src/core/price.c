@@ -105,7 +105,9 @@ extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 			 double beta, int node, int cpus, double runtime,
 			 double now, double deadline)
 {
-	double base = libra_price_base_window(p, now, deadline);
+	/* PBase_j (decision 43) */
+	double base = libra_price_base_window(p, now, deadline) *
+		      libra_ledger_node_price_factor(l, node);
 	double res_max = libra_res_max(l, node, now, deadline);
 	double res_free = libra_res_free(l, p, node, cpus, runtime, now,
 					 deadline);

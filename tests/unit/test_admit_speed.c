@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  test_admit_speed.c - nodes of different speeds (doc/design.md decision
- *  43; ledger.c, admit.c, admit_price.c, admit_sla.c, admit_riskd.c,
+ *  test_admit_speed.c - nodes of different speeds and base prices
+ *  (doc/design.md decision 43; ledger.c, admit.c, admit_price.c, admit_sla.c, admit_riskd.c,
  *  admit_isqos.c): a runtime is in reference-CPU seconds, so on a node of
  *  speed s the job's work is RE / s of the node's seconds and its share
  *  RE / (s x window).  The ledger commits and reports progress that way,
  *  every policy tests each node with its own share, the market prices a
- *  node's utilisation in its own seconds, and a ledger whose speeds are
- *  all 1 decides exactly as one that never heard of speeds.
+ *  node's utilisation in its own seconds, a node's base price factor
+ *  (PBase_j) scales what its CPUs cost, and a ledger whose speeds and
+ *  factors are all 1 decides exactly as one that never heard of them.
  *
  *  The fixture, and what holds unless a case says otherwise:
  *  admit_fixture.h.
@@ -258,8 +259,10 @@ START_TEST(test_speeds_of_one_decide_as_no_speeds)
 	libra_sla_t sla = _sla(40, 0, 100, 500);
 	libra_quote_t qa;
 
-	for (int i = 0; i < 4; i++)
-		ck_assert_int_eq(libra_ledger_set_node_speed(b, i, 1.0), 0);
+	const double ones[] = { 1.0, 1.0, 1.0, 1.0 };
+
+	ck_assert_int_eq(libra_ledger_set_speeds(b, ones, 4), 0);
+	ck_assert_int_eq(libra_ledger_set_price_factors(b, ones, 4), 0);
 	for (int i = 0; i < 4; i++) {
 		_commit(a, (uint32_t) i + 1, 20.0 + 10 * i, 100, i, 1, 0);
 		_commit(b, (uint32_t) i + 1, 20.0 + 10 * i, 100, i, 1, 0);
@@ -297,6 +300,90 @@ START_TEST(test_opt_time_aims_at_the_fastest_nodes_finish)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- */
+/* Base prices per node (PBase_j)                                     */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_price_factors_set_at_once_all_or_none)
+{
+	libra_ledger_t *l = _nodes(2, 1);
+	const double good[] = { 2.0, 0.5 }, bad[] = { 2.0, -1.0 };
+
+	ck_assert_double_eq(libra_ledger_node_price_factor(l, 0), 1.0);
+	ck_assert_double_eq(libra_ledger_min_price_factor(l), 1.0);
+	ck_assert_int_eq(libra_ledger_set_price_factors(l, bad, 2), -1);
+	ck_assert_double_eq(libra_ledger_node_price_factor(l, 0), 1.0);
+	ck_assert_int_eq(libra_ledger_set_price_factors(l, good, 2), 0);
+	ck_assert_double_eq(libra_ledger_node_price_factor(l, 0), 2.0);
+	ck_assert_double_eq(libra_ledger_min_price_factor(l), 0.5);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_static_price_counts_each_cpu_at_its_nodes_factor)
+{
+	/* Libra's static price per CPU, twice on node 1: 1 CPU on each
+	 * (max 1 CPU a node) costs 3 per-CPU prices; alone on node 0, 1 */
+	libra_ledger_t *l = _nodes(2, 1);
+	const double f[] = { 1.0, 2.0 };
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	double one;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	one = q.price;
+	ck_assert_int_eq(libra_ledger_set_price_factors(l, f, 2), 0);
+	_admit(l, &p, &sla, 2, 2, 2, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 3.0 * one, 1e-9);
+	_commit(l, 1, 95, 100, 1, 1, 0);	/* node 1 full */
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 1);
+	ck_assert_double_eq_tol(q.price, one, 1e-9);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_market_rate_scales_with_the_nodes_base)
+{
+	/* Eq. 3.3 with PBase_j = 2 PBase: both terms double (C2 at 1) */
+	libra_ledger_t *l = _nodes(1, 1);
+	const double f[] = { 2.0 };
+	libra_params_t p = _market(LIBRA_CHARGE_CPU);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+
+	ck_assert_int_eq(libra_ledger_set_price_factors(l, f, 1), 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 2.0 * C2, 1e-9);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_cheap_node_admits_a_budget_below_the_base_price)
+{
+	/* a budget under Libra's price at factor 1 fits a node at 0.5 */
+	libra_ledger_t *l = _nodes(1, 1);
+	const double f[] = { 0.5 };
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(10, 0, 100, NO_BUDGET);
+	double full;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	full = q.price;
+	sla = _sla(10, 0, 100, full * 0.6);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_BUDGET);
+	ck_assert_int_eq(libra_ledger_set_price_factors(l, f, 1), 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, full * 0.5, 1e-9);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("admit_speed");
@@ -313,6 +400,10 @@ static Suite *_suite(void)
 	T(tc, test_market_prices_a_nodes_utilisation_in_its_seconds);
 	T(tc, test_speeds_of_one_decide_as_no_speeds);
 	T(tc, test_opt_time_aims_at_the_fastest_nodes_finish);
+	T(tc, test_price_factors_set_at_once_all_or_none);
+	T(tc, test_static_price_counts_each_cpu_at_its_nodes_factor);
+	T(tc, test_market_rate_scales_with_the_nodes_base);
+	T(tc, test_cheap_node_admits_a_budget_below_the_base_price);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -778,7 +778,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 13);
+	ck_assert_int_eq(n, (int) NNUMBER + 14);
 }
 END_TEST
 
@@ -983,7 +983,7 @@ START_TEST(test_yes_no_reads_every_spelling)
 END_TEST
 
 /* ---------------------------------------------------------------- */
-/* libra_node_speed (decision 43; speed.h)                            */
+/* libra_node_speed (decision 43; nodemap.h)                            */
 
 START_TEST(test_node_speed_map_reads_hostlists_and_speeds)
 {
@@ -996,15 +996,22 @@ START_TEST(test_node_speed_map_reads_hostlists_and_speeds)
 		err, sizeof(err)), 0);
 	ck_assert_int_eq(p.node_speed.n, 2);
 	ck_assert_str_eq(p.node_speed.e[0].nodes, "n[1,3-4]");
-	ck_assert_double_eq(p.node_speed.e[0].speed, 0.5);
+	ck_assert_double_eq(p.node_speed.e[0].value, 0.5);
 	ck_assert_str_eq(p.node_speed.e[1].nodes, "gpu7");
-	ck_assert_double_eq(p.node_speed.e[1].speed, 1.5);
+	ck_assert_double_eq(p.node_speed.e[1].value, 1.5);
 	ck_assert_double_eq(p.capacity, 0.9);
-	libra_speed_map_format(&p.node_speed, buf, sizeof(buf));
+	libra_node_map_format(&p.node_speed, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "n[1,3-4]:0.5;gpu7:1.5");
 	ck_assert_int_eq(libra_params_set(&p, "libra_node_speed", "none", err,
 					  sizeof(err)), 0);
 	ck_assert_int_eq(p.node_speed.n, 0);
+	/* the price factors: the same form, up to 1000 */
+	ck_assert_int_eq(libra_params_set(&p, "libra_node_price", "gpu[1-4]:2",
+					  err, sizeof(err)), 0);
+	ck_assert_double_eq(p.node_price.e[0].value, 2.0);
+	ck_assert_int_eq(libra_params_set(&p, "libra_node_price", "n1:1001",
+					  err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "libra_node_price: 'n1:1001'"), "%s", err);
 }
 END_TEST
 
@@ -1013,10 +1020,10 @@ START_TEST(test_node_speed_map_errors_name_the_entry)
 	static const struct {
 		const char *spec, *msg;
 	} bad[] = {
-		{ "n1", "'n1': expected HOSTLIST:SPEED" },
-		{ "n1:0", "'n1:0': speed=0" },
-		{ "n1:65", "'n1:65': speed=65" },
-		{ "n1:fast", "'n1:fast': speed=fast" },
+		{ "n1", "'n1': expected HOSTLIST:VALUE" },
+		{ "n1:0", "'n1:0': value=0" },
+		{ "n1:65", "'n1:65': value=65" },
+		{ "n1:fast", "'n1:fast': value=fast" },
 		{ "n1:-1", "'n1:-1'" },
 		{ ":1", "not a hostlist" },
 		{ "n[1-2:1", "not a hostlist" },

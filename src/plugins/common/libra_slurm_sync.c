@@ -269,49 +269,62 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
 }
 
 /*
- * The nodes' speeds from libra_node_speed (design.md decision 43), each
- * hostlist expanded by Slurm's own code, a later entry winning; a name
- * Slurm does not know is logged (this runs when the node table or the
- * map changed), the nodes it does know still set.
+ * A number per node from a map of hostlists (libra_node_speed,
+ * libra_node_price: design.md decision 43) into values[], 1 for nodes it
+ * does not name; each hostlist expanded by Slurm's own code, a later
+ * entry winning.  A name Slurm does not know is logged (this runs when the
+ * node table or a map changed), the nodes it does know still set.
  */
-static void _node_speeds(libra_ledger_t *l, const libra_speed_map_t *m)
+static void _node_map(const libra_node_map_t *m, const char *key,
+		      double *values)
 {
-	double *speeds = xcalloc(node_record_count + 1, sizeof(*speeds));
-
 	for (int i = 0; i < node_record_count; i++)
-		speeds[i] = 1.0;
+		values[i] = 1.0;
 	for (int k = 0; k < m->n; k++) {
 		bitstr_t *b = NULL;
 
 		if (libra_node_name2bitmap((char *) m->e[k].nodes, &b))
-			error("%s: libra_node_speed: '%s' names a node slurm.conf does not have; its known nodes are set",
-			      plugin_type, m->e[k].nodes);
+			error("%s: %s: '%s' names a node slurm.conf does not have; its known nodes are set",
+			      plugin_type, key, m->e[k].nodes);
 		for (int i = 0; b && i < node_record_count; i++)
 			if (bit_test(b, i))
-				speeds[i] = m->e[k].speed;
+				values[i] = m->e[k].value;
 		FREE_NULL_BITMAP(b);
 	}
-	if (libra_ledger_set_speeds(l, speeds, node_record_count))
+}
+
+/* The nodes' speeds and base price factors, all set at once. */
+static void _node_maps(libra_ledger_t *l, const libra_params_t *p)
+{
+	double *v = xcalloc(node_record_count + 1, sizeof(*v));
+
+	_node_map(&p->node_speed, "libra_node_speed", v);
+	if (libra_ledger_set_speeds(l, v, node_record_count))
 		error("%s: libra_node_speed: the ledger refused the speeds",
 		      plugin_type);
-	xfree(speeds);
+	_node_map(&p->node_price, "libra_node_price", v);
+	if (libra_ledger_set_price_factors(l, v, node_record_count))
+		error("%s: libra_node_price: the ledger refused the factors",
+		      plugin_type);
+	xfree(v);
 }
 
 extern bool libra_slurm_sync_nodes(void)
 {
 	static libra_ledger_t *seen_ledger;
 	static time_t seen_update;
-	static libra_speed_map_t seen_speeds;
+	static libra_node_map_t seen_speeds, seen_prices;
 	libra_ledger_t *l = libra_hub_ledger();
-	const libra_speed_map_t *speeds = &libra_hub_params()->node_speed;
+	const libra_params_t *p = libra_hub_params();
 	bool rebuilt = false;
 
 	LIBRA_LOCKED(NODE_LOCK, READ_LOCK);
-	/* nothing changed in the node table or the speeds since the last
+	/* nothing changed in the node table or its maps since the last
 	 * look */
 	if (l == seen_ledger && seen_update == last_node_update &&
 	    libra_ledger_node_count(l) == node_record_count &&
-	    !memcmp(&seen_speeds, speeds, sizeof(seen_speeds)))
+	    !memcmp(&seen_speeds, &p->node_speed, sizeof(seen_speeds)) &&
+	    !memcmp(&seen_prices, &p->node_price, sizeof(seen_prices)))
 		return false;
 	if (!_nodes_match(l)) {
 		libra_ledger_t *fresh = _rebuild_nodes();
@@ -340,8 +353,9 @@ extern bool libra_slurm_sync_nodes(void)
 		_node_resources(node_ptr, &mem, &gpus);
 		libra_ledger_set_node_resources(l, i, mem, gpus);
 	}
-	_node_speeds(l, speeds);
-	seen_speeds = *speeds;
+	_node_maps(l, p);
+	seen_speeds = p->node_speed;
+	seen_prices = p->node_price;
 	seen_ledger = l;
 	seen_update = last_node_update;
 	return rebuilt;

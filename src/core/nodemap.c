@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  speed.c - the nodes' speeds as the site writes them (see speed.h).
+ *  nodemap.c - a number per node as the site writes it (see nodemap.h).
 \*****************************************************************************/
 
 #include <stdbool.h>
@@ -8,19 +8,13 @@
 #include <string.h>
 
 #include "number.h"
-#include "speed.h"
+#include "nodemap.h"
 
-/* Bounds of a speed: ledger.h's LIBRA_SPEED_MAX (this layer is below it). */
-static const libra_range_t speed_range = {
-	.min = 0.0, .min_open = true, .max = 64.0,
-};
-
-static int _fail(char *err, size_t errlen, const char *entry,
-		 const char *why)
+static int _fail(char *err, size_t errlen, const char *key,
+		 const char *entry, const char *why)
 {
 	if (err && errlen)
-		snprintf(err, errlen, "libra_node_speed: '%.60s': %s", entry,
-			 why);
+		snprintf(err, errlen, "%s: '%.60s': %s", key, entry, why);
 	return -1;
 }
 
@@ -57,10 +51,13 @@ static bool _hostlist_ok(const char *s, size_t len)
 	return !in;
 }
 
-extern int libra_speed_map_parse(libra_speed_map_t *m, const char *spec,
-				 char *err, size_t errlen)
+extern int libra_node_map_parse(libra_node_map_t *m, const char *key,
+				double max, const char *spec, char *err,
+				size_t errlen)
 {
-	libra_speed_map_t tmp;
+	const libra_range_t range = { .min = 0.0, .min_open = true,
+				      .max = max };
+	libra_node_map_t tmp;
 	const char *s = spec;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -71,46 +68,46 @@ extern int libra_speed_map_parse(libra_speed_map_t *m, const char *spec,
 	while (*s) {
 		const char *end = strchr(s, ';'), *colon;
 		size_t len = end ? (size_t) (end - s) : strlen(s), hl;
-		char entry[LIBRA_SPEED_NODES_LEN + 64], num[64], why[160];
+		char entry[LIBRA_NODE_MAP_NODES_LEN + 64], num[64], why[160];
 		double v;
 
 		snprintf(entry, sizeof(entry), "%.*s", (int) len, s);
 		if (!len)
-			return _fail(err, errlen, spec,
-				     "an empty entry (entries are HOSTLIST:SPEED, ';' between them)");
-		if (tmp.n == LIBRA_SPEED_MAP_MAX)
-			return _fail(err, errlen, entry,
+			return _fail(err, errlen, key, spec,
+				     "an empty entry (entries are HOSTLIST:VALUE, ';' between them)");
+		if (tmp.n == LIBRA_NODE_MAP_MAX)
+			return _fail(err, errlen, key, entry,
 				     "more than 32 entries");
 		colon = memchr(s, ':', len);
 		if (!colon)
-			return _fail(err, errlen, entry,
-				     "expected HOSTLIST:SPEED, e.g. n[1-16]:0.5");
+			return _fail(err, errlen, key, entry,
+				     "expected HOSTLIST:VALUE, e.g. n[1-16]:0.5");
 		hl = (size_t) (colon - s);
-		if (hl >= LIBRA_SPEED_NODES_LEN)
-			return _fail(err, errlen, entry,
+		if (hl >= LIBRA_NODE_MAP_NODES_LEN)
+			return _fail(err, errlen, key, entry,
 				     "the hostlist is longer than 127 characters");
 		if (!_hostlist_ok(s, hl))
-			return _fail(err, errlen, entry,
+			return _fail(err, errlen, key, entry,
 				     "not a hostlist (names, and ranges in brackets such as n[1-4,7])");
 		snprintf(num, sizeof(num), "%.*s", (int) (len - hl - 1),
 			 colon + 1);
-		if (libra_parse_number("speed", num, &speed_range, &v, why,
+		if (libra_parse_number("value", num, &range, &v, why,
 				       sizeof(why)))
-			return _fail(err, errlen, entry, why);
+			return _fail(err, errlen, key, entry, why);
 		memcpy(tmp.e[tmp.n].nodes, s, hl);
 		tmp.e[tmp.n].nodes[hl] = '\0';
-		tmp.e[tmp.n].speed = v;
+		tmp.e[tmp.n].value = v;
 		tmp.n++;
 		s += len;
 		if (*s == ';' && !*++s)
-			return _fail(err, errlen, spec,
-				     "ends with ';' (entries are HOSTLIST:SPEED, ';' between them)");
+			return _fail(err, errlen, key, spec,
+				     "ends with ';' (entries are HOSTLIST:VALUE, ';' between them)");
 	}
 	*m = tmp;
 	return 0;
 }
 
-extern void libra_speed_map_format(const libra_speed_map_t *m, char *buf,
+extern void libra_node_map_format(const libra_node_map_t *m, char *buf,
 				   size_t len)
 {
 	size_t used = 0;
@@ -125,5 +122,5 @@ extern void libra_speed_map_format(const libra_speed_map_t *m, char *buf,
 	for (int i = 0; i < m->n && used < len; i++)
 		used += (size_t) snprintf(buf + used, len - used, "%s%s:%.15g",
 					  i ? ";" : "", m->e[i].nodes,
-					  m->e[i].speed);
+					  m->e[i].value);
 }
