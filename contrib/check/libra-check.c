@@ -18,7 +18,10 @@
  *  one error, 2 a file could not be read or bad usage.
  *
  *  The libra_* parameters are checked by the policy core's own parser
- *  (libra_params_parse()), the very code slurmctld runs.
+ *  (libra_params_parse()), the very code slurmctld runs; the hostlists of
+ *  libra_node_speed are expanded here as Slurm's hostlist code does
+ *  (_hostlist_expand()) and their names looked up among slurm.conf's
+ *  NodeName lines.
  *
  *  slurm.conf syntax handled: "#" comments, "\" line continuations, keys
  *  case-insensitive, several key=value pairs per line (PartitionName and
@@ -63,7 +66,8 @@ enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
-	R_POWER, R_POWER_TIMING, R_TARIFF, R_RUNNING, R_SCHED_MAIN,
+	R_POWER, R_POWER_TIMING, R_TARIFF, R_NODE_SPEED, R_RUNNING,
+	R_SCHED_MAIN,
 	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
 
@@ -104,6 +108,8 @@ static const rule_t rules[R_COUNT] = {
 		"Slurm's power-saving times fit libra_power's" },
 	[R_TARIFF] = { "tariff", SEV_ERROR,
 		"libra_tariff parses and SlurmUser can read its file" },
+	[R_NODE_SPEED] = { "node-speed", SEV_ERROR,
+		"libra_node_speed parses and its hostlists name only nodes of slurm.conf" },
 	[R_RUNNING] = { "running", SEV_WARNING,
 		"slurmctld runs what slurm.conf says" },
 	[R_GANG] = { "gang", SEV_ERROR,
@@ -390,11 +396,169 @@ static bool _has_item(const char *list, const char *item)
 	return false;
 }
 
+/* ------------------------------------------------------------ hostlists */
+
+/* The most names in one range of a hostlist (Slurm's MAX_RANGE: more is
+ * an error there), and in a whole hostlist (libra-check's own bound). */
+#define HOSTLIST_RANGE_MAX (64 * 1024)
+#define HOSTLIST_MAX (1 << 20)
+
+typedef struct names {
+	int n, cap;
+	char **v;
+} names_t;
+
+static int _names_add(names_t *ns, const char *name, size_t len)
+{
+	if (ns->n >= HOSTLIST_MAX)
+		return -2;
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 64;
+		ns->v = _xrealloc(ns->v, (size_t) ns->cap * sizeof(*ns->v));
+	}
+	ns->v[ns->n] = _xrealloc(NULL, len + 1);
+	memcpy(ns->v[ns->n], name, len);
+	ns->v[ns->n++][len] = '\0';
+	return 0;
+}
+
+static void _names_free(names_t *ns)
+{
+	for (int i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	memset(ns, 0, sizeof(*ns));
+}
+
+/*
+ * One name of a hostlist, s[0..len): "prefix[ranges]suffix", the suffix
+ * perhaps with brackets of its own (rack[1-2]n[1-4]: the groups multiply).
+ * Ranges are "A" or "A-B", ',' between them, each number written as wide
+ * as its A (n[01-10]: n01 ... n10; n[1-10]: n1 ... n10), at most
+ * HOSTLIST_RANGE_MAX names each, as in Slurm's hostlist.c ("A-" is A
+ * there too).  -1: not a hostlist Slurm expands; -2: more than
+ * HOSTLIST_MAX names.
+ */
+static int _expand_name(const char *s, size_t len, names_t *ns)
+{
+	const char *open = memchr(s, '[', len), *close, *r;
+	size_t plen;
+
+	if (!open)
+		return !len || memchr(s, ']', len) ? -1 :
+		       _names_add(ns, s, len);
+	plen = (size_t) (open - s);
+	close = memchr(open, ']', len - plen);
+	if (!close || memchr(s, ']', plen) || close == open + 1)
+		return -1;
+	for (r = open + 1; r < close;) {
+		unsigned long lo, hi;
+		const char *end = r;
+		int width;
+
+		while (end < close && isdigit((unsigned char) *end))
+			end++;
+		width = (int) (end - r);
+		if (!width || width > 9)
+			return -1;
+		lo = hi = strtoul(r, NULL, 10);
+		if (end < close && *end == '-') {
+			const char *h = ++end;
+
+			while (end < close && isdigit((unsigned char) *end))
+				end++;
+			if (end - h > 9)
+				return -1;
+			if (end > h)
+				hi = strtoul(h, NULL, 10);
+		}
+		if (end < close && (*end != ',' || end + 1 == close))
+			return -1;	/* not a digit, '-' or ',' */
+		if (hi < lo || hi - lo >= HOSTLIST_RANGE_MAX)
+			return -1;
+		for (unsigned long k = lo; k <= hi; k++) {
+			size_t rest = len - (size_t) (close + 1 - s);
+			char *name = _xrealloc(NULL, plen + 16 + rest);
+			int n = snprintf(name, plen + 16, "%.*s%0*lu",
+					 (int) plen, s, width, k);
+			int rc;
+
+			memcpy(name + n, close + 1, rest);
+			rc = _expand_name(name, (size_t) n + rest, ns);
+			free(name);
+			if (rc)
+				return rc;
+		}
+		r = end + (end < close);
+	}
+	return 0;
+}
+
+/*
+ * Add the names of a hostlist (Slurm's syntax: names, ',' between them
+ * outside brackets) to ns: 0, or -1 when it is not one Slurm expands (a
+ * range backwards or of more than HOSTLIST_RANGE_MAX names, a bracket not
+ * closed, not numbers in brackets), -2 when it names more than
+ * HOSTLIST_MAX.  Slurm's multi-dimensional boxes (n[000x111]) are not
+ * read.
+ */
+static int _hostlist_expand(const char *hl, names_t *ns)
+{
+	int rc;
+
+	while (*hl) {
+		const char *c = hl;
+		int depth = 0;
+
+		for (; *c && (*c != ',' || depth); c++) {
+			if (*c == '[' && ++depth > 1)
+				return -1;
+			if (*c == ']' && --depth < 0)
+				return -1;
+		}
+		if (depth)
+			return -1;
+		if ((rc = _expand_name(hl, (size_t) (c - hl), ns)))
+			return rc;
+		hl = *c ? c + 1 : c;
+		if (*c && !*hl)
+			return -1;	/* a ',' last */
+	}
+	return 0;
+}
+
+static int _cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The nodes slurm.conf's NodeName lines name (not DEFAULT), sorted; a
+ * NodeName that is not a hostlist is slurmctld's to refuse, not this
+ * rule's. */
+static void _conf_nodes(const conf_t *c, names_t *ns)
+{
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+
+		if (strcasecmp(cl->pairs[0].key, "NodeName") ||
+		    !strcasecmp(cl->pairs[0].val, "DEFAULT"))
+			continue;
+		(void) _hostlist_expand(cl->pairs[0].val, ns);
+	}
+	if (ns->n)
+		qsort(ns->v, (size_t) ns->n, sizeof(*ns->v), _cmp_name);
+}
+
 /* ------------------------------------------------------------ checks */
 
 /* libra_no_sla as SchedulerParameters set it (_check_scheduler()); the
  * partitions' rule follows it (design.md decision 27). */
 static libra_nosla_t no_sla_mode = LIBRA_NOSLA_SLURM;
+
+/* A libra_node_speed that does not parse: reported by _check_scheduler()
+ * when it is the first bad key, else by _check_node_speed(). */
+static bool node_speed_reported;
+#define NODE_SPEED_FIX "write libra_node_speed=HOSTLIST:SPEED;HOSTLIST:SPEED;... (speeds in (0, 64], e.g. n[1-16]:0.5;gpu[1-4]:1.5; sched_libra(8))"
 
 static void _check_scheduler(const conf_t *c, const char *file)
 {
@@ -411,12 +575,17 @@ static void _check_scheduler(const conf_t *c, const char *file)
 			 v ? v : "sched/backfill");
 	libra_params_default(&p);
 	if (params && libra_params_parse(&p, params, err, sizeof(err))) {
-		/* the tariff's parser names it "libra_tariff: ..." */
+		/* the tariff's parser names it "libra_tariff: ...", the
+		 * speeds' "libra_node_speed: ..." */
 		if (!strncmp(err, "libra_tariff:", 13))
 			_finding(R_TARIFF, pw, "SchedulerParameters: %s",
 				 "write libra_tariff=HH:MM=RATE;HH:MM=RATE;... (times ascending, rates >= 0) or the absolute path of a file of 'HH:MM RATE' lines on the controller (sched_libra(8))",
 				 err);
-		else
+		else if (!strncmp(err, "libra_node_speed:", 17)) {
+			_finding(R_NODE_SPEED, pw, "SchedulerParameters: %s",
+				 NODE_SPEED_FIX, err);
+			node_speed_reported = true;
+		} else
 			_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
 				 "correct the value (sched_libra(8) lists every libra_* key and its range)",
 				 err);
@@ -941,6 +1110,120 @@ static void _check_tariff(const conf_t *c, const char *file)
 }
 
 /*
+ * The value of libra_node_speed in SchedulerParameters (malloc'd), NULL
+ * if not given.  Keys are split at the commas outside brackets, as the
+ * core's reader splits them (a hostlist such as n[1,3] is one key's).
+ */
+static char *_node_speed_spec(const char *params)
+{
+	static const char key[] = "libra_node_speed=";
+	char *v = NULL;
+
+	while (params && *params) {
+		const char *c = params;
+		int depth = 0;
+
+		for (; *c && (*c != ',' || depth > 0); c++) {
+			if (*c == '[')
+				depth++;
+			else if (*c == ']' && depth > 0)
+				depth--;
+		}
+		while (*params == ' ')
+			params++;
+		if (!strncmp(params, key, sizeof(key) - 1) && !v) {
+			const char *val = params + sizeof(key) - 1;
+			size_t n = (size_t) (c - val);
+
+			v = memcpy(_xrealloc(NULL, n + 1), val, n);
+			v[n] = '\0';
+		}
+		params = *c ? c + 1 : c;
+	}
+	return v;
+}
+
+/*
+ * libra_node_speed (design.md decision 43): slurmctld expands each
+ * hostlist with Slurm's own code, and logs an error for one it cannot
+ * expand (its nodes stay at speed 1) or that names a node it does not
+ * have (its known nodes are set).  Nodes made with "scontrol create"
+ * (MaxNodeCount set) are not in slurm.conf: names are then not looked up.
+ * The value is checked by the core's parser (libra_params_set()); its
+ * entries, "HOSTLIST:SPEED" with ';' between them, are then read here.
+ */
+static void _check_node_speed(const conf_t *c, const char *file)
+{
+	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
+	char *spec = _node_speed_spec(params), *entry, *save = NULL;
+	bool dynamic = _get(c, "MaxNodeCount", NULL) != NULL;
+	names_t known = { 0 };
+	libra_params_t p;
+	char err[512];
+
+	if (!spec)
+		return;
+	libra_params_default(&p);
+	if (libra_params_set(&p, "libra_node_speed", spec, err,
+			     sizeof(err))) {
+		if (!node_speed_reported)
+			_finding(R_NODE_SPEED, pw, "SchedulerParameters: %s",
+				 NODE_SPEED_FIX, err);
+		free(spec);
+		return;
+	}
+	_conf_nodes(c, &known);
+	for (entry = strtok_r(spec, ";", &save); entry;
+	     entry = strtok_r(NULL, ";", &save)) {
+		char *colon = strchr(entry, ':'), some[256] = "";
+		names_t ns = { 0 };
+		int unknown = 0, rc;
+		size_t used = 0;
+
+		if (!colon)
+			continue;	/* "none" */
+		*colon = '\0';
+		if ((rc = _hostlist_expand(entry, &ns)) == -2) {
+			_finding(R_NODE_SPEED, pw,
+				 "libra_node_speed: '%s' names more than %d nodes, more than libra-check expands (and than any cluster has)",
+				 "name only nodes of slurm.conf's NodeName lines",
+				 entry, HOSTLIST_MAX);
+			_names_free(&ns);
+			continue;
+		}
+		if (rc) {
+			_finding(R_NODE_SPEED, pw,
+				 "libra_node_speed: '%s' is not a hostlist Slurm expands: slurmctld logs an error and leaves its nodes at speed 1",
+				 "write names, and numeric ranges in brackets, lowest first (n[1-4,7], n[01-16], rack[1-2]n[1-8])",
+				 entry);
+			_names_free(&ns);
+			continue;
+		}
+		for (int i = 0; !dynamic && i < ns.n; i++) {
+			if (known.n && bsearch(&ns.v[i], known.v,
+					       (size_t) known.n,
+					       sizeof(*known.v), _cmp_name))
+				continue;
+			if (unknown++ < 4 && used < sizeof(some))
+				used += (size_t) snprintf(some + used,
+							  sizeof(some) - used,
+							  "%s%s",
+							  used ? ", " : "",
+							  ns.v[i]);
+		}
+		if (unknown)
+			_finding(R_NODE_SPEED, pw,
+				 "libra_node_speed: '%s' names %d node%s slurm.conf does not have (%s%s): slurmctld logs an error, and only the nodes it has get the speed",
+				 "name only nodes of slurm.conf's NodeName lines, as they are written there (n01 is not n1), or add the missing nodes",
+				 entry, unknown, unknown == 1 ? "" : "s",
+				 some, unknown > 4 ? ", ..." : "");
+		_names_free(&ns);
+	}
+	free(spec);
+	_names_free(&known);
+}
+
+/*
  * Does a PreemptMode value stop jobs (CANCEL, REQUEUE, SUSPEND; old
  * releases' CHECKPOINT)?  OFF, GANG, WITHIN and PRIORITY alone do not.
  */
@@ -1221,6 +1504,7 @@ int main(int argc, char **argv)
 	_check_cgroup(&c, file, cgroup);
 	_check_power(&c, file);
 	_check_tariff(&c, file);
+	_check_node_speed(&c, file);
 	_check_preempt(&c, file);
 	_check_private(&c, file);
 	if (running)

@@ -107,6 +107,29 @@ extern int libra_node_map_parse(libra_node_map_t *m, const char *key,
 	return 0;
 }
 
+extern char *libra_hostlist_next(char *s, char **save)
+{
+	char *tok, *c;
+	int depth = 0;
+
+	if (s)
+		*save = s;
+	for (tok = *save; tok && *tok == ','; tok++)
+		;
+	if (!tok || !*tok)
+		return NULL;
+	for (c = tok; *c && (*c != ',' || depth > 0); c++) {
+		if (*c == '[')
+			depth++;
+		else if (*c == ']' && depth > 0)
+			depth--;
+	}
+	if (*c)
+		*c++ = '\0';
+	*save = c;
+	return tok;
+}
+
 extern void libra_node_map_format(const libra_node_map_t *m, char *buf,
 				   size_t len)
 {

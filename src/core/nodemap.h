@@ -42,6 +42,13 @@ extern int libra_node_map_parse(libra_node_map_t *m, const char *key,
 				double max, const char *spec, char *err,
 				size_t errlen);
 
+/*
+ * strtok_r() on ',' but for the commas inside brackets: the next item of
+ * a comma-separated list whose items may be hostlists (n[1,3]) in s (the
+ * first call) or after *save; NULL at the end.  s is cut, as by strtok_r().
+ */
+extern char *libra_hostlist_next(char *s, char **save);
+
 /* The map as libra_node_map_parse() reads it ("none" when empty). */
 extern void libra_node_map_format(const libra_node_map_t *m, char *buf,
 				  size_t len);

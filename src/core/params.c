@@ -98,34 +98,6 @@ extern int libra_params_check(const libra_params_t *p, char *err,
 	return 0;
 }
 
-/*
- * strtok_r() on ',' but for the commas inside brackets: a hostlist such
- * as n[1,3] (libra_node_speed) is one key's, as Slurm's own
- * SchedulerParameters keys are found by their names, not split.
- */
-static char *_next_key(char *s, char **save)
-{
-	char *tok, *c;
-	int depth = 0;
-
-	if (s)
-		*save = s;
-	for (tok = *save; tok && *tok == ','; tok++)
-		;
-	if (!tok || !*tok)
-		return NULL;
-	for (c = tok; *c && (*c != ',' || depth > 0); c++) {
-		if (*c == '[')
-			depth++;
-		else if (*c == ']' && depth > 0)
-			depth--;
-	}
-	if (*c)
-		*c++ = '\0';
-	*save = c;
-	return tok;
-}
-
 extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 			      char *err, size_t errlen)
 {
@@ -139,7 +111,10 @@ extern int libra_params_parse(libra_params_t *p, const char *sched_params,
 	if (!(buf = strdup(sched_params)))
 		return params_fail(err, errlen, "SchedulerParameters", "",
 				   "out of memory");
-	for (tok = _next_key(buf, &save); tok; tok = _next_key(NULL, &save)) {
+	/* a hostlist such as n[1,3] (libra_node_speed) stays in one key, as
+	 * Slurm's own keys are found by their names, not split */
+	for (tok = libra_hostlist_next(buf, &save); tok;
+	     tok = libra_hostlist_next(NULL, &save)) {
 		char *val = strchr(tok, '=');
 		const param_def_t *d;
 

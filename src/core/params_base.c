@@ -211,6 +211,8 @@ const param_def_t params_defs[] = {
 	NUM("libra_power_interval",	power_interval,	1, 86400, false),
 	NUM("libra_power_boot",		power_boot,	0, 86400, false),
 	NUM("libra_power_shutdown",	power_shutdown,	0, 86400, false),
+	{ "libra_power_warm", KIND_DOUBLE, OFF(power_warm), { 0, 1e6, false,
+	  true }, NULL },
 	WORD("libra_tariff",		KIND_TARIFF,	tariff),
 	WORD("libra_tariff_price",	KIND_BOOL,	tariff_price),
 	WORD("libra_power_pace",	KIND_BOOL,	power_pace),

@@ -102,6 +102,8 @@ typedef struct libra_params {
 	double power_interval;	/* between decision points [s] */
 	double power_boot;	/* a node's boot, ResumeProgram to usable [s] */
 	double power_shutdown;	/* a node's removal [s] */
+	double power_warm;	/* nodes kept powered and idle (Sung's p_min;
+				 * whole) */
 	libra_tariff_t tariff;	/* per node-hour; n == 0: none */
 	bool tariff_price;	/* Libra+$'s PBase follows the tariff */
 	/* the site's terms and settlement (decision 37; settle.h) */

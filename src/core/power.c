@@ -87,7 +87,7 @@ extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 		return (boot_now || c->heuristic == LIBRA_POWER_STATIC) ?
 			LIBRA_POWER_UP : LIBRA_POWER_KEEP;
 	/* powered */
-	if (needed || c->heuristic == LIBRA_POWER_STATIC)
+	if (needed || n->exempt || c->heuristic == LIBRA_POWER_STATIC)
 		return LIBRA_POWER_KEEP;
 	switch (c->heuristic) {
 	case LIBRA_POWER_H1:
@@ -103,6 +103,46 @@ extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 	default:
 		return LIBRA_POWER_KEEP;
 	}
+}
+
+/* Powered (or booting) and idle once the actions are taken? */
+static bool _warm(const libra_power_node_t *n, libra_power_action_t a)
+{
+	if (n->busy)
+		return false;
+	if (n->state == LIBRA_NODE_OFF)
+		return a == LIBRA_POWER_UP;
+	return (n->state == LIBRA_NODE_ON || n->state == LIBRA_NODE_BOOTING) &&
+	       a != LIBRA_POWER_DOWN;
+}
+
+extern int libra_power_keep_idle(const libra_power_node_t *nodes,
+				 libra_power_action_t *act, int n,
+				 const bool *set, int keep)
+{
+	int have = 0, changed = 0;
+
+	for (int i = 0; i < n; i++)
+		if ((!set || set[i]) && _warm(&nodes[i], act[i]))
+			have++;
+	/* removals cancelled first: no boot, no cost of a cycle */
+	for (int i = 0; i < n && have < keep; i++)
+		if ((!set || set[i]) && !nodes[i].busy &&
+		    nodes[i].state == LIBRA_NODE_ON &&
+		    act[i] == LIBRA_POWER_DOWN) {
+			act[i] = LIBRA_POWER_KEEP;
+			have++;
+			changed++;
+		}
+	for (int i = 0; i < n && have < keep; i++)
+		if ((!set || set[i]) && !nodes[i].busy &&
+		    nodes[i].state == LIBRA_NODE_OFF &&
+		    act[i] != LIBRA_POWER_UP) {
+			act[i] = LIBRA_POWER_UP;
+			have++;
+			changed++;
+		}
+	return changed;
 }
 
 extern void libra_power_node_use(const libra_ledger_t *l, int node,

@@ -104,6 +104,8 @@ typedef struct libra_power_node {
 				 * (INFINITY: none) */
 	int idle_points;	/* consecutive decision points, this one
 				 * included, that found it idle (0 if busy) */
+	bool exempt;		/* never removed: the site's SuspendExcNodes
+				 * or SuspendExcParts */
 } libra_power_node_t;
 
 typedef enum {
@@ -134,6 +136,21 @@ extern libra_power_action_t libra_power_decide(const libra_power_cfg_t *c,
 					       const libra_tariff_t *t,
 					       const libra_power_node_t *n,
 					       double now);
+
+/*
+ * A warm pool (Sung's p_min; Slurm's SuspendExcNodes=LIST:COUNT): after
+ * libra_power_decide() has given each of the n nodes its action act[i],
+ * make at least "keep" of the nodes in "set" (NULL: all) powered and idle
+ * when the decision point ends: an idle powered (or booting) node kept
+ * counts, removals of idle nodes are cancelled in node order, then
+ * powered-down nodes deployed in node order, until there are "keep" or
+ * none is left to change.  Busy nodes do not count: the pool is what a
+ * job arriving now finds without a boot.  Returns how many actions it
+ * changed.
+ */
+extern int libra_power_keep_idle(const libra_power_node_t *nodes,
+				 libra_power_action_t *act, int n,
+				 const bool *set, int keep);
 
 /*
  * The start times worth trying for a job of "work" seconds of run time

@@ -554,6 +554,8 @@ static const struct {
 	  "86400.000001" },
 	{ K("libra_power_shutdown", power_shutdown), "0", false, "-0",
 	  "86400", "86400.000001" },
+	{ K("libra_power_warm", power_warm), "0", false, "-0", "1000000",
+	  "1000001" },
 	{ K("libra_penalty_cap", penalty_cap), "0", false, "-0", "1000000",
 	  "1000000.000001" },
 	{ K("libra_penalty_rate_max", penalty_rate_max), "0", false, "-0",

@@ -599,6 +599,87 @@ START_TEST(test_price_base_follows_the_tariff)
 }
 END_TEST
 
+/* A decision point's nodes and actions for the warm pool's tests. */
+#define NWARM 6
+
+START_TEST(test_power_exempt_node_is_never_removed)
+{
+	libra_tariff_t t = _tariff(DAYNIGHT);
+	libra_power_cfg_t c = _cfg(LIBRA_POWER_H1);
+	libra_power_node_t n = _node(LIBRA_NODE_ON, false, INFINITY, 5);
+
+	n.exempt = true;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 0), LIBRA_POWER_KEEP);
+	/* powered down already: booted only when work needs it */
+	n.state = LIBRA_NODE_OFF;
+	ck_assert_int_eq(libra_power_decide(&c, &t, &n, 0), LIBRA_POWER_KEEP);
+}
+END_TEST
+
+START_TEST(test_warm_pool_cancels_removals_before_booting)
+{
+	/* nodes: 0 busy, 1-3 idle and to be removed, 4-5 off */
+	libra_power_node_t n[NWARM];
+	libra_power_action_t a[NWARM];
+
+	for (int i = 0; i < NWARM; i++) {
+		n[i] = _node(i < 4 ? LIBRA_NODE_ON : LIBRA_NODE_OFF, i == 0,
+			     INFINITY, 2);
+		a[i] = i >= 1 && i <= 3 ? LIBRA_POWER_DOWN : LIBRA_POWER_KEEP;
+	}
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, NULL, 2), 2);
+	ck_assert_int_eq(a[1], LIBRA_POWER_KEEP);
+	ck_assert_int_eq(a[2], LIBRA_POWER_KEEP);
+	ck_assert_int_eq(a[3], LIBRA_POWER_DOWN);
+	ck_assert_int_eq(a[4], LIBRA_POWER_KEEP);
+	/* more than the idle powered nodes: the others kept, then booted */
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, NULL, 5), 3);
+	ck_assert_int_eq(a[3], LIBRA_POWER_KEEP);
+	ck_assert_int_eq(a[4], LIBRA_POWER_UP);
+	ck_assert_int_eq(a[5], LIBRA_POWER_UP);
+	/* nothing left to change: the busy node does not count */
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, NULL, 6), 0);
+}
+END_TEST
+
+START_TEST(test_warm_pool_counts_kept_and_booting_nodes)
+{
+	libra_power_node_t n[NWARM];
+	libra_power_action_t a[NWARM];
+
+	for (int i = 0; i < NWARM; i++) {
+		n[i] = _node(LIBRA_NODE_OFF, false, INFINITY, 0);
+		a[i] = LIBRA_POWER_KEEP;
+	}
+	n[0].state = LIBRA_NODE_ON;	/* idle, kept */
+	n[1].state = LIBRA_NODE_BOOTING;
+	n[2].state = LIBRA_NODE_STOPPING;	/* leaving: not warm */
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, NULL, 2), 0);
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, NULL, 3), 1);
+	ck_assert_int_eq(a[2], LIBRA_POWER_KEEP);	/* not booted */
+	ck_assert_int_eq(a[3], LIBRA_POWER_UP);
+}
+END_TEST
+
+START_TEST(test_warm_pool_of_a_set_like_suspend_exc_nodes_count)
+{
+	/* SuspendExcNodes=n[3-5]:1: one of nodes 3-5 stays warm, the rest
+	 * go as decided */
+	libra_power_node_t n[NWARM];
+	libra_power_action_t a[NWARM];
+	const bool set[NWARM] = { false, false, false, true, true, true };
+
+	for (int i = 0; i < NWARM; i++) {
+		n[i] = _node(LIBRA_NODE_ON, false, INFINITY, 2);
+		a[i] = LIBRA_POWER_DOWN;
+	}
+	ck_assert_int_eq(libra_power_keep_idle(n, a, NWARM, set, 1), 1);
+	for (int i = 0; i < NWARM; i++)
+		ck_assert_int_eq(a[i], i == 3 ? LIBRA_POWER_KEEP :
+					   LIBRA_POWER_DOWN);
+}
+END_TEST
+
 static Suite *_suite(void)
 {
 	Suite *s = suite_create("power");
@@ -617,6 +698,10 @@ static Suite *_suite(void)
 	tc = tcase_create("power");
 	T(tc, test_power_names);
 	T(tc, test_power_busy_node_is_never_removed);
+	T(tc, test_power_exempt_node_is_never_removed);
+	T(tc, test_warm_pool_cancels_removals_before_booting);
+	T(tc, test_warm_pool_counts_kept_and_booting_nodes);
+	T(tc, test_warm_pool_of_a_set_like_suspend_exc_nodes_count);
 	T(tc, test_power_h1_removes_idle_at_once_h2_after_two);
 	T(tc, test_power_static_keeps_and_deploys_everything);
 	T(tc, test_power_booked_work_deploys_a_node_in_time);

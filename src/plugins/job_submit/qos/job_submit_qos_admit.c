@@ -131,12 +131,20 @@ static void _predict(const job_desc_msg_t *job_desc, libra_sla_t *sla,
 static int _runtime_fits(const libra_sla_t *sla, const libra_params_t *p,
 			 const char *predict_txt, double begin, char **err_msg)
 {
+	/* on the fastest node, a reference runtime takes RE / its speed
+	 * (decision 43) */
+	double speed = libra_ledger_max_speed(libra_hub_ledger());
+	libra_sla_t fastest = *sla;
 	libra_sla_err_t rc;
 	char err[256];
 
-	if (!(rc = libra_sla_check_runtime(sla, err, sizeof(err))))
+	fastest.runtime = sla->runtime / speed;
+	if (!(rc = libra_sla_check_runtime(&fastest, err, sizeof(err))))
 		return SLURM_SUCCESS;
 	xstrfmtcat(*err_msg, "libra: rejected: %s", err);
+	if (speed != 1.0)
+		xstrfmtcat(*err_msg, " (the runtime on the fastest node, of speed %g: libra_node_speed)",
+			   speed);
 	if (*predict_txt)
 		xstrfmtcat(*err_msg, "%s", predict_txt);
 	else if (p->predict != LIBRA_PREDICT_NONE)

@@ -43,6 +43,7 @@
 #include "ledger.h"
 #include "libra_compat.h"
 #include "libra_slurm.h"
+#include "nodemap.h"
 #include "power.h"
 #include "sched_libra.h"
 
@@ -121,12 +122,89 @@ static bool _busy_in_slurm(node_record_t *node_ptr)
 	       IS_NODE_COMPLETING(node_ptr);
 }
 
+/*
+ * The site's exclusions from power saving (Slurm's own rules for its
+ * power save, kept by ours; decision 24): SuspendExcParts' nodes and
+ * SuspendExcNodes' are never powered down; an item "LIST:COUNT" of
+ * SuspendExcNodes instead keeps COUNT nodes of LIST powered and idle, as
+ * slurmctld's power save does.  Without act, the exempt nodes are marked
+ * in n[]; with it, the counted sets applied to act[].  Node write lock.
+ */
+static void _site_exclusions(libra_power_node_t *n, libra_power_action_t *act,
+			     const bool *usable)
+{
+	char *list = xstrdup(slurm_conf.suspend_exc_nodes), *item, *save;
+	char *parts = xstrdup(slurm_conf.suspend_exc_parts), *name;
+	bool *set = xcalloc(node_record_count + 1, sizeof(*set));
+
+	for (item = libra_hostlist_next(list, &save); item;
+	     item = libra_hostlist_next(NULL, &save)) {
+		char *colon = strrchr(item, ':');
+		bitstr_t *b = NULL;
+		int count = -1;
+
+		if (colon && !strchr(colon, ']')) {
+			*colon = '\0';
+			count = atoi(colon + 1);
+		}
+		if (libra_node_name2bitmap(item, &b))
+			debug("sched/libra: power: SuspendExcNodes names nodes slurm.conf lacks: %s",
+			      item);
+		for (int i = 0; b && i < node_record_count; i++) {
+			set[i] = bit_test(b, i) && usable[i];
+			if (set[i] && count < 0 && !act)
+				n[i].exempt = true;
+		}
+		if (b && count > 0 && act)
+			(void) libra_power_keep_idle(n, act, node_record_count,
+						     set, count);
+		FREE_NULL_BITMAP(b);
+	}
+	for (name = act ? NULL : strtok_r(parts, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		part_record_t *part_ptr = find_part_record(name);
+
+		for (int i = 0; part_ptr && part_ptr->node_bitmap &&
+		     i < node_record_count; i++)
+			if (bit_test(part_ptr->node_bitmap, i))
+				n[i].exempt = true;
+	}
+	xfree(set);
+	xfree(parts);
+	xfree(list);
+}
+
+/* What the power plan sees of node i now: its state and use. */
+static void _node_now(int i, node_record_t *node_ptr, time_t now,
+		      bool decision, libra_power_node_t *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->state = libra_slurm_node_power(node_ptr);
+	libra_hub_lock();
+	if (i < libra_ledger_node_count(libra_hub_ledger()))
+		libra_power_node_use(libra_hub_ledger(), i, (double) now,
+				     &n->busy, &n->next_use);
+	else
+		n->busy = false, n->next_use = INFINITY;
+	libra_hub_unlock();
+	n->busy = n->busy || _busy_in_slurm(node_ptr);
+	if (!decision)
+		;	/* idle points count decision points */
+	else if (n->state == LIBRA_NODE_ON && !n->busy)
+		pw.idle_points[i]++;
+	else
+		pw.idle_points[i] = 0;
+	n->idle_points = pw.idle_points[i];
+}
+
 extern void libra_power_pass(time_t now)
 {
 	libra_params_t p;
 	libra_power_cfg_t cfg;
+	libra_power_node_t *n;
+	libra_power_action_t *act;
+	bool *usable, decision;
 	char *down = NULL, *up = NULL;
-	bool decision;
 
 	LIBRA_LOCKED(NODE_LOCK, WRITE_LOCK);
 	libra_hub_lock();
@@ -147,44 +225,58 @@ extern void libra_power_pass(time_t now)
 	cfg = libra_params_power(&p);
 	cfg.lead = 2.0 * p.interval;
 
+	n = xcalloc(node_record_count + 1, sizeof(*n));
+	act = xcalloc(node_record_count + 1, sizeof(*act));
+	usable = xcalloc(node_record_count + 1, sizeof(*usable));
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
-		libra_power_node_t n;
-		libra_power_action_t a;
 
 		/* never act on a node that is down or drained */
 		if (!node_ptr || !libra_slurm_node_usable(node_ptr)) {
 			pw.idle_points[i] = 0;
+			n[i].busy = true;	/* in no pool */
 			continue;
 		}
-		n.state = libra_slurm_node_power(node_ptr);
-		if (!decision && n.state != LIBRA_NODE_OFF)
+		if (!decision &&
+		    libra_slurm_node_power(node_ptr) != LIBRA_NODE_OFF)
 			continue;
-		libra_hub_lock();
-		if (i < libra_ledger_node_count(libra_hub_ledger()))
-			libra_power_node_use(libra_hub_ledger(), i,
-					     (double) now, &n.busy,
-					     &n.next_use);
-		else
-			n.busy = false, n.next_use = INFINITY;
-		libra_hub_unlock();
-		n.busy = n.busy || _busy_in_slurm(node_ptr);
-		if (!decision)
-			;	/* idle points count decision points */
-		else if (n.state == LIBRA_NODE_ON && !n.busy)
-			pw.idle_points[i]++;
-		else
-			pw.idle_points[i] = 0;
-		n.idle_points = pw.idle_points[i];
-		a = libra_power_decide(&cfg, &p.tariff, &n, (double) now);
-		if (!decision && a != LIBRA_POWER_UP)
-			continue;
-		if (a == LIBRA_POWER_DOWN)
-			xstrfmtcat(down, "%s%s", down ? "," : "",
-				   node_ptr->name);
-		else if (a == LIBRA_POWER_UP)
-			xstrfmtcat(up, "%s%s", up ? "," : "", node_ptr->name);
+		usable[i] = true;
+		_node_now(i, node_ptr, now, decision, &n[i]);
 	}
+	if (decision) {
+		/* the exemptions before the decisions, the pools after */
+		_site_exclusions(n, NULL, usable);
+		for (int i = 0; i < node_record_count; i++)
+			if (usable[i])
+				act[i] = libra_power_decide(&cfg, &p.tariff,
+							    &n[i],
+							    (double) now);
+		_site_exclusions(n, act, usable);
+		/* the warm pool (Sung's p_min), over every usable node */
+		if (p.power_warm > 0.0)
+			(void) libra_power_keep_idle(n, act, node_record_count,
+						     usable,
+						     (int) p.power_warm);
+	} else {
+		for (int i = 0; i < node_record_count; i++)
+			if (usable[i])
+				act[i] = libra_power_decide(&cfg, &p.tariff,
+							    &n[i],
+							    (double) now);
+	}
+	for (int i = 0; i < node_record_count; i++) {
+		if (!usable[i] || (!decision && act[i] != LIBRA_POWER_UP))
+			continue;
+		if (act[i] == LIBRA_POWER_DOWN)
+			xstrfmtcat(down, "%s%s", down ? "," : "",
+				   node_record_table_ptr[i]->name);
+		else if (act[i] == LIBRA_POWER_UP)
+			xstrfmtcat(up, "%s%s", up ? "," : "",
+				   node_record_table_ptr[i]->name);
+	}
+	xfree(n);
+	xfree(act);
+	xfree(usable);
 	if (decision)
 		debug("sched/libra: power (%s): decision at %ld, rate %g per node-hour",
 		      libra_power_name(p.power), (long) now,
@@ -197,7 +289,6 @@ extern void libra_power_pass(time_t now)
 	xfree(up);
 }
 
-/* Does the file end in a line torn by a crash (no newline)? */
 static bool _torn(int fd)
 {
 	struct stat st;
