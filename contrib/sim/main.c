@@ -34,6 +34,7 @@
 
 #include "alloc.h"
 #include "energy.h"
+#include "ledger.h"
 #include "metrics.h"
 #include "outcome.h"
 #include "params.h"
@@ -64,7 +65,7 @@ enum {
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
 	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY, OPT_PENALTY_CAP,
 	OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC, OPT_BAG_TASKS,
-	OPT_BAG_THROTTLE, OPT_BAG_MODE,
+	OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS, OPT_SPEED_BLIND,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -132,6 +133,8 @@ static const struct option long_opts[] = {
 	{ "bag-tasks", required_argument, NULL, OPT_BAG_TASKS },
 	{ "bag-throttle", required_argument, NULL, OPT_BAG_THROTTLE },
 	{ "bag-mode", required_argument, NULL, OPT_BAG_MODE },
+	{ "speeds", required_argument, NULL, OPT_SPEEDS },
+	{ "speed-blind", no_argument, NULL, OPT_SPEED_BLIND },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
 	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
 	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
@@ -184,6 +187,12 @@ static void _usage(FILE *f)
 "                          per processor from SWF field 10, 7, or 10 else 7\n"
 "                          (none; needs --node-memory)\n"
 "  --node-memory MB        memory of each 1-CPU node (time-shared policies)\n"
+"  --speeds LIST           node speeds against the reference CPU of the\n"
+"                          run times, S or SxN (N nodes) between commas,\n"
+"                          cycled over the nodes: 0.5,1.5 or 0.5x50,1.5x50\n"
+"                          (all 1; time-shared policies)\n"
+"  --speed-blind           admission believes every node is of speed 1;\n"
+"                          the jobs still run at the --speeds\n"
 "  --reserve-frac F        fraction of jobs that book a later start (0)\n"
 "  --reserve-lead S        a booked start, seconds after submission (3600)\n"
 "  --bag-frac F            fraction of jobs made bags of tasks (0)\n"
@@ -555,6 +564,67 @@ static uint64_t _node_memory(const char *opt, const char *a)
 	return mb;
 }
 
+/* The most processors --procs takes, hence the longest --speeds list. */
+#define SIM_PROCS_MAX 1000000
+
+/*
+ * --speeds LIST (doc/design.md decision 43): entries S or SxN between
+ * commas, S a node's speed against the reference CPU, in (0,
+ * LIBRA_SPEED_MAX], N how many nodes in a row have it (1..SIM_PROCS_MAX,
+ * default 1); node k gets the (k mod length)-th speed of the list so
+ * written out.  Every error names the entry.
+ */
+static void _speeds(sim_config_t *cfg, const char *a)
+{
+	char *copy = sim_xmalloc(strlen(a) + 1), *p, *end;
+	double *v = NULL;
+	long n = 0;
+
+	strcpy(copy, a);
+	p = copy;
+	for (;;) {
+		char *comma = strchr(p, ','), *x;
+		double speed;
+		long count = 1;
+
+		if (comma)
+			*comma = '\0';
+		if (!*p)
+			_usage_error("--speeds: an empty entry in '%s' (write "
+				     "speeds as 0.5,1.5 or 0.5x50,1.5x50)", a);
+		x = strchr(p, 'x');
+		if (x) {
+			*x = '\0';
+			errno = 0;
+			count = strtol(x + 1, &end, 10);
+			if (!isdigit((unsigned char) x[1]) || *end ||
+			    errno == ERANGE || count < 1 ||
+			    count > SIM_PROCS_MAX)
+				_usage_error("--speeds: '%s' in entry "
+					     "'%sx%s' is not a number of "
+					     "nodes (1..%d)", x + 1, p, x + 1,
+					     SIM_PROCS_MAX);
+		}
+		if (!*p)
+			_usage_error("--speeds: entry 'x%s' has no speed",
+				     x + 1);
+		speed = _num("speeds", p, 0, true, LIBRA_SPEED_MAX, false);
+		if (n + count > SIM_PROCS_MAX)
+			_usage_error("--speeds: '%s' gives more than %d nodes",
+				     a, SIM_PROCS_MAX);
+		v = sim_xrealloc(v, (size_t) (n + count) * sizeof(*v));
+		while (count--)
+			v[n++] = speed;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	free(copy);
+	free(cfg->speeds);	/* given twice: the last counts */
+	cfg->speeds = v;
+	cfg->nspeeds = (int) n;
+}
+
 /* --tier: a tier for every job, or each job's from its urgency. */
 static void _tier(sim_config_t *cfg, const char *a)
 {
@@ -779,6 +849,19 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 		_usage_error("--suspend-time needs --power slurm");
 	if ((power_opts & 8) && !libra_power_defers(cfg->power))
 		_usage_error("--power-pace needs --power h3 or h5");
+	if (cfg->speed_blind && !cfg->speeds)
+		_usage_error("--speed-blind needs --speeds");
+	if (cfg->speeds && cfg->all)
+		_usage_error("--speeds: --policy all runs the space-shared "
+			     "policies, which model no node speeds; name a "
+			     "time-shared policy (libra, libra+$, librasla, "
+			     "librariskd, libra+$auto, fixed, peak)");
+	if (cfg->speeds && !sim_policy_timeshared(cfg->policy))
+		_usage_error("--speeds: %s is space-shared and models no node "
+			     "speeds; --speeds is for the time-shared policies "
+			     "(libra, libra+$, librasla, librariskd, "
+			     "libra+$auto, fixed, peak)",
+			     sim_policy_name(cfg->policy));
 }
 
 static void _parse(int argc, char **argv, sim_config_t *cfg)
@@ -815,7 +898,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			cfg->trace = _file(name, a);
 			break;
 		case OPT_PROCS:
-			cfg->procs = (int) _int(name, a, 1, 1000000);
+			cfg->procs = (int) _int(name, a, 1, SIM_PROCS_MAX);
 			break;
 		case OPT_LAST:
 			cfg->last = _int(name, a, 1, LONG_MAX);
@@ -840,6 +923,12 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_TIER:
 			_tier(cfg, a);
+			break;
+		case OPT_SPEEDS:
+			_speeds(cfg, a);
+			break;
+		case OPT_SPEED_BLIND:
+			cfg->speed_blind = true;
 			break;
 		case OPT_SEED:
 			cfg->seed = _seed(a);
@@ -1173,6 +1262,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 		return rc == -2 ? 2 : 1;
 	}
+	if (cfg.speeds && cfg.nspeeds > w.procs) {
+		fprintf(stderr, PROG ": --speeds: %d speeds for a machine of %d "
+			"nodes\nTry '" PROG " --help' for more information.\n",
+			cfg.nspeeds, w.procs);
+		sim_workload_free(&w);
+		return 2;
+	}
 	/* the tariff's clock, once for every policy; peak reads its hours
 	 * on it (doc/design.md decision 3) */
 	if (cfg.power_on || (!cfg.all && cfg.policy == SIM_PEAK)) {
@@ -1240,5 +1336,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	sim_workload_free(&w);
+	free(cfg.speeds);
 	return rc;
 }

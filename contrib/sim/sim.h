@@ -179,6 +179,16 @@ typedef struct sim_config {
 	bool power_pace;	/* a deferred job's share aimed at the end
 				 * of the tariff's stretch it begins in */
 
+	/* node speeds (--speeds; doc/design.md decision 43), time-shared
+	 * policies only: node k's CPU runs speeds[k % nspeeds] times the
+	 * reference CPU that run times and estimates are given in (NULL:
+	 * every node at 1); speed_blind: the ledger is not told them
+	 * (admission believes every node is the reference CPU), while the
+	 * jobs still run at the nodes' speeds */
+	double *speeds;
+	int nspeeds;
+	bool speed_blind;
+
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
 

@@ -8,8 +8,9 @@
  *
  *  The machine is P ledger nodes of one CPU each (an SP2 node is one
  *  processor, thesis 3.5.1).  A job on k processors has one part on each
- *  of k nodes.  A part's actual work is the trace run time R; the ledger
- *  knows only the estimate RE.
+ *  of k nodes.  A part's actual work is the trace run time R (on a node
+ *  of speed 1: see "Node speeds" below); the ledger knows only the
+ *  estimate RE.
  *
  *  CPU sharing on a node (thesis 6.4.2, "remaining free processor time is
  *  distributed among all jobs ... according to the computed processor time
@@ -83,6 +84,21 @@
  *  no rate in this model, only add events.  --bag-mode each submits the
  *  tasks as jobs of their own.
  *
+ *  Node speeds (--speeds; doc/design.md decision 43): node j's CPU runs
+ *  speed_j times the reference CPU that R and RE are given in, so a part
+ *  there has R / speed_j of the node's CPU-seconds of actual work, and its
+ *  done is counted in them (the CPU sharing above is in the node's
+ *  seconds, as the ledger's shares are: RE / (speed_j (TD - now))).  The
+ *  ledger is told each node's speed and takes progress in reference
+ *  seconds, the node's CPU-seconds x its speed; the plans (--predict)
+ *  are reference seconds too.  --speed-blind tells the ledger nothing:
+ *  every node is of speed 1 to the core, which is then reported the
+ *  node's CPU-seconds as they are, as a speed-unaware cluster would
+ *  report them, while the parts still run at their nodes' speeds.  A
+ *  node's "ledger speed" (lspeed) converts between the two; with every
+ *  speed 1 each conversion is exact, so the results are those without
+ *  speeds, bit for bit.
+ *
  *  Cost: each node keeps the time its next part ends, recomputed only when
  *  its set of parts or their weights change, in an indexed min-heap; an
  *  arrival touches every running part once (progress), which it must.
@@ -110,8 +126,9 @@
 
 typedef struct {
 	int job;		/* job index */
-	double work;		/* actual CPU-seconds it needs: R */
-	double done;		/* actual CPU-seconds done */
+	double work;		/* actual CPU-seconds it needs: R / the
+				 * node's speed (its CPU-seconds) */
+	double done;		/* actual CPU-seconds done (the node's) */
 	double share;		/* the ledger's share */
 	double w;		/* CPU weight: the share (see _sla_weights);
 				 * 0 while pending */
@@ -131,6 +148,11 @@ typedef struct {
 	bool lazy;		/* the parts' share and w are the ledger
 				 * entries' shares, in order, not copied
 				 * yet (_progress_all(); _weights()) */
+	double speed;		/* the CPU's speed against the reference
+				 * (--speeds; 1) */
+	double lspeed;		/* the speed the ledger knows: speed, or 1
+				 * under --speed-blind; the node's CPU-
+				 * seconds x lspeed are what it is told */
 } tnode_t;
 
 typedef struct {
@@ -605,12 +627,15 @@ slow:
 /* --self-check: the ledger's share is the thesis' Fig. 3.3 partition,
  * (RE - cpu_done) / (TD - now), clamped as share.h says; TD is the target
  * its admission aimed the share at (a due date, decision 18).  A pending
- * part keeps the share committed for its begin. */
+ * part keeps the share committed for its begin.  In the node's seconds:
+ * RE / its speed, the CPU-seconds done there (decision 43). */
 static int _check_part(ts_t *s, int node, int k, double now)
 {
-	const part_t *pt = &s->nodes[node].p[k];
+	const tnode_t *nd = &s->nodes[node];
+	const part_t *pt = &nd->p[k];
 	const sim_job_t *j = &s->w->jobs[pt->job];
-	double want = libra_share(s->plan ? s->plan[pt->job] : j->estimate,
+	double want = libra_share((s->plan ? s->plan[pt->job] : j->estimate) /
+				  nd->lspeed,
 				  pt->done,
 				  pt->pending ? s->begin[pt->job] : now,
 				  s->target[pt->job], s->p.share_min);
@@ -647,8 +672,9 @@ static int _progress_begun(ts_t *s, int node, double now)
 
 		if (pt->pending)
 			continue;
+		/* in reference seconds (decision 43) */
 		if (libra_ledger_progress(s->l, (uint32_t) pt->job, node,
-					  pt->done, now)) {
+					  pt->done * nd->lspeed, now)) {
 			snprintf(s->err, s->errlen, "core: libra_ledger_"
 				 "progress(job %ld, node %d) failed",
 				 s->w->jobs[pt->job].id, node);
@@ -672,7 +698,8 @@ static double _pred_cap(const ts_t *s, const sim_job_t *j)
 /*
  * --predict: re-plan job i, which has reached its plan on some node:
  * predict it again conditioned on the most CPU any of its parts has done
- * (libra_predict(), never above RE), and, when that is longer, commit it
+ * (in reference seconds, a node's CPU-seconds x its speed;
+ * libra_predict(), never above RE), and, when that is longer, commit it
  * again on its nodes with the new plan.  Its parts become extended, and
  * the node's parts are put back in the ledger's entry order.
  */
@@ -692,7 +719,7 @@ static int _replan(ts_t *s, int i, double now)
 
 		for (k = 0; k < nd->n; k++)
 			if (nd->p[k].job == i)
-				done = fmax(done, nd->p[k].done);
+				done = fmax(done, nd->p[k].done * nd->lspeed);
 	}
 	rp.user = j->user;
 	rp.group = j->group;
@@ -757,9 +784,11 @@ static int _replan_all(ts_t *s, double now)
 		for (int k = 0; k < nd->n; k++) {
 			const part_t *pt = &nd->p[k];
 
+			/* the plan in the node's seconds */
 			if (pt->pending || s->stamp[pt->job] == s->nstamp ||
 			    pt->work - pt->done <= WORK_EPS ||
-			    pt->done < s->plan[pt->job] - WORK_EPS)
+			    pt->done < s->plan[pt->job] / nd->lspeed -
+				       WORK_EPS)
 				continue;
 			s->stamp[pt->job] = s->nstamp;
 			s->replan[nr++] = pt->job;
@@ -818,7 +847,7 @@ static int _progress_lazy(ts_t *s, int node, double now)
 		}
 		if (run)
 			pt->done += w * f;
-		s->done[k] = pt->done;
+		s->done[k] = pt->done * nd->lspeed;	/* reference s */
 		if (pt->work - pt->done < minleft)
 			minleft = pt->work - pt->done;
 	}
@@ -839,7 +868,8 @@ static int _progress_lazy(ts_t *s, int node, double now)
 
 /*
  * Job Control: bring every node's parts up to now, report their progress
- * to the ledger (libra_ledger_progress_node), and take the shares it
+ * to the ledger (libra_ledger_progress_node; in reference seconds, the
+ * node's CPU-seconds x its ledger speed), and take the shares it
  * recomputes.
  */
 static int _progress_all(ts_t *s, double now)
@@ -886,11 +916,13 @@ static int _progress_all(ts_t *s, double now)
 		if (dt > 0 && nd->sw > 0) {
 			double f = dt / nd->sw;
 
-			for (int k = 0; k < nd->n; k++)
-				s->done[k] = nd->p[k].done += nd->p[k].w * f;
+			for (int k = 0; k < nd->n; k++) {
+				nd->p[k].done += nd->p[k].w * f;
+				s->done[k] = nd->p[k].done * nd->lspeed;
+			}
 		} else {
 			for (int k = 0; k < nd->n; k++)
-				s->done[k] = nd->p[k].done;
+				s->done[k] = nd->p[k].done * nd->lspeed;
 		}
 		nd->t = now;
 		if (libra_ledger_progress_node(s->l, n, s->done, nd->n,
@@ -912,10 +944,11 @@ synced:
 }
 
 /*
- * The actual work of the part on the k-th CPU of job j's placement: R, or
- * for a bag (--bag-frac) what its lane runs, CPU k / (the task's CPUs)
- * being on lane k / procs: its tasks' run times, back to back (see the
- * top).
+ * The actual work of the part on the k-th CPU of job j's placement, in
+ * reference seconds: R, or for a bag (--bag-frac) what its lane runs,
+ * CPU k / (the task's CPUs) being on lane k / procs: its tasks' run
+ * times, back to back (see the top).  _place() divides it by the node's
+ * speed.
  */
 static double _part_work(const sim_job_t *j, int k)
 {
@@ -968,7 +1001,8 @@ static int _place(ts_t *s, int i, const libra_sla_t *sla, double now)
 			nd->p = sim_xrealloc(nd->p, nd->cap * sizeof(*nd->p));
 		}
 		nd->p[nd->n].job = i;
-		nd->p[nd->n].work = _part_work(j, k);
+		/* the node's CPU-seconds (decision 43) */
+		nd->p[nd->n].work = _part_work(j, k) / nd->speed;
 		nd->p[nd->n].done = 0.0;
 		nd->p[nd->n].share = nd->p[nd->n].w = 0.0;
 		nd->p[nd->n].pending = s->booked[i];
@@ -1405,7 +1439,8 @@ static int _predict_setup(ts_t *s)
 	return 0;
 }
 
-/* One 1-CPU ledger node per processor, node k at index k, each idle. */
+/* One 1-CPU ledger node per processor, node k at index k, each idle, at
+ * its --speeds speed, which the ledger is told unless --speed-blind. */
 static int _nodes_setup(ts_t *s)
 {
 	const sim_config_t *cfg = s->cfg;
@@ -1427,10 +1462,28 @@ static int _nodes_setup(ts_t *s)
 				 "node_resources(%s)", name);
 			return -1;
 		}
+		s->nodes[k].speed = cfg->speeds ?
+				    cfg->speeds[k % cfg->nspeeds] : 1.0;
 		s->nodes[k].next = INFINITY;
 		s->heap[k] = k;
 		s->pos[k] = k;
 	}
+	if (cfg->speeds && !cfg->speed_blind) {
+		double *v = sim_xmalloc((size_t) s->nnodes * sizeof(*v));
+		int rc;
+
+		for (k = 0; k < s->nnodes; k++)
+			v[k] = s->nodes[k].speed;
+		rc = libra_ledger_set_speeds(s->l, v, s->nnodes);
+		free(v);
+		if (rc) {
+			snprintf(s->err, s->errlen, "core: libra_ledger_set_"
+				 "speeds() refused the --speeds");
+			return -1;
+		}
+	}
+	for (k = 0; k < s->nnodes; k++)
+		s->nodes[k].lspeed = libra_ledger_node_speed(s->l, k);
 	return 0;
 }
 
