@@ -502,6 +502,8 @@ int main(int argc, char **argv)
 	p.tariff.offset = libra_tariff_local_offset();
 	if (libra_params_parse(&p, o.sched_params, err, sizeof(err)))
 		_die("--params: %s", err);
+	if (p.node_speed.n || p.node_price.n)
+		fprintf(stderr, "libra-replay: libra_node_speed and libra_node_price are not applied (this tool does not expand hostlists): every node replays at speed 1 and the base price, so decisions made with other speeds or prices may differ\n");
 	l = libra_ledger_create(p.share_min);
 	_read_nodes(l, o.nodes);
 	_read_sacct(l, o.sacct);

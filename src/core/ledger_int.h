@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  ledger_int.h - internal to the ledger (ledger.c, ledger_window.c), not
- *  part of the core's API: the ledger's layout (see ledger.c), the small
- *  helpers both files call for each node or entry (inline, as they were
- *  in ledger.c), and the steps they share, each described where it is
- *  defined, in ledger.c.  Hidden from libslurm_libra.so's exported
+ *  ledger_int.h - internal to the ledger (ledger.c, ledger_node.c,
+ *  ledger_window.c), not part of the core's API: the ledger's layout (see
+ *  ledger.c), the small helpers the files call for each node or entry
+ *  (inline, as they were in ledger.c), and the steps they share, each
+ *  described where it is defined, in ledger.c.  Hidden from libslurm_libra.so's exported
  *  symbols, which stay the core's libra_* functions.
 \*****************************************************************************/
 
