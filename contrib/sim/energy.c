@@ -173,6 +173,9 @@ extern void sim_power_init(sim_power_t *pw, const sim_config_t *cfg, int n,
 	pw->n = n;
 	pw->en = en;
 	pw->node = sim_xcalloc((size_t) n, sizeof(*pw->node));
+	pw->warm = cfg->power_warm;
+	pw->view = sim_xcalloc((size_t) n, sizeof(*pw->view));
+	pw->act = sim_xcalloc((size_t) n, sizeof(*pw->act));
 	for (int k = 0; k < n; k++) {
 		pw->node[k].state = LIBRA_NODE_ON;
 		pw->node[k].wake = INFINITY;
@@ -194,7 +197,11 @@ extern void sim_power_init(sim_power_t *pw, const sim_config_t *cfg, int n,
 extern void sim_power_free(sim_power_t *pw)
 {
 	free(pw->node);
+	free(pw->view);
+	free(pw->act);
 	pw->node = NULL;
+	pw->view = NULL;
+	pw->act = NULL;
 }
 
 extern bool sim_power_ready(const sim_power_t *pw, int node, double now,

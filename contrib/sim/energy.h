@@ -36,6 +36,10 @@ typedef struct sim_power {
 	int n;
 	sim_pnode_t *node;
 	double next_dp;		/* next decision point; INFINITY: none */
+	int warm;		/* --power-warm: nodes kept powered and idle */
+	libra_power_node_t *view;	/* a decision point's view of each
+					 * node, and the action for it */
+	libra_power_action_t *act;
 	sim_energy_t *en;
 } sim_power_t;
 

@@ -63,9 +63,10 @@ enum {
 	OPT_PREDICT_RISK, OPT_PREDICT_MIN, OPT_PREDICT_HARD, OPT_PREDICT_PROTECT,
 	OPT_PREDICT_PACE, OPT_PREDICT_SOFT_CAP, OPT_POWER, OPT_TARIFF,
 	OPT_TARIFF_START, OPT_POWER_INTERVAL, OPT_BOOT, OPT_SHUTDOWN,
-	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_ECONOMY, OPT_PENALTY_CAP,
-	OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC, OPT_BAG_TASKS,
-	OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS, OPT_SPEED_BLIND,
+	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_POWER_WARM, OPT_ECONOMY,
+	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
+	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
+	OPT_SPEED_BLIND,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -150,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "shutdown", required_argument, NULL, OPT_SHUTDOWN },
 	{ "suspend-time", required_argument, NULL, OPT_SUSPEND_TIME },
 	{ "power-pace", required_argument, NULL, OPT_POWER_PACE },
+	{ "power-warm", required_argument, NULL, OPT_POWER_WARM },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -220,6 +222,8 @@ static void _usage(FILE *f)
 "  --suspend-time S        --power slurm: idle time before power down (600)\n"
 "  --power-pace P          on | off: h3, h5 aim a deferred job's share at\n"
 "                          the end of the tariff's stretch it begins in (off)\n"
+"  --power-warm N          h1, h2, h3, h5: keep at least N nodes powered and\n"
+"                          idle after each decision point (0)\n"
 "\n"
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
@@ -699,7 +703,8 @@ static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
  * The power options (--power and what needs it): option c, if it is one,
  * taken into cfg; *power_opts notes which kinds were given (1 --power, 2
  * what needs --power, 4 what needs --power slurm, 8 --power-pace, 16
- * --tariff-start, which peak's clock also takes) for _parse_check().
+ * --tariff-start, which peak's clock also takes, 32 --power-warm) for
+ * _parse_check().
  */
 static bool _power_opt(sim_config_t *cfg, int c, const char *name,
 		       const char *a, int *power_opts)
@@ -747,6 +752,12 @@ static bool _power_opt(sim_config_t *cfg, int c, const char *name,
 	case OPT_SUSPEND_TIME:
 		cfg->suspend_time = _num(name, a, 0, false, 1e8, false);
 		*power_opts |= 4;
+		return true;
+	case OPT_POWER_WARM:
+		/* libra_power_warm's range: a whole number of nodes */
+		cfg->power_warm = (int) KEYED(name, "libra_power_warm",
+					      power_warm, a);
+		*power_opts |= 32;
 		return true;
 	default:
 		return false;
@@ -849,6 +860,9 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 		_usage_error("--suspend-time needs --power slurm");
 	if ((power_opts & 8) && !libra_power_defers(cfg->power))
 		_usage_error("--power-pace needs --power h3 or h5");
+	if ((power_opts & 32) && (!cfg->power_on || cfg->power_slurm ||
+				  cfg->power == LIBRA_POWER_STATIC))
+		_usage_error("--power-warm needs --power h1, h2, h3 or h5");
 	if (cfg->speed_blind && !cfg->speeds)
 		_usage_error("--speed-blind needs --speeds");
 	if (cfg->speeds && cfg->all)

@@ -178,6 +178,9 @@ typedef struct sim_config {
 	double power_interval, boot, shutdown, suspend_time;
 	bool power_pace;	/* a deferred job's share aimed at the end
 				 * of the tariff's stretch it begins in */
+	int power_warm;		/* nodes kept powered and idle after each
+				 * decision point (libra_power_warm; 0:
+				 * none) */
 
 	/* node speeds (--speeds; doc/design.md decision 43), time-shared
 	 * policies only: node k's CPU runs speeds[k % nspeeds] times the

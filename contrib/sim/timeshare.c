@@ -1114,7 +1114,8 @@ static int _begin(ts_t *s, int i, double now)
  * decision point the core's libra_power_decide() for every node, with
  * what the ledger says of it (libra_power_node_use(), as sched/libra
  * asks: busy, a job on it has begun; next_use, its earliest booked
- * begin).
+ * begin), then --power-warm's pool (libra_power_keep_idle(): at least
+ * that many nodes left powered and idle).
  */
 static void _power_event(ts_t *s, double now)
 {
@@ -1132,25 +1133,42 @@ static void _power_event(ts_t *s, double now)
 				sim_power_down(pw, k, now);
 	}
 	if (now >= pw->next_dp) {
+		/* every node's decision first, then the warm pool over them
+		 * (sched/libra's libra_power_pass()), then the actions */
 		for (int k = 0; k < s->nnodes; k++) {
 			sim_pnode_t *pn = &pw->node[k];
-			libra_power_node_t v = { .state = pn->state };
+			libra_power_node_t *v = &pw->view[k];
 
-			libra_power_node_use(s->l, k, now, &v.busy,
-					     &v.next_use);
-			pn->idle_points = v.busy ? 0 : pn->idle_points + 1;
-			v.idle_points = pn->idle_points;
-			switch (libra_power_decide(&pw->pc, &pw->tariff, &v,
-						   now)) {
+			*v = (libra_power_node_t) { .state = pn->state };
+			libra_power_node_use(s->l, k, now, &v->busy,
+					     &v->next_use);
+			pn->idle_points = v->busy ? 0 : pn->idle_points + 1;
+			v->idle_points = pn->idle_points;
+			pw->act[k] = libra_power_decide(&pw->pc, &pw->tariff, v,
+							now);
+			if (s->nodes[k].n > s->nodes[k].npending) {
+				/* a part runs: never down, and in no pool */
+				v->busy = true;
+				if (pw->act[k] == LIBRA_POWER_DOWN)
+					pw->act[k] = LIBRA_POWER_KEEP;
+			}
+		}
+		if (pw->warm > 0)
+			(void) libra_power_keep_idle(pw->view, pw->act,
+						     s->nnodes, NULL, pw->warm);
+		for (int k = 0; k < s->nnodes; k++) {
+			sim_pnode_t *pn = &pw->node[k];
+
+			switch (pw->act[k]) {
 			case LIBRA_POWER_UP:
 				sim_power_up(pw, k, now);
 				break;
 			case LIBRA_POWER_DOWN:
-				if (s->nodes[k].n > s->nodes[k].npending)
-					break;	/* never: a part runs */
 				sim_power_down(pw, k, now);
-				if (v.next_use - pw->pc.boot < pn->wake)
-					pn->wake = v.next_use - pw->pc.boot;
+				if (pw->view[k].next_use - pw->pc.boot <
+				    pn->wake)
+					pn->wake = pw->view[k].next_use -
+						   pw->pc.boot;
 				break;
 			case LIBRA_POWER_KEEP:
 			default:
