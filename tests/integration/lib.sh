@@ -96,22 +96,34 @@ test_sched_resources test_release_tools test_submit_booked
 test_sched_reconfig test_sched_replan test_sched_opt test_sched_array
 test_market_money test_market_owner test_sched_power
 test_mixed_busy test_mixed_book test_mixed_wide test_mixed_owner
-test_mixed_preempt'
+test_mixed_preempt test_sched_warm test_sched_speed'
 
 # _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
 # until this script exits.  A process of its own holds it, so that the
 # cluster's daemons, started from here, never inherit the lock; it says
-# one line once it holds it.
+# one line once it holds it.  It watches this script by its pid and start
+# time (/proc/PID/stat's field 22): a pid alone is given to another
+# process once this one has ended, which a suite's thousands of processes
+# reach within minutes (pid_max 32768), and a holder that watched the pid
+# alone then held the lock for the new process, for ever.
+# shellcheck disable=SC2016 # expanded by the holder's shell
+LIBRA_STARTED='started() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo "${20}"; }'
+# shellcheck disable=SC2016
+LIBRA_LOCK_HOLDER="$LIBRA_STARTED"'
+echo held
+while [ "$(started "$1")" = "$2" ]; do sleep 0.5; done'
 _libra_lock() {
 	local lock=$LIBRA_BUILD/_build/tests.lock mode=-x how=alone fd t0=$SECONDS
+	local me
 	if [[ " ${LIBRA_CONCURRENT//$'\n'/ } " == *" $LIBRA_TEST "* ]]; then
 		mode=-s
 		how='beside one other'
 	fi
 	mkdir -p "$LIBRA_BUILD/_build"
-	# shellcheck disable=SC2016 # expanded by the holder's shell
-	exec {fd}< <(flock "$mode" "$lock" bash -c 'echo held; while kill -0 "$1" 2>/dev/null; do sleep 0.5; done' \
-		libra-lock "$$" </dev/null 2>/dev/null)
+	me=$(bash -c "$LIBRA_STARTED"$'\n''started "$1"' libra-lock "$$") &&
+		[ -n "$me" ] || fail "cannot read the start time of process $$"
+	exec {fd}< <(flock "$mode" "$lock" bash -c "$LIBRA_LOCK_HOLDER" \
+		libra-lock "$$" "$me" </dev/null 2>/dev/null)
 	read -r -u "$fd" _ || fail "cannot take the test lock $lock"
 	exec {fd}<&-
 	[ $((SECONDS - t0)) -lt 2 ] ||
