@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nodemap.h"
 #include "params.h"
 
 #ifndef LIBRA_PLUGINDIR
@@ -109,7 +110,7 @@ static const rule_t rules[R_COUNT] = {
 	[R_TARIFF] = { "tariff", SEV_ERROR,
 		"libra_tariff parses and SlurmUser can read its file" },
 	[R_NODE_SPEED] = { "node-speed", SEV_ERROR,
-		"libra_node_speed parses and its hostlists name only nodes of slurm.conf" },
+		"libra_node_speed and libra_node_price parse and their hostlists name only nodes of slurm.conf" },
 	[R_RUNNING] = { "running", SEV_WARNING,
 		"slurmctld runs what slurm.conf says" },
 	[R_GANG] = { "gang", SEV_ERROR,
@@ -555,10 +556,29 @@ static void _conf_nodes(const conf_t *c, names_t *ns)
  * partitions' rule follows it (design.md decision 27). */
 static libra_nosla_t no_sla_mode = LIBRA_NOSLA_SLURM;
 
-/* A libra_node_speed that does not parse: reported by _check_scheduler()
- * when it is the first bad key, else by _check_node_speed(). */
-static bool node_speed_reported;
-#define NODE_SPEED_FIX "write libra_node_speed=HOSTLIST:SPEED;HOSTLIST:SPEED;... (speeds in (0, 64], e.g. n[1-16]:0.5;gpu[1-4]:1.5; sched_libra(8))"
+/* The maps of a number per node (decision 43), their fixes, and whether
+ * one that does not parse was reported by _check_scheduler() (when it is
+ * the first bad key; else by _check_node_map()). */
+static struct {
+	const char *key, *fix;
+	bool reported;
+} node_maps[] = {
+	{ "libra_node_speed", "write libra_node_speed=HOSTLIST:SPEED;HOSTLIST:SPEED;... (speeds in (0, 64], e.g. n[1-16]:0.5;gpu[1-4]:1.5; sched_libra(8))", false },
+	{ "libra_node_price", "write libra_node_price=HOSTLIST:FACTOR;HOSTLIST:FACTOR;... (factors in (0, 1000], e.g. gpu[1-4]:2; sched_libra(8))", false },
+};
+#define NODE_MAPS (sizeof(node_maps) / sizeof(node_maps[0]))
+
+/* The node map err names ("libra_node_speed: ..."), or NULL. */
+static int _node_map_of(const char *err)
+{
+	for (size_t i = 0; i < NODE_MAPS; i++) {
+		size_t n = strlen(node_maps[i].key);
+
+		if (!strncmp(err, node_maps[i].key, n) && err[n] == ':')
+			return (int) i;
+	}
+	return -1;
+}
 
 static void _check_scheduler(const conf_t *c, const char *file)
 {
@@ -576,15 +596,17 @@ static void _check_scheduler(const conf_t *c, const char *file)
 	libra_params_default(&p);
 	if (params && libra_params_parse(&p, params, err, sizeof(err))) {
 		/* the tariff's parser names it "libra_tariff: ...", the
-		 * speeds' "libra_node_speed: ..." */
+		 * node maps' "libra_node_speed: ..." */
+		int m = _node_map_of(err);
+
 		if (!strncmp(err, "libra_tariff:", 13))
 			_finding(R_TARIFF, pw, "SchedulerParameters: %s",
 				 "write libra_tariff=HH:MM=RATE;HH:MM=RATE;... (times ascending, rates >= 0) or the absolute path of a file of 'HH:MM RATE' lines on the controller (sched_libra(8))",
 				 err);
-		else if (!strncmp(err, "libra_node_speed:", 17)) {
+		else if (m >= 0) {
 			_finding(R_NODE_SPEED, pw, "SchedulerParameters: %s",
-				 NODE_SPEED_FIX, err);
-			node_speed_reported = true;
+				 node_maps[m].fix, err);
+			node_maps[m].reported = true;
 		} else
 			_finding(R_SCHED_PARAMS, pw, "SchedulerParameters: %s",
 				 "correct the value (sched_libra(8) lists every libra_* key and its range)",
@@ -1109,37 +1131,26 @@ static void _check_tariff(const conf_t *c, const char *file)
 			 p.tariff.path, user);
 }
 
-/*
- * The value of libra_node_speed in SchedulerParameters (malloc'd), NULL
- * if not given.  Keys are split at the commas outside brackets, as the
- * core's reader splits them (a hostlist such as n[1,3] is one key's).
- */
-static char *_node_speed_spec(const char *params)
+/* The value of "key" in SchedulerParameters (malloc()ed), or NULL: items
+ * split as the core splits them (libra_hostlist_next()). */
+static char *_node_map_spec(const char *params, const char *key)
 {
-	static const char key[] = "libra_node_speed=";
-	char *v = NULL;
+	char *buf, *item, *save = NULL, *v = NULL;
+	size_t n = strlen(key);
 
-	while (params && *params) {
-		const char *c = params;
-		int depth = 0;
-
-		for (; *c && (*c != ',' || depth > 0); c++) {
-			if (*c == '[')
-				depth++;
-			else if (*c == ']' && depth > 0)
-				depth--;
-		}
-		while (*params == ' ')
-			params++;
-		if (!strncmp(params, key, sizeof(key) - 1) && !v) {
-			const char *val = params + sizeof(key) - 1;
-			size_t n = (size_t) (c - val);
-
-			v = memcpy(_xrealloc(NULL, n + 1), val, n);
-			v[n] = '\0';
-		}
-		params = *c ? c + 1 : c;
+	if (!params)
+		return NULL;
+	buf = _xrealloc(NULL, strlen(params) + 1);
+	strcpy(buf, params);
+	for (item = libra_hostlist_next(buf, &save); item && !v;
+	     item = libra_hostlist_next(NULL, &save)) {
+		while (*item == ' ')
+			item++;
+		if (!strncmp(item, key, n) && item[n] == '=')
+			v = strcpy(_xrealloc(NULL, strlen(item + n + 1) + 1),
+				   item + n + 1);
 	}
+	free(buf);
 	return v;
 }
 
@@ -1152,10 +1163,11 @@ static char *_node_speed_spec(const char *params)
  * The value is checked by the core's parser (libra_params_set()); its
  * entries, "HOSTLIST:SPEED" with ';' between them, are then read here.
  */
-static void _check_node_speed(const conf_t *c, const char *file)
+static void _check_node_map(const conf_t *c, const char *file, size_t m)
 {
 	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
-	char *spec = _node_speed_spec(params), *entry, *save = NULL;
+	const char *key = node_maps[m].key;
+	char *spec = _node_map_spec(params, key), *entry, *save = NULL;
 	bool dynamic = _get(c, "MaxNodeCount", NULL) != NULL;
 	names_t known = { 0 };
 	libra_params_t p;
@@ -1164,11 +1176,10 @@ static void _check_node_speed(const conf_t *c, const char *file)
 	if (!spec)
 		return;
 	libra_params_default(&p);
-	if (libra_params_set(&p, "libra_node_speed", spec, err,
-			     sizeof(err))) {
-		if (!node_speed_reported)
+	if (libra_params_set(&p, key, spec, err, sizeof(err))) {
+		if (!node_maps[m].reported)
 			_finding(R_NODE_SPEED, pw, "SchedulerParameters: %s",
-				 NODE_SPEED_FIX, err);
+				 node_maps[m].fix, err);
 		free(spec);
 		return;
 	}
@@ -1185,17 +1196,17 @@ static void _check_node_speed(const conf_t *c, const char *file)
 		*colon = '\0';
 		if ((rc = _hostlist_expand(entry, &ns)) == -2) {
 			_finding(R_NODE_SPEED, pw,
-				 "libra_node_speed: '%s' names more than %d nodes, more than libra-check expands (and than any cluster has)",
+				 "%s: '%s' names more than %d nodes, more than libra-check expands (and than any cluster has)",
 				 "name only nodes of slurm.conf's NodeName lines",
-				 entry, HOSTLIST_MAX);
+				 key, entry, HOSTLIST_MAX);
 			_names_free(&ns);
 			continue;
 		}
 		if (rc) {
 			_finding(R_NODE_SPEED, pw,
-				 "libra_node_speed: '%s' is not a hostlist Slurm expands: slurmctld logs an error and leaves its nodes at speed 1",
+				 "%s: '%s' is not a hostlist Slurm expands: slurmctld logs an error and leaves its nodes at 1",
 				 "write names, and numeric ranges in brackets, lowest first (n[1-4,7], n[01-16], rack[1-2]n[1-8])",
-				 entry);
+				 key, entry);
 			_names_free(&ns);
 			continue;
 		}
@@ -1213,9 +1224,9 @@ static void _check_node_speed(const conf_t *c, const char *file)
 		}
 		if (unknown)
 			_finding(R_NODE_SPEED, pw,
-				 "libra_node_speed: '%s' names %d node%s slurm.conf does not have (%s%s): slurmctld logs an error, and only the nodes it has get the speed",
+				 "%s: '%s' names %d node%s slurm.conf does not have (%s%s): slurmctld logs an error, and only the nodes it has get the value",
 				 "name only nodes of slurm.conf's NodeName lines, as they are written there (n01 is not n1), or add the missing nodes",
-				 entry, unknown, unknown == 1 ? "" : "s",
+				 key, entry, unknown, unknown == 1 ? "" : "s",
 				 some, unknown > 4 ? ", ..." : "");
 		_names_free(&ns);
 	}
@@ -1504,7 +1515,8 @@ int main(int argc, char **argv)
 	_check_cgroup(&c, file, cgroup);
 	_check_power(&c, file);
 	_check_tariff(&c, file);
-	_check_node_speed(&c, file);
+	for (size_t m = 0; m < NODE_MAPS; m++)
+		_check_node_map(&c, file, m);
 	_check_preempt(&c, file);
 	_check_private(&c, file);
 	if (running)
