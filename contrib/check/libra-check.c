@@ -67,7 +67,8 @@ enum {
 	R_SCHED_TYPE, R_SCHED_DEFER, R_SCHED_PARAMS, R_JOB_SUBMIT, R_JOBCOMP,
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
-	R_POWER, R_POWER_TIMING, R_TARIFF, R_NODE_SPEED, R_RUNNING,
+	R_POWER, R_POWER_TIMING, R_POWER_WARM, R_TARIFF, R_NODE_SPEED,
+	R_RUNNING,
 	R_SCHED_MAIN,
 	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
@@ -107,6 +108,8 @@ static const rule_t rules[R_COUNT] = {
 		"libra_power has Slurm's power saving to act through" },
 	[R_POWER_TIMING] = { "power-timing", SEV_WARNING,
 		"Slurm's power-saving times fit libra_power's" },
+	[R_POWER_WARM] = { "power-warm", SEV_WARNING,
+		"libra_power_warm acts: a plan that powers nodes down, and nodes left to power down" },
 	[R_TARIFF] = { "tariff", SEV_ERROR,
 		"libra_tariff parses and SlurmUser can read its file" },
 	[R_NODE_SPEED] = { "node-speed", SEV_ERROR,
@@ -1002,6 +1005,34 @@ static void _check_power_timeout(const char *where, const char *key,
  * ResumeProgram), which slurmctld runs only with both programs valid and
  * a SuspendTime set, globally or on a partition (Slurm 22.05-26.05).
  */
+/*
+ * libra_power_warm (decision 24): a pool needs a plan that powers nodes
+ * down (h1, h2, h3, h5), and one of every node of slurm.conf (or more)
+ * leaves none to power down.
+ */
+static void _check_power_warm(const conf_t *c, const char *where,
+			      const libra_params_t *p)
+{
+	names_t nodes = { 0 };
+
+	if (!(p->power_warm > 0.0))
+		return;
+	if (p->power == LIBRA_POWER_NONE || p->power == LIBRA_POWER_STATIC) {
+		_finding(R_POWER_WARM, where,
+			 "libra_power_warm=%.0f with libra_power=%s: the pool acts only where the plan powers nodes down, so it changes nothing",
+			 "set libra_power=h1, h2, h3 or h5 (sched_libra(8), POWER PROVISIONING), or remove libra_power_warm",
+			 p->power_warm, libra_power_name(p->power));
+		return;
+	}
+	_conf_nodes(c, &nodes);
+	if (nodes.n && p->power_warm >= nodes.n)
+		_finding(R_POWER_WARM, where,
+			 "libra_power_warm=%.0f keeps every one of the %d nodes of slurm.conf powered: libra_power=%s powers none down",
+			 "set libra_power_warm below the node count (a few nodes, as many as jobs arriving at once need), or libra_power=static",
+			 p->power_warm, nodes.n, libra_power_name(p->power));
+	_names_free(&nodes);
+}
+
 static void _check_power(const conf_t *c, const char *file)
 {
 	static const char *const why_resume =
@@ -1020,6 +1051,7 @@ static void _check_power(const conf_t *c, const char *file)
 	libra_params_t p;
 
 	_power_params(params, &p);
+	_check_power_warm(c, pw, &p);
 	if (p.power == LIBRA_POWER_NONE)
 		return;
 	name = libra_power_name(p.power);
