@@ -7,9 +7,10 @@
  *		       --sacct-file FILE [--refusals FILE]
  *		       [--history FILE] [-v]
  *
- *  Each node is NAME:CPUS, NAME:CPUS:MEMORY_MB or NAME:CPUS:MEMORY_MB:GPUS
- *  where the cluster tracks memory or has GPUs (memory 0: not tracked;
- *  libra_ledger_set_node_resources()).
+ *  Each node is NAME:CPUS, NAME:CPUS:MEMORY_MB, NAME:CPUS:MEMORY_MB:GPUS
+ *  or NAME:CPUS:MEMORY_MB:GPUS:TMP_MB where the cluster tracks memory, has
+ *  GPUs or its nodes a TmpDisk (memory or TmpDisk 0: not tracked;
+ *  libra_ledger_set_node_resources(), libra_ledger_set_node_tmp()).
  *
  *  FILE is sacct's parsable output with AdminComment as the last field
  *  (sacct -X -a -P -n -o JobID,...,AdminComment%65535); the refusal log is
@@ -116,17 +117,19 @@ static void _read_nodes(libra_ledger_t *l, const char *spec)
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
-		unsigned long long mem = 0;
+		unsigned long long mem = 0, tmp = 0;
 		int cpus = 1, gpus = 0, node;
 
 		if (colon) {
 			*colon = '\0';
 			cpus = 0;	/* a bad count is refused below */
-			sscanf(colon + 1, "%d:%llu:%d", &cpus, &mem, &gpus);
+			sscanf(colon + 1, "%d:%llu:%d:%llu", &cpus, &mem, &gpus,
+			       &tmp);
 		}
 		node = libra_ledger_add_node(l, tok, cpus);
 		if (node < 0 ||
-		    libra_ledger_set_node_resources(l, node, mem, gpus))
+		    libra_ledger_set_node_resources(l, node, mem, gpus) ||
+		    libra_ledger_set_node_tmp(l, node, tmp))
 			_die("bad node '%s' in --nodes", tok);
 	}
 	free(copy);
@@ -191,6 +194,7 @@ static void _add_admission(const libra_ledger_t *l, const libra_record_t *rec,
 		e->place[i].cpus = rec->place[i].cpus;
 		e->place[i].mem_mb = rec->place[i].mem_mb;
 		e->place[i].gpus = rec->place[i].gpus;
+		e->place[i].tmp_mb = rec->place[i].tmp_mb;
 		e->req.cpus += rec->place[i].cpus;
 		if (e->place[i].node < 0)
 			_die("record names unknown node %s",

@@ -6,14 +6,14 @@
  *  the cluster could hold it at all (resources), build the list of
  *  candidate nodes with how many of the job's CPUs each can take and a sort
  *  key, sort, take CPUs in order (admit_fill), then price.  The policies
- *  differ in the candidate test, the sort key and the price.  Memory and
- *  GPUs (decision 17) enter in two places common to all: the CPUs a node
- *  may give before any policy test (_held_room, inside admit_takeable and
- *  admit_room), and admit_fill, which records what each place holds and
- *  spreads a job's GPUs; the price adds what they cost
+ *  differ in the candidate test, the sort key and the price.  Memory, GPUs
+ *  (decision 17) and scratch disk enter in two places common to all: the
+ *  CPUs a node may give before any policy test (_held_room, inside
+ *  admit_takeable and admit_room), and admit_fill, which records what each
+ *  place holds and spreads a job's GPUs; the price adds what they cost
  *  (admit_price_held).  A refusal for capacity is then explained
- *  (_refusal_cause): slots, memory or GPUs when the share alone would have
- *  fitted.
+ *  (_refusal_cause): slots, memory, GPUs or disk when the share alone
+ *  would have fitted.
  *
  *  This file holds those common steps and the driver (validation, the
  *  resources test, the policy's quote, the refusal's cause).  Each policy
@@ -51,6 +51,7 @@ static const libra_name_t verdict_names[] = {
 	{ LIBRA_REJECT_MEMORY,		"memory" },
 	{ LIBRA_REJECT_GPUS,		"gpus" },
 	{ LIBRA_REJECT_DUEDATE,		"duedate" },
+	{ LIBRA_REJECT_DISK,		"disk" },
 	{ 0, NULL }
 };
 
@@ -84,6 +85,8 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 		return "not enough free GPUs on the nodes where the CPU share fits";
 	case LIBRA_REJECT_DUEDATE:
 		return "the deadline can be met, but not the due date, nor soon enough after it for the reduced price to cover the cost";
+	case LIBRA_REJECT_DISK:
+		return "not enough free scratch disk (TmpDisk) on the nodes where the CPU share fits";
 	}
 	return "unknown";
 }
@@ -336,6 +339,8 @@ extern int admit_fill(cand_t *c, int n, const libra_request_t *req,
 		q->place[q->nplace].cpus = take;
 		q->place[q->nplace].mem_mb = _place_mem(req, &top, take);
 		q->place[q->nplace].gpus = gpus;
+		q->place[q->nplace].tmp_mb = top.tmp_tracked ?
+					     req->demand.tmp_mb : 0;
 		q->nplace++;
 		need -= take;
 		gpus_left -= gpus;
@@ -360,13 +365,14 @@ static int _slots_free(const libra_ledger_t *l, const libra_request_t *req,
 }
 
 /*
- * The most CPUs of the job the node's memory and GPUs let it take (decision
- * 17): none where its GPUs per node, a GPU of GPUs spread over the job, its
- * memory per node or the whole node's memory (--mem=0: nothing else held)
- * are not free; with memory per CPU, as many CPUs as the free memory
- * holds; INT_MAX when nothing limits.  "idle": of the node's whole memory
- * and GPUs, for the resources test.  A node whose memory is not tracked
- * has no memory limit.
+ * The most CPUs of the job the node's memory, GPUs and scratch disk let it
+ * take (decision 17): none where its GPUs per node, a GPU of GPUs spread
+ * over the job, its scratch disk, its memory per node or the whole node's
+ * memory (--mem=0: nothing else held) are not free; with memory per CPU,
+ * as many CPUs as the free memory holds; INT_MAX when nothing limits.
+ * "idle": of the node's whole memory, GPUs and scratch disk, for the
+ * resources test.  A node whose memory or scratch disk is not tracked has
+ * no limit of it.
  */
 static int _held_room(const libra_ledger_t *l, const libra_request_t *req,
 		      int node, bool idle)
@@ -381,6 +387,10 @@ static int _held_room(const libra_ledger_t *l, const libra_request_t *req,
 	gpus = idle ? libra_ledger_node_gpus(l, node) :
 		      libra_ledger_node_gpus_free(l, node);
 	if (gpus < d->gpus_per_node || (d->gpus > 0 && gpus < 1))
+		return 0;
+	if (d->tmp_mb && libra_ledger_node_tmp(l, node) &&
+	    d->tmp_mb > (idle ? libra_ledger_node_tmp(l, node) :
+				libra_ledger_node_tmp_free(l, node)))
 		return 0;
 	if (!total)
 		return INT_MAX;
@@ -586,7 +596,7 @@ extern void admit_static_price(const libra_ledger_t *l,
 	q->rate_max = rate * most;
 	q->price = per_cpu * cpus;	/* every CPU pays (decision 3) */
 	admit_price_held(l, p, sla, now, false, q);
-	q->price += q->price_mem + q->price_gpus;
+	q->price += q->price_mem + q->price_gpus + q->price_disk;
 }
 
 /*
@@ -632,10 +642,23 @@ extern bool admit_demand_ok(const libra_request_t *req)
 	return d->gpus >= 0 && d->gpus_per_node >= 0 &&
 	       !(d->gpus > 0 && d->gpus_per_node > 0) && mem_forms <= 1 &&
 	       d->mem_per_cpu <= LIBRA_MEM_MAX &&
-	       d->mem_per_node <= LIBRA_MEM_MAX;
+	       d->mem_per_node <= LIBRA_MEM_MAX && d->tmp_mb <= LIBRA_MEM_MAX;
 }
 
-/* The figures of a memory or GPU refusal (admit.h, libra_quote_t). */
+/* The largest and the most free of a resource counted in MB, over the
+ * nodes that track it (total not 0). */
+static void _mb_figures(uint64_t total, uint64_t free, uint64_t *largest,
+			uint64_t *most_free)
+{
+	if (!total)
+		return;
+	if (total > *largest)
+		*largest = total;
+	if (free > *most_free)
+		*most_free = free;
+}
+
+/* The figures of a memory, GPU or disk refusal (admit.h, libra_quote_t). */
 static void _held_figures(const libra_ledger_t *l,
 			  const libra_request_t *req, libra_quote_t *q)
 {
@@ -643,17 +666,17 @@ static void _held_figures(const libra_ledger_t *l,
 	int nodes = libra_ledger_node_count(l);
 
 	for (int j = 0; j < nodes; j++) {
-		uint64_t mem = libra_ledger_node_mem(l, j);
-		uint64_t mem_free = libra_ledger_node_mem_free(l, j);
 		int gpus = libra_ledger_node_gpus(l, j);
 		int gpus_free = libra_ledger_node_gpus_free(l, j);
 
 		if (!admit_eligible(l, req, j))
 			continue;
-		if (mem && mem > q->largest.mem_mb)
-			q->largest.mem_mb = mem;
-		if (mem && mem_free > q->most_free.mem_mb)
-			q->most_free.mem_mb = mem_free;
+		_mb_figures(libra_ledger_node_mem(l, j),
+			    libra_ledger_node_mem_free(l, j),
+			    &q->largest.mem_mb, &q->most_free.mem_mb);
+		_mb_figures(libra_ledger_node_tmp(l, j),
+			    libra_ledger_node_tmp_free(l, j),
+			    &q->largest.tmp_mb, &q->most_free.tmp_mb);
 		if (gpus > q->largest.gpus)
 			q->largest.gpus = gpus;
 		if (gpus_free > q->most_free.gpus)
@@ -668,6 +691,7 @@ static void _held_figures(const libra_ledger_t *l,
 			(req->cpus_per_node > 0 ? req->cpus_per_node :
 						  req->cpus);
 	q->asked.gpus = d->gpus_per_node ? d->gpus_per_node : d->gpus;
+	q->asked.tmp_mb = d->tmp_mb;
 }
 
 static void _dispatch(const libra_ledger_t *l, const libra_params_t *p,
@@ -676,6 +700,7 @@ static void _dispatch(const libra_ledger_t *l, const libra_params_t *p,
 {
 	q->price_mem = 0.0;
 	q->price_gpus = 0.0;
+	q->price_disk = 0.0;
 	switch (p->policy) {
 	case LIBRA_POLICY_LIBRA_PRICE:
 	case LIBRA_POLICY_AUTO:
@@ -704,9 +729,9 @@ static bool _fits(const libra_ledger_t *l, const libra_params_t *p,
 
 /*
  * Could the eligible nodes hold the request now, its share aside: CPUs
- * within the free job slots, memory and GPUs beside what is held?  The
- * nodes that can take the most first.  Admission at any deadline needs
- * this.
+ * within the free job slots, memory, GPUs and scratch disk beside what is
+ * held?  The nodes that can take the most first.  Admission at any
+ * deadline needs this.
  */
 extern bool admit_holds_now(const libra_ledger_t *l, const libra_request_t *req,
 			    cand_t *c, libra_quote_t *q)
@@ -722,14 +747,20 @@ extern bool admit_holds_now(const libra_ledger_t *l, const libra_request_t *req,
 	return admit_fill(c, n, req, q, false) == req->cpus;
 }
 
+const libra_verdict_t admit_limits[ADMIT_NLIMITS] = {
+	LIBRA_REJECT_MEMORY, LIBRA_REJECT_GPUS, LIBRA_REJECT_DISK,
+	LIBRA_REJECT_SLOTS
+};
+
 /*
  * A request refused for capacity (not budget): if the share would fit
- * without the job slots, memory and GPUs the nodes' jobs hold, name the
- * one that stands in the way: the one whose limit alone, lifted, admits
- * it (memory, then GPUs, then slots); when only together, memory if asked,
- * else GPUs.  Otherwise the share itself: the verdict stays.  Without
- * memory or GPUs asked this is the slots test as before (decision 15).
- * Quotes again into q: only its verdict is meaningful afterwards.
+ * without the job slots, memory, GPUs and scratch disk the nodes' jobs
+ * hold, name the one that stands in the way: the one whose limit alone,
+ * lifted, admits it (admit_limits: memory, then GPUs, then disk, then
+ * slots); when only together, the first of memory, GPUs and disk asked.
+ * Otherwise the share itself: the verdict stays.  Without memory, GPUs or
+ * disk asked this is the slots test as before (decision 15).  Quotes
+ * again into q: only its verdict is meaningful afterwards.
  */
 static libra_verdict_t _refusal_cause(const libra_ledger_t *l,
 				      const libra_params_t *p,
@@ -746,42 +777,28 @@ static libra_verdict_t _refusal_cause(const libra_ledger_t *l,
 		return v;
 	if (!admit_asks_held(req))
 		return LIBRA_REJECT_SLOTS;
-	if (admit_asks_mem(req)) {
-		r = *req;
-		r.demand.mem_per_cpu = 0;
-		r.demand.mem_per_node = 0;
-		r.demand.mem_whole_node = false;
+	for (int k = 0; k < ADMIT_NLIMITS; k++) {
+		if (!admit_asks_limit(req, admit_limits[k]))
+			continue;
+		r = admit_lifted(req, admit_limits[k]);
 		if (_fits(l, p, sla, &r, now, c, q))
-			return LIBRA_REJECT_MEMORY;
+			return admit_limits[k];
 	}
-	if (admit_asks_gpus(req)) {
-		r = *req;
-		r.demand.gpus_per_node = 0;
-		r.demand.gpus = 0;
-		if (_fits(l, p, sla, &r, now, c, q))
-			return LIBRA_REJECT_GPUS;
-	}
-	if (req->slots_per_cpu > 0) {
-		r = *req;
-		r.slots_per_cpu = 0;
-		if (_fits(l, p, sla, &r, now, c, q))
-			return LIBRA_REJECT_SLOTS;
-	}
-	return admit_asks_mem(req) ? LIBRA_REJECT_MEMORY : LIBRA_REJECT_GPUS;
+	return admit_first_limit(req);
 }
 
 /*
- * Is the memory or GPUs that _refusal_cause() named free now, with the job
- * slots, on eligible nodes enough to hold the request?  Then lifting them
- * only let the request onto other nodes, and what it lacks is CPU share on
- * the nodes that have them (the GPU node busy with admitted jobs while a
- * node without GPUs has share to spare): q->held_node names the first
- * such node.  Quotes into q's places.
+ * Is the memory, GPUs or disk that _refusal_cause() named free now, with
+ * the job slots, on eligible nodes enough to hold the request?  Then
+ * lifting them only let the request onto other nodes, and what it lacks
+ * is CPU share on the nodes that have them (the GPU node busy with
+ * admitted jobs while a node without GPUs has share to spare):
+ * q->held_node names the first such node.  Quotes into q's places.
  */
 static bool _held_free(const libra_ledger_t *l, const libra_request_t *req,
 		       libra_verdict_t cause, cand_t *c, libra_quote_t *q)
 {
-	if ((cause != LIBRA_REJECT_MEMORY && cause != LIBRA_REJECT_GPUS) ||
+	if (!admit_held_verdict(cause) ||
 	    !admit_holds_now(l, req, c, q) || !q->nplace)
 		return false;
 	q->held_node = q->place[0].node;
@@ -801,6 +818,7 @@ extern void admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 	q->price = 0.0;
 	q->price_mem = 0.0;
 	q->price_gpus = 0.0;
+	q->price_disk = 0.0;
 	q->rate_max = 0.0;
 	q->least_price = 0.0;
 	memset(&q->asked, 0, sizeof(q->asked));

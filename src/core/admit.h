@@ -71,7 +71,10 @@
  *  CPUs than its free memory holds.  The job starts at once and holds
  *  them until it ends, so the test is of now, at any deadline.  Each place
  *  of the quote says what it holds there (libra_place_t), and the price
- *  adds what memory and GPUs cost (price.h).  A request that asks none
+ *  adds what memory and GPUs cost (price.h).  Scratch disk (--tmp) is held
+ *  as memory per node is: where a node's TmpDisk is tracked, the job's
+ *  tmp_mb must be free there, or the node is no candidate ("disk" when
+ *  that alone stands in the way).  A request that asks none
  *  (libra_demand_t all 0) is decided exactly as before memory was known.
 \*****************************************************************************/
 
@@ -123,23 +126,28 @@ typedef enum {
 	LIBRA_REJECT_DUEDATE,	/* the deadline can be met, but the earliest
 				 * completion the free share allows is past
 				 * the due date's break-even point */
+	LIBRA_REJECT_DISK,	/* the share fits, but not beside the scratch
+				 * disk (TmpDisk) the nodes' jobs hold */
 } libra_verdict_t;
 
 #define LIBRA_QUOTE_MAX_PLACES 4096
 
-/* Memory [MB] and GPUs: a figure of each for refusal messages. */
+/* Memory [MB], GPUs and scratch disk [MB]: a figure of each for refusal
+ * messages. */
 typedef struct libra_amounts {
 	uint64_t mem_mb;
 	int gpus;
+	uint64_t tmp_mb;
 } libra_amounts_t;
 
 typedef struct libra_quote {
 	libra_verdict_t verdict;
 	double share;		/* the job's share per CPU, RE / (TD - now) */
-	double price;		/* the charge if the SLA is kept: CPUs, memory
-				 * and GPUs together */
+	double price;		/* the charge if the SLA is kept: CPUs, memory,
+				 * GPUs and scratch disk together */
 	double price_mem;	/* of which for memory */
 	double price_gpus;	/* of which for GPUs */
+	double price_disk;	/* of which for scratch disk */
 	double rate_max;	/* highest per-CPU-second rate of the placement */
 	double least_price;	/* budget refusals: the least budget with which
 				 * the request is admitted now */
@@ -161,30 +169,31 @@ typedef struct libra_quote {
 	double target;
 	double charge_target;
 	/*
-	 * When the request asks memory or GPUs, over the eligible nodes that
-	 * are up and track them (0 elsewhere), for messages such as "memory:
-	 * 64G asked, at most 48G free on any eligible node":
+	 * When the request asks memory, GPUs or scratch disk, over the
+	 * eligible nodes that are up and track them (0 elsewhere), for
+	 * messages such as "memory: 64G asked, at most 48G free on any
+	 * eligible node":
 	 *   asked:     what the job asks of one node: --mem; --mem-per-cpu
 	 *		times the job's CPUs (times cpus_per_node when that is
 	 *		set); --mem=0: the largest node's memory; GPUs per
-	 *		node, or the job's GPUs in all when spread;
+	 *		node, or the job's GPUs in all when spread; --tmp;
 	 *   most_free: the most any one node has free now;
 	 *   largest:   the most any one node has at all (a "resources"
 	 *		refusal: the job asks more than that).
 	 */
 	libra_amounts_t asked, most_free, largest;
 	/*
-	 * A capacity refusal of a request that asks memory or GPUs, when
-	 * they and the job slots are free now on eligible nodes enough to
-	 * hold it: the first such node (its CPU share is what is short
-	 * there); else -1.
+	 * A capacity refusal of a request that asks memory, GPUs or scratch
+	 * disk, when they and the job slots are free now on eligible nodes
+	 * enough to hold it: the first such node (its CPU share is what is
+	 * short there); else -1.
 	 */
 	int held_node;
 	int nplace;
 	libra_place_t place[LIBRA_QUOTE_MAX_PLACES];
 } libra_quote_t;
 
-/* "resources", "deadline", "budget", ..., "memory", "gpus" */
+/* "resources", "deadline", "budget", ..., "memory", "gpus", "disk" */
 extern const char *libra_verdict_name(libra_verdict_t v);
 
 /* A sentence for users, e.g. "not enough free CPU share to meet the
@@ -247,11 +256,12 @@ typedef struct libra_offer {
 	double deadline_price;
 	bool has_budget;	/* the least budget at the user's deadline */
 	double budget;
-	libra_verdict_t blocked_by;	/* LIBRA_REJECT_MEMORY or _GPUS: the
-				 * memory or GPUs free now cannot hold the job
-				 * on any of its nodes, whatever its deadline
-				 * and share: no later deadline nor budget
-				 * helps until jobs end, and none is offered;
+	libra_verdict_t blocked_by;	/* LIBRA_REJECT_MEMORY, _GPUS or
+				 * _DISK: the memory, GPUs or scratch disk
+				 * free now cannot hold the job on any of its
+				 * nodes, whatever its deadline and share: no
+				 * later deadline nor budget helps until jobs
+				 * end, and none is offered;
 				 * LIBRA_REJECT_SLOTS likewise for job slots
 				 * (informative: the search still runs, as
 				 * before memory was known); else
@@ -270,8 +280,8 @@ typedef struct libra_offer {
  * its budget (a due date moves with it, by as much) (resolution: 1% of the period, at least one minute), and (b)
  * when the request is refused on budget, the least budget with which it is
  * admitted at the requested deadline (checked by a second quote).  Neither
- * when memory or GPUs stand in the way (o->blocked_by): a later deadline
- * lowers the share, never what a job holds.
+ * when memory, GPUs or scratch disk stand in the way (o->blocked_by): a
+ * later deadline lowers the share, never what a job holds.
  */
 extern void libra_counter_offer(const libra_ledger_t *l,
 				const libra_params_t *p,
@@ -343,11 +353,12 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
 
 /*
  * Does a job asking demand d fit on the node with "cpus" of its CPUs there,
- * beside the memory and GPUs held now, by running jobs and by admitted
- * jobs not started yet (a hold, a dependency)?  True where the node tracks
- * neither, or d asks nothing.  For a job without an admission, which Slurm
- * places itself: sched/libra starts it only on nodes where this holds, so
- * that it never takes what an admitted job holds (design.md decision 17).
+ * beside the memory, GPUs and scratch disk held now, by running jobs and by
+ * admitted jobs not started yet (a hold, a dependency)?  True where the
+ * node tracks none of them, or d asks nothing.  For a job without an
+ * admission, which Slurm places itself: sched/libra starts it only on
+ * nodes where this holds, so that it never takes what an admitted job
+ * holds (design.md decision 17).
  */
 extern bool libra_admit_held_fits(const libra_ledger_t *l,
 				  const libra_demand_t *d, int node, int cpus);

@@ -26,11 +26,12 @@ typedef struct {
 	int room;	/* most CPUs of the job the node can take */
 	double key;	/* sort key, ascending */
 	double rate;	/* per-CPU-second rate for one CPU (priced policies) */
-	double held;	/* Libra+$: the job's memory and GPUs at this node's
-			 * rates, 0 when not priced */
+	double held;	/* Libra+$: the job's memory, GPUs and scratch disk
+			 * at this node's rates, 0 when not priced */
 	uint64_t mem_free;	/* the node's free memory [MB], or
 				 * LIBRA_MEM_UNTRACKED */
 	int gpus_free;	/* the node's free GPUs */
+	bool tmp_tracked;	/* the node's scratch disk is tracked */
 } cand_t;
 
 /*
@@ -49,9 +50,87 @@ static inline bool admit_asks_gpus(const libra_request_t *req)
 	return req->demand.gpus_per_node > 0 || req->demand.gpus > 0;
 }
 
+static inline bool admit_asks_tmp(const libra_request_t *req)
+{
+	return req->demand.tmp_mb > 0;
+}
+
 static inline bool admit_asks_held(const libra_request_t *req)
 {
-	return admit_asks_mem(req) || admit_asks_gpus(req);
+	return admit_asks_mem(req) || admit_asks_gpus(req) ||
+	       admit_asks_tmp(req);
+}
+
+/*
+ * The limits besides the CPU share that a capacity refusal may name, in
+ * the order they are tried (admit.c, _refusal_cause(); admit_offers.c,
+ * the offer's blocked_by): memory, GPUs, scratch disk, job slots.
+ */
+#define ADMIT_NLIMITS 4
+extern const libra_verdict_t admit_limits[ADMIT_NLIMITS];
+
+/* Does the request ask what the limit v (one of admit_limits) counts? */
+static inline bool admit_asks_limit(const libra_request_t *req,
+				    libra_verdict_t v)
+{
+	switch (v) {
+	case LIBRA_REJECT_MEMORY:
+		return admit_asks_mem(req);
+	case LIBRA_REJECT_GPUS:
+		return admit_asks_gpus(req);
+	case LIBRA_REJECT_DISK:
+		return admit_asks_tmp(req);
+	case LIBRA_REJECT_SLOTS:
+		return req->slots_per_cpu > 0;
+	default:
+		return false;
+	}
+}
+
+/* The request with the limit v (one of admit_limits) lifted. */
+static inline libra_request_t admit_lifted(const libra_request_t *req,
+					   libra_verdict_t v)
+{
+	libra_request_t r = *req;
+
+	switch (v) {
+	case LIBRA_REJECT_MEMORY:
+		r.demand.mem_per_cpu = 0;
+		r.demand.mem_per_node = 0;
+		r.demand.mem_whole_node = false;
+		break;
+	case LIBRA_REJECT_GPUS:
+		r.demand.gpus_per_node = 0;
+		r.demand.gpus = 0;
+		break;
+	case LIBRA_REJECT_DISK:
+		r.demand.tmp_mb = 0;
+		break;
+	case LIBRA_REJECT_SLOTS:
+		r.slots_per_cpu = 0;
+		break;
+	default:
+		break;
+	}
+	return r;
+}
+
+/* The first of the limits the request asks (job slots when none): what
+ * a refusal names when only lifting several together admits it. */
+static inline libra_verdict_t admit_first_limit(const libra_request_t *req)
+{
+	for (int k = 0; k < ADMIT_NLIMITS; k++)
+		if (admit_asks_limit(req, admit_limits[k]))
+			return admit_limits[k];
+	return LIBRA_REJECT_SLOTS;
+}
+
+/* Is v a refusal for what jobs hold until they end (memory, GPUs,
+ * scratch disk), which no later deadline frees? */
+static inline bool admit_held_verdict(libra_verdict_t v)
+{
+	return v == LIBRA_REJECT_MEMORY || v == LIBRA_REJECT_GPUS ||
+	       v == LIBRA_REJECT_DISK;
 }
 
 /* Is the node up and one the job may use (partition, -w, -x)? */
@@ -62,7 +141,8 @@ static inline bool admit_eligible(const libra_ledger_t *l,
 	       (!req->eligible || req->eligible[node]);
 }
 
-/* A candidate: node, room, sort key, and its free memory and GPUs. */
+/* A candidate: node, room, sort key, its free memory and GPUs, and
+ * whether it tracks scratch disk. */
 static inline void admit_cand_init(const libra_ledger_t *l, cand_t *c,
 				   int node, int room, double key)
 {
@@ -73,6 +153,7 @@ static inline void admit_cand_init(const libra_ledger_t *l, cand_t *c,
 	c->held = 0.0;
 	c->mem_free = libra_ledger_node_mem_free(l, node);
 	c->gpus_free = libra_ledger_node_gpus_free(l, node);
+	c->tmp_tracked = libra_ledger_node_tmp(l, node) != 0;
 }
 
 static inline bool admit_over_budget(const libra_params_t *p,

@@ -30,6 +30,7 @@ static void _admit_target(const libra_ledger_t *l, const libra_params_t *p,
 	q->price *= up;
 	q->price_mem *= up;
 	q->price_gpus *= up;
+	q->price_disk *= up;
 	q->rate_max *= up;
 	q->least_price *= up;
 	q->markup = markup;

@@ -4,8 +4,8 @@
  *  counter-offers (the earliest later deadline within the budget, the
  *  least budget at the user's deadline) and the next free slot, each a
  *  search of libra_admit() quotes, within a time limit of the calling
- *  thread's CPU time; and what the nodes' memory, GPUs or job slots
- *  block whatever the deadline.
+ *  thread's CPU time; and what the nodes' memory, GPUs, scratch disk or
+ *  job slots block whatever the deadline.
 \*****************************************************************************/
 
 #include <math.h>
@@ -33,9 +33,9 @@ static bool _admits_at(const libra_ledger_t *l, const libra_params_t *p,
 
 /*
  * What the nodes hold that keeps the request out whatever its deadline
- * (libra_offer_t.blocked_by): memory, GPUs or slots, named as
- * _refusal_cause() (admit.c) names them; LIBRA_ACCEPT when they could hold
- * it.
+ * (libra_offer_t.blocked_by): memory, GPUs, scratch disk or slots, named
+ * as _refusal_cause() (admit.c) names them; LIBRA_ACCEPT when they could
+ * hold it.
  */
 static libra_verdict_t _blocked_by(const libra_ledger_t *l,
 				   const libra_request_t *req,
@@ -43,7 +43,7 @@ static libra_verdict_t _blocked_by(const libra_ledger_t *l,
 {
 	int nodes = libra_ledger_node_count(l);
 	libra_verdict_t v = LIBRA_ACCEPT;
-	libra_request_t r = *req;
+	libra_request_t r;
 	cand_t *c;
 
 	if ((req->slots_per_cpu <= 0 && !admit_asks_held(req)) ||
@@ -53,29 +53,15 @@ static libra_verdict_t _blocked_by(const libra_ledger_t *l,
 	c = malloc((size_t) (nodes ? nodes : 1) * sizeof(*c));
 	if (!c || admit_holds_now(l, req, c, q))
 		goto out;
-	v = admit_asks_mem(req) ? LIBRA_REJECT_MEMORY :
-	    admit_asks_gpus(req) ? LIBRA_REJECT_GPUS : LIBRA_REJECT_SLOTS;
-	if (admit_asks_mem(req)) {
-		r.demand.mem_per_cpu = 0;
-		r.demand.mem_per_node = 0;
-		r.demand.mem_whole_node = false;
-		if (admit_holds_now(l, &r, c, q))
-			goto out;
-		r = *req;
-	}
-	if (admit_asks_gpus(req)) {
-		r.demand.gpus_per_node = 0;
-		r.demand.gpus = 0;
+	v = admit_first_limit(req);
+	for (int k = 0; k < ADMIT_NLIMITS; k++) {
+		if (!admit_asks_limit(req, admit_limits[k]))
+			continue;
+		r = admit_lifted(req, admit_limits[k]);
 		if (admit_holds_now(l, &r, c, q)) {
-			v = LIBRA_REJECT_GPUS;
-			goto out;
+			v = admit_limits[k];
+			break;
 		}
-		r = *req;
-	}
-	if (req->slots_per_cpu > 0) {
-		r.slots_per_cpu = 0;
-		if (admit_holds_now(l, &r, c, q))
-			v = LIBRA_REJECT_SLOTS;
 	}
 out:
 	free(c);
@@ -166,8 +152,8 @@ extern bool libra_next_slot_within(const libra_ledger_t *l,
  *    alpha PBase + beta PUtil with PUtil >= PBase (RESFree <= RESMax), and
  *    the budget test charges c RE times the placement's highest rate, so
  *    c RE (alpha PBase + beta PBase) with the least beta of any node;
- * memory and GPUs add to it, never take off; each at the cheapest node's
- * base price factor.  LibraSLA charges the bid.
+ * memory, GPUs and scratch disk add to it, never take off; each at the
+ * cheapest node's base price factor.  LibraSLA charges the bid.
  * Tested against the budget as the admission tests it, in resource cost
  * (B / (1 + markup)).  True: the search for a later deadline would find
  * none (findings.md, C).
@@ -256,10 +242,10 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 	admit_clock_start(&clk, max_seconds);
 	if (!q)
 		return;
-	/* memory and GPUs are held until jobs end: no deadline frees them */
+	/* memory, GPUs and scratch disk are held until jobs end: no
+	 * deadline frees them */
 	o->blocked_by = _blocked_by(l, req, q);
-	if (o->blocked_by == LIBRA_REJECT_MEMORY ||
-	    o->blocked_by == LIBRA_REJECT_GPUS) {
+	if (admit_held_verdict(o->blocked_by)) {
 		free(q);
 		return;
 	}

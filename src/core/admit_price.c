@@ -3,9 +3,9 @@
  *  admit_price.c - admission of the priced policies (see admit.h): Libra,
  *  fixed and peak (the share test, best fit, a static price), Libra+$ and
  *  Libra+$Auto (thesis Fig. 3.2: RESFree best fit, each node's rate P_ij,
- *  every CPU within its part of the budget), what a placement's memory and
- *  GPUs cost, and Libra+$Auto's feedback to the nodes' betas.  The steps
- *  common to every policy are in admit.c.
+ *  every CPU within its part of the budget), what a placement's memory,
+ *  GPUs and scratch disk cost, and Libra+$Auto's feedback to the nodes'
+ *  betas.  The steps common to every policy are in admit.c.
 \*****************************************************************************/
 
 #include <math.h>
@@ -87,13 +87,22 @@ static void _price_placement(const libra_ledger_t *l, const libra_params_t *p,
 	else
 		q->price = sum;
 	admit_price_held(l, p, sla, now, true, q);
-	q->price += q->price_mem + q->price_gpus;
+	q->price += q->price_mem + q->price_gpus + q->price_disk;
+}
+
+/* Is any of memory, GPUs and scratch disk priced? */
+static bool _held_priced(const libra_params_t *p)
+{
+	return libra_price_mem_per_sec(p) != 0.0 ||
+	       libra_price_gpu_per_sec(p) != 0.0 ||
+	       libra_price_disk_per_sec(p) != 0.0;
 }
 
 /*
- * What the placement's memory and GPUs cost over [now, TD] (decision 17,
- * price.h): at each node's Libra+$ rates ("market"), else at the base
- * prices.  Nothing unless libra_price_mem or libra_price_gpu is set.
+ * What the placement's memory, GPUs and scratch disk cost over [now, TD]
+ * (decision 17, price.h): at each node's Libra+$ rates ("market"), else
+ * at the base prices.  Nothing unless libra_price_mem, libra_price_gpu or
+ * libra_price_disk is set.
  */
 extern void admit_price_held(const libra_ledger_t *l, const libra_params_t *p,
 			     const libra_sla_t *sla, double now, bool market,
@@ -103,24 +112,28 @@ extern void admit_price_held(const libra_ledger_t *l, const libra_params_t *p,
 
 	q->price_mem = 0.0;
 	q->price_gpus = 0.0;
-	if (libra_price_mem_per_sec(p) == 0.0 &&
-	    libra_price_gpu_per_sec(p) == 0.0)
+	q->price_disk = 0.0;
+	if (!_held_priced(p))
 		return;
 	for (int i = 0; i < q->nplace; i++) {
 		const libra_place_t *pl = &q->place[i];
 		double mem_rate = libra_price_mem_per_sec(p);
 		double gpu_rate = libra_price_gpu_per_sec(p);
+		double tmp_rate = libra_price_disk_per_sec(p);
 
-		if (!pl->mem_mb && !pl->gpus)
+		if (!pl->mem_mb && !pl->gpus && !pl->tmp_mb)
 			continue;
 		if (market)
 			libra_held_rates(l, p, _node_beta(l, p, pl->node),
 					 pl->node, now, sla->deadline,
-					 &mem_rate, &gpu_rate);
+					 &mem_rate, &gpu_rate, &tmp_rate);
 		if (pl->mem_mb)
 			q->price_mem += (double) pl->mem_mb * window * mem_rate;
 		if (pl->gpus)
 			q->price_gpus += pl->gpus * window * gpu_rate;
+		if (pl->tmp_mb)
+			q->price_disk += (double) pl->tmp_mb * window *
+					 tmp_rate;
 	}
 }
 
@@ -129,15 +142,16 @@ extern void admit_price_held(const libra_ledger_t *l, const libra_params_t *p,
  * RE * P_ij <= B / c?  That is the thesis' test of a node (Fig. 3.2 line
  * 20, RE * P_ij <= B) with the budget of one CPU; for a 1-CPU job it is
  * the budget test itself.  Under the thesis charge it is the budget test.
- * Memory and GPUs add what they cost (decision 17): the budget pays for
- * the summed price, so c * RE * max P_ij + memory + GPUs <= B.
+ * Memory, GPUs and scratch disk add what they cost (decision 17): the
+ * budget pays for the summed price, so c * RE * max P_ij + memory + GPUs
+ * + disk <= B.
  */
 static double _cpu_budget_needed(const libra_sla_t *sla,
 				 const libra_request_t *req,
 				 const libra_quote_t *q)
 {
 	return req->cpus * sla->runtime * q->rate_max + q->price_mem +
-	       q->price_gpus;
+	       q->price_gpus + q->price_disk;
 }
 
 static bool _within_cpu_budget(const libra_params_t *p,
@@ -149,11 +163,12 @@ static bool _within_cpu_budget(const libra_params_t *p,
 }
 
 /*
- * The memory and GPUs a job holds in all at the least (its fewest nodes:
- * --ntasks-per-node's count, else min_nodes), node's memory for --mem=0.
+ * The memory, GPUs and scratch disk a job holds in all at the least (its
+ * fewest nodes: --ntasks-per-node's count, else min_nodes), node's memory
+ * for --mem=0.
  */
 static void _job_held(const libra_ledger_t *l, const libra_request_t *req,
-		      int node, double *mem_mb, double *gpus)
+		      int node, double *mem_mb, double *gpus, double *tmp_mb)
 {
 	const libra_demand_t *d = &req->demand;
 	int nodes = req->cpus_per_node > 0 ? req->cpus / req->cpus_per_node :
@@ -168,28 +183,33 @@ static void _job_held(const libra_ledger_t *l, const libra_request_t *req,
 	else
 		*mem_mb = (double) d->mem_per_cpu * req->cpus;
 	*gpus = d->gpus ? d->gpus : (double) d->gpus_per_node * nodes;
+	/* not tracked there: not priced */
+	*tmp_mb = libra_ledger_node_tmp(l, node) ?
+		  (double) d->tmp_mb * nodes : 0.0;
 }
 
 /*
- * Libra+$: the job's memory and GPUs as if all were at the node's rates
- * (its part of the budget test of a node, like c * RE * P_ij for CPUs).
+ * Libra+$: the job's memory, GPUs and scratch disk as if all were at the
+ * node's rates (its part of the budget test of a node, like c * RE * P_ij
+ * for CPUs).
  */
 static double _held_at(const libra_ledger_t *l, const libra_params_t *p,
 		       const libra_sla_t *sla, const libra_request_t *req,
 		       double now, int node)
 {
-	double mem_rate, gpu_rate, mem, gpus, held = 0.0;
+	double mem_rate, gpu_rate, tmp_rate, mem, gpus, tmp, held = 0.0;
 
-	if (!admit_asks_held(req) || (libra_price_mem_per_sec(p) == 0.0 &&
-				      libra_price_gpu_per_sec(p) == 0.0))
+	if (!admit_asks_held(req) || !_held_priced(p))
 		return 0.0;
 	libra_held_rates(l, p, _node_beta(l, p, node), node, now,
-			 sla->deadline, &mem_rate, &gpu_rate);
-	_job_held(l, req, node, &mem, &gpus);
+			 sla->deadline, &mem_rate, &gpu_rate, &tmp_rate);
+	_job_held(l, req, node, &mem, &gpus, &tmp);
 	if (mem > 0.0)
 		held += mem * mem_rate;
 	if (gpus > 0.0)
 		held += gpus * gpu_rate;
+	if (tmp > 0.0)
+		held += tmp * tmp_rate;
 	return held * (sla->deadline - now);
 }
 

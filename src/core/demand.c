@@ -224,6 +224,7 @@ extern libra_demand_err_t libra_demand_from_job(const libra_job_ask_t *a,
 	}
 	d->gpus_per_node = per_node;
 	d->gpus = total;
+	d->tmp_mb = a->tmp_mb;	/* the nodes' TmpDisk say where it counts */
 
 	if (libra_tres_count(a->mem_per_tres, "gpu", "--mem-per-gpu",
 			     &per_gpu, err, errlen))

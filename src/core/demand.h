@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  demand.h - a job's memory and GPUs, from the terms of Slurm's request.
+ *  demand.h - a job's memory, GPUs and scratch disk, from the terms of
+ *  Slurm's request.
  *
  *  Admission weighs what a job holds besides CPUs (libra_demand_t,
  *  ledger.h; doc/design.md decision 17).  Slurm's job description says it
@@ -23,7 +24,9 @@
  *   - --mem-per-gpu with GPUs per node: that many MB per GPU per node;
  *   - GPUs per node (--gres=gpu:N, --gpus-per-node) and of the job in all
  *     (--gpus), counted whole, their types ignored (the ledger knows a
- *     node's GPUs, not their models).
+ *     node's GPUs, not their models);
+ *   - scratch disk (--tmp), MB per node, as given: whether it counts on a
+ *     node is the ledger's (a node's TmpDisk, 0: not tracked).
  *  What is refused, with the option named: a malformed count; GPUs per
  *  socket or per task; --mem-per-gpu without GPUs per node; --gpus with
  *  --gpus-per-node; a GRES other than gpu (the ledger does not track it,
@@ -59,6 +62,8 @@ typedef struct libra_job_ask {
 	const char *tres_per_job;	/* --gpus */
 	const char *tres_per_socket;	/* --gpus-per-socket */
 	const char *tres_per_task;	/* --gpus-per-task (24.11: and cpu=) */
+	uint64_t tmp_mb;	/* --tmp: scratch disk per node [MB]; 0: none
+				 * (Slurm's NO_VAL is the caller's to map) */
 } libra_job_ask_t;
 
 /* What a refused translation was about (the plugins' errno follows it). */

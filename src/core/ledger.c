@@ -97,6 +97,7 @@ extern void libra_ledger_clear_jobs(libra_ledger_t *l)
 		l->nodes[i].thesis_work = 0.0;
 		l->nodes[i].mem_used = 0;
 		l->nodes[i].gpus_used = 0;
+		l->nodes[i].tmp_used = 0;
 		l->nodes[i].nbooked = 0;
 		l->nodes[i].added = false;
 	}
@@ -322,12 +323,14 @@ extern void ledger_node_resum(ledger_node_t *n)
 	n->job_cpus = 0;
 	n->mem_used = 0;
 	n->gpus_used = 0;
+	n->tmp_used = 0;
 	n->nbooked = 0;
 	for (int i = 0; i < n->nentries; i++) {
 		n->nbooked += isfinite(n->entries[i].start);
 		n->job_cpus += n->entries[i].cpus;
 		n->mem_used += n->entries[i].mem_mb;
 		n->gpus_used += n->entries[i].gpus;
+		n->tmp_used += n->entries[i].tmp_mb;
 	}
 }
 
@@ -435,6 +438,7 @@ static int _entry_add(const libra_ledger_t *l, ledger_node_t *n,
 	n->job_cpus += e->cpus;
 	n->mem_used += e->mem_mb;
 	n->gpus_used += e->gpus;
+	n->tmp_used += e->tmp_mb;
 	n->nbooked += isfinite(e->start);
 	if (!e->best_effort)
 		n->thesis_work += e->cpus * (e->runtime / e->speed);
@@ -532,6 +536,7 @@ static int _commit(libra_ledger_t *l, uint32_t job_id, const libra_sla_t *sla,
 		e.cpus = place[i].cpus;
 		e.mem_mb = place[i].mem_mb;
 		e.gpus = place[i].gpus;
+		e.tmp_mb = place[i].tmp_mb;
 		if (_entry_add(l, &l->nodes[place[i].node], &e))
 			break;
 		added++;

@@ -39,6 +39,9 @@
  *    known); its GPUs are GRES gpu, 0 when it has none.  The ledger records
  *    what it is given, even beyond a node's size (a record restored after
  *    a node shrank): the fit is admission's test, not the ledger's.
+ *    Scratch disk (Slurm's --tmp, a node's TmpDisk, in MB) is held the
+ *    same way, whole per node like memory per node: a node's TmpDisk of
+ *    0 means the ledger does not track it.
  *
  *  - Advance reservations (decision 21): a job booked to begin later
  *    counts only from its begin time: its share RE / (target - begin)
@@ -76,12 +79,14 @@ typedef struct libra_place {
 	int cpus;		/* CPUs of the job on that node */
 	uint64_t mem_mb;	/* memory it holds there [MB], 0: none */
 	int gpus;		/* GPUs it holds there, 0: none */
+	uint64_t tmp_mb;	/* scratch disk it holds there [MB], 0: none */
 } libra_place_t;
 
 /*
  * What a job asks besides CPUs (Slurm's --mem, --mem-per-cpu or the
- * partition's DefMemPerCPU, --gres=gpu:N or --gpus-per-node, --gpus).
- * At most one memory form and one GPU form; all 0: nothing asked.
+ * partition's DefMemPerCPU, --gres=gpu:N or --gpus-per-node, --gpus,
+ * --tmp).  At most one memory form and one GPU form; all 0: nothing
+ * asked.
  */
 typedef struct libra_demand {
 	uint64_t mem_per_cpu;	/* MB per CPU of the job */
@@ -90,6 +95,8 @@ typedef struct libra_demand {
 	int gpus_per_node;	/* GPUs on each node the job uses */
 	int gpus;		/* GPUs of the job in all, spread over its
 				 * nodes, each of which must have one free */
+	uint64_t tmp_mb;	/* scratch disk (--tmp) [MB] on each node the
+				 * job uses */
 } libra_demand_t;
 
 /* One job's commitment on one node (read-only view for policies). */
@@ -118,6 +125,7 @@ typedef struct libra_entry {
 	bool best_effort;	/* no SLA: share 0 committed */
 	uint64_t mem_mb;	/* memory held on this node [MB] */
 	int gpus;		/* GPUs held on this node */
+	uint64_t tmp_mb;	/* scratch disk held on this node [MB] */
 } libra_entry_t;
 
 extern libra_ledger_t *libra_ledger_create(double share_min);
@@ -189,15 +197,31 @@ extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node);
 extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node);
 
 /*
- * Memory [MB-seconds] and GPU-seconds the node's jobs hold inside [now,
- * t_end] (decision 2's window, for a space-shared resource): a job with
- * an SLA holds until its deadline (it runs at its share until then); a
- * best-effort job, or one past its deadline, until an end the ledger does
- * not know, so through the whole window.
+ * A node's scratch disk [MB] (Slurm's TmpDisk; 0: not tracked, the
+ * default), what the node's jobs hold of it (best-effort ones included),
+ * and what is left (LIBRA_MEM_UNTRACKED when not tracked; never below 0).
+ * Held whole per node as memory per node is.  The setter may be called
+ * again (a reconfigured node); what jobs hold is kept.  Returns 0, or -1
+ * for a bad node.
+ */
+extern int libra_ledger_set_node_tmp(libra_ledger_t *l, int node,
+				     uint64_t tmp_mb);
+extern uint64_t libra_ledger_node_tmp(const libra_ledger_t *l, int node);
+extern uint64_t libra_ledger_node_tmp_used(const libra_ledger_t *l, int node);
+extern uint64_t libra_ledger_node_tmp_free(const libra_ledger_t *l, int node);
+
+/*
+ * Memory [MB-seconds], GPU-seconds and scratch disk [MB-seconds] the
+ * node's jobs hold inside [now, t_end] (decision 2's window, for a
+ * space-shared resource): a job with an SLA holds until its deadline (it
+ * runs at its share until then); a best-effort job, or one past its
+ * deadline, until an end the ledger does not know, so through the whole
+ * window.
  */
 extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
 					  double now, double t_end,
-					  double *mem_mb_s, double *gpu_s);
+					  double *mem_mb_s, double *gpu_s,
+					  double *tmp_mb_s);
 
 /* Libra+$Auto keeps one beta per node (NaN until first set). */
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node);
@@ -328,9 +352,10 @@ extern int libra_ledger_node_entries(const libra_ledger_t *l, int node,
  * Commit a job on its placement at time now.  sla NULL commits a
  * best-effort job (no share).  The initial share is RE / (target - now)
  * (libra_sla_target(): TD unless an admission set a due-date target),
- * clamped.  Each place's memory and GPUs are held until the job (or that
- * part of it) is released.  Returns 0, or -1 if the job is already in the
- * ledger or the placement names a bad node, CPU count or GPU count.
+ * clamped.  Each place's memory, GPUs and scratch disk are held until the
+ * job (or that part of it) is released.  Returns 0, or -1 if the job is
+ * already in the ledger or the placement names a bad node, CPU count or
+ * GPU count.
  */
 extern int libra_ledger_commit(libra_ledger_t *l, uint32_t job_id,
 			       const libra_sla_t *sla,

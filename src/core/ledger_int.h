@@ -62,6 +62,8 @@ typedef struct ledger_node {
 	int gpus;		/* the node's GPUs */
 	uint64_t mem_used;	/* sum of the entries' memory */
 	int gpus_used;		/* sum of the entries' GPUs */
+	uint64_t tmp_mb;	/* the node's scratch disk; 0: not tracked */
+	uint64_t tmp_used;	/* sum of the entries' scratch disk */
 	int nbooked;		/* entries with a begin time (start finite) */
 	bool added;		/* an entry was added since the last
 				 * ledger_node_resum(): thesis_work is a

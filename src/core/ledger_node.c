@@ -2,9 +2,9 @@
 /*****************************************************************************\
  *  ledger_node.c - what a node of the ledger is besides its entries (see
  *  ledger.h): its speed and base price factor (decision 43), its memory
- *  and GPUs (decision 17), Libra+$Auto's beta and its saved form
- *  (decision 9), the smoothed load of price damping (decision 19).  The
- *  nodes themselves, their jobs and entries are in ledger.c.
+ *  and GPUs (decision 17) and scratch disk, Libra+$Auto's beta and its
+ *  saved form (decision 9), the smoothed load of price damping (decision
+ *  19).  The nodes themselves, their jobs and entries are in ledger.c.
 \*****************************************************************************/
 
 #include <math.h>
@@ -125,15 +125,20 @@ extern int libra_ledger_node_gpus_used(const libra_ledger_t *l, int node)
 	return n ? n->gpus_used : 0;
 }
 
+/* What is left of "total" MB with "used" held: LIBRA_MEM_UNTRACKED when
+ * the total is not tracked (0), never below 0. */
+static uint64_t _mb_free(uint64_t total, uint64_t used)
+{
+	if (!total)
+		return LIBRA_MEM_UNTRACKED;
+	return used < total ? total - used : 0;
+}
+
 extern uint64_t libra_ledger_node_mem_free(const libra_ledger_t *l, int node)
 {
 	const ledger_node_t *n = ledger_node(l, node);
 
-	if (!n)
-		return 0;
-	if (!n->mem_mb)
-		return LIBRA_MEM_UNTRACKED;
-	return n->mem_used < n->mem_mb ? n->mem_mb - n->mem_used : 0;
+	return n ? _mb_free(n->mem_mb, n->mem_used) : 0;
 }
 
 extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node)
@@ -143,6 +148,36 @@ extern int libra_ledger_node_gpus_free(const libra_ledger_t *l, int node)
 	if (!n)
 		return 0;
 	return n->gpus_used < n->gpus ? n->gpus - n->gpus_used : 0;
+}
+
+extern int libra_ledger_set_node_tmp(libra_ledger_t *l, int node,
+				     uint64_t tmp_mb)
+{
+	if (!ledger_node(l, node))
+		return -1;
+	l->nodes[node].tmp_mb = tmp_mb;
+	return 0;
+}
+
+extern uint64_t libra_ledger_node_tmp(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = ledger_node(l, node);
+
+	return n ? n->tmp_mb : 0;
+}
+
+extern uint64_t libra_ledger_node_tmp_used(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = ledger_node(l, node);
+
+	return n ? n->tmp_used : 0;
+}
+
+extern uint64_t libra_ledger_node_tmp_free(const libra_ledger_t *l, int node)
+{
+	const ledger_node_t *n = ledger_node(l, node);
+
+	return n ? _mb_free(n->tmp_mb, n->tmp_used) : 0;
 }
 
 extern double libra_ledger_node_beta(const libra_ledger_t *l, int node)

@@ -2,10 +2,10 @@
 /*****************************************************************************\
  *  ledger_window.c - what a node's entries commit over time (see ledger.h):
  *  the window work and the peak share, read from the entries' compact
- *  mirror; the memory and GPUs held, the deadlines to test at, the
- *  bookings; the prefetches of a node's entries; and the progress reports
- *  and expiries that bring the shares up to date.  The nodes, the jobs and
- *  their entries are kept in ledger.c.
+ *  mirror; the memory, GPUs and scratch disk held, the deadlines to test
+ *  at, the bookings; the prefetches of a node's entries; and the progress
+ *  reports and expiries that bring the shares up to date.  The nodes, the
+ *  jobs and their entries are kept in ledger.c.
 \*****************************************************************************/
 
 #include <math.h>
@@ -18,25 +18,28 @@
 
 extern void libra_ledger_node_held_window(const libra_ledger_t *l, int node,
 					  double now, double t_end,
-					  double *mem_mb_s, double *gpu_s)
+					  double *mem_mb_s, double *gpu_s,
+					  double *tmp_mb_s)
 {
 	const ledger_node_t *n = ledger_node(l, node);
 
 	*mem_mb_s = 0.0;
 	*gpu_s = 0.0;
+	*tmp_mb_s = 0.0;
 	if (!n || t_end <= now)
 		return;
 	for (int i = 0; i < n->nentries; i++) {
 		const libra_entry_t *e = &n->entries[i];
 		double until = t_end;
 
-		if (!e->mem_mb && !e->gpus)
+		if (!e->mem_mb && !e->gpus && !e->tmp_mb)
 			continue;
 		/* an SLA job runs at its share until its deadline */
 		if (!e->best_effort && e->deadline > now && e->deadline < t_end)
 			until = e->deadline;
 		*mem_mb_s += (double) e->mem_mb * (until - now);
 		*gpu_s += (double) e->gpus * (until - now);
+		*tmp_mb_s += (double) e->tmp_mb * (until - now);
 	}
 }
 

@@ -96,4 +96,10 @@ static inline double libra_price_gpu_per_sec(const libra_params_t *p)
 	return p->price_gpu / 3600.0;
 }
 
+/* Scratch disk's PBase per MB-second (a GB is 1024 MB, as for memory). */
+static inline double libra_price_disk_per_sec(const libra_params_t *p)
+{
+	return p->price_disk / (1024.0 * 3600.0);
+}
+
 #endif /* LIBRA_PARAMS_H */

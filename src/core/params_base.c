@@ -89,6 +89,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->price_base = 1.0;		/* per CPU-hour */
 	p->price_mem = 0.0;		/* per GB-hour: CPU-only prices */
 	p->price_gpu = 0.0;		/* per GPU-hour (decision 17) */
+	p->price_disk = 0.0;		/* per GB-hour of scratch disk */
 	p->gamma = 1.0;			/* thesis section 3.5.2 */
 	p->delta = 1.0;
 	p->peak_price = 3.0;		/* thesis Table 7.2, FixedTimeMax */
@@ -174,6 +175,7 @@ const param_def_t params_defs[] = {
 	NUM("libra_price_base",		price_base,	0, 1e12, true),
 	NUM("libra_price_mem",		price_mem,	0, 1e12, false),
 	NUM("libra_price_gpu",		price_gpu,	0, 1e12, false),
+	NUM("libra_price_disk",		price_disk,	0, 1e12, false),
 	NUM("libra_gamma",		gamma,		0, 1e6, false),
 	NUM("libra_delta",		delta,		0, 1e6, false),
 	NUM("libra_peak_price",		peak_price,	0, 1e12, false),

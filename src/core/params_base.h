@@ -65,6 +65,7 @@ typedef struct libra_params {
 	double price_base;	/* PBase per CPU-hour */
 	double price_mem;	/* PBase of memory per GB-hour (decision 17) */
 	double price_gpu;	/* PBase of a GPU per GPU-hour (decision 17) */
+	double price_disk;	/* PBase of scratch disk (--tmp) per GB-hour */
 	double gamma;		/* Libra static price: per CPU-second of RE */
 	double delta;		/* Libra static price: per unit of RE/D */
 	double peak_price;	/* per CPU-hour, during peak hours */

@@ -40,7 +40,7 @@ typedef struct {
 
 /* The keys, PARAMS_NDEFS of them, in the order libra_params_format()
  * writes them. */
-#define PARAMS_NDEFS 49
+#define PARAMS_NDEFS 50
 extern const param_def_t params_defs[];
 
 /* The key's entry, or NULL. */

@@ -138,20 +138,25 @@ static double _held_rate(const libra_params_t *p, double beta, double base,
 extern void libra_held_rates(const libra_ledger_t *l, const libra_params_t *p,
 			     double beta, int node, double now,
 			     double deadline, double *mem_rate,
-			     double *gpu_rate)
+			     double *gpu_rate, double *tmp_rate)
 {
 	double window = deadline - now, mem_held = 0.0, gpu_held = 0.0;
+	double tmp_held = 0.0;
 
 	if (libra_price_mem_per_sec(p) != 0.0 ||
-	    libra_price_gpu_per_sec(p) != 0.0)
+	    libra_price_gpu_per_sec(p) != 0.0 ||
+	    libra_price_disk_per_sec(p) != 0.0)
 		libra_ledger_node_held_window(l, node, now, deadline,
-					      &mem_held, &gpu_held);
+					      &mem_held, &gpu_held, &tmp_held);
 	*mem_rate = _held_rate(p, beta, libra_price_mem_per_sec(p),
 			       (double) libra_ledger_node_mem(l, node),
 			       mem_held, window);
 	*gpu_rate = _held_rate(p, beta, libra_price_gpu_per_sec(p),
 			       (double) libra_ledger_node_gpus(l, node),
 			       gpu_held, window);
+	*tmp_rate = _held_rate(p, beta, libra_price_disk_per_sec(p),
+			       (double) libra_ledger_node_tmp(l, node),
+			       tmp_held, window);
 }
 
 extern double libra_static_price(const libra_params_t *p, double runtime,

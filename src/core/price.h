@@ -32,13 +32,15 @@
  *  in the same currency as the other policies: C = PBase_s (gamma RE +
  *  delta RE/D); with PBase = $3600 per CPU-hour it is the thesis' formula.
  *
- *  Memory and GPUs (doc/design.md decision 17; thesis section 3.4.1:
- *  "the overall pricing rate ... can be computed as the sum of each P_ij")
- *  are space-shared: a job holds r units (MB, GPUs) of node j from its
- *  admission until it ends, at the latest TD_i at its share.  Eq. 3.3-3.5
- *  are read for such a resource over the same window [now, TD_i]:
+ *  Memory, GPUs and scratch disk (doc/design.md decision 17; thesis
+ *  section 3.4.1: "the overall pricing rate ... can be computed as the sum
+ *  of each P_ij", the disk priced per GB) are space-shared: a job holds r
+ *  units (MB, GPUs, MB of TmpDisk) of node j from its admission until it
+ *  ends, at the latest TD_i at its share.  Eq. 3.3-3.5 are read for such a
+ *  resource over the same window [now, TD_i]:
  *
- *	RESMax_j    = R_j * (TD_i - now)	R_j: the node's memory or GPUs
+ *	RESMax_j    = R_j * (TD_i - now)	R_j: the node's memory, GPUs
+ *						or TmpDisk
  *	committed_j = what the node's jobs hold inside the window
  *	PUtil_j     = RESMax_j / (RESMax_j - committed_j) * PBase
  *	P_j         = alpha * PBase + beta * PUtil_j
@@ -82,7 +84,8 @@
  *  RESFree, so admission and placement are the same; the budget test sees
  *  the damped price.  Memory and GPU rates are not damped.
  *
- *  Rates are per CPU-second, per MB-second and per GPU-second.
+ *  Rates are per CPU-second, per MB-second (memory, scratch disk) and per
+ *  GPU-second.
 \*****************************************************************************/
 
 #ifndef LIBRA_PRICE_H
@@ -150,16 +153,17 @@ extern double libra_rate(const libra_ledger_t *l, const libra_params_t *p,
 			 double now, double deadline);
 
 /*
- * Libra+$ rates of memory (per MB-second) and GPUs (per GPU-second) on the
- * node for a job with deadline TD admitted at now (see above; beta as for
- * libra_rate()).  0 where that price is 0 (the defaults); +inf when the
- * node's resource is all held through the window (nothing left to take).
- * A node whose memory is not tracked has no utilisation: alpha * PBase.
+ * Libra+$ rates of memory (per MB-second), GPUs (per GPU-second) and
+ * scratch disk (per MB-second) on the node for a job with deadline TD
+ * admitted at now (see above; beta as for libra_rate()).  0 where that
+ * price is 0 (the defaults); +inf when the node's resource is all held
+ * through the window (nothing left to take).  A node whose memory or
+ * scratch disk is not tracked has no utilisation of it: alpha * PBase.
  */
 extern void libra_held_rates(const libra_ledger_t *l, const libra_params_t *p,
 			     double beta, int node, double now,
 			     double deadline, double *mem_rate,
-			     double *gpu_rate);
+			     double *gpu_rate, double *tmp_rate);
 
 /* Libra's static price for one CPU: PBase_s (gamma RE + delta RE / D). */
 extern double libra_static_price(const libra_params_t *p, double runtime,

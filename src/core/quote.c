@@ -146,7 +146,8 @@ static bool _same_demand(const libra_demand_t *a, const libra_demand_t *b)
 	return a->mem_per_cpu == b->mem_per_cpu &&
 	       a->mem_per_node == b->mem_per_node &&
 	       a->mem_whole_node == b->mem_whole_node &&
-	       a->gpus_per_node == b->gpus_per_node && a->gpus == b->gpus;
+	       a->gpus_per_node == b->gpus_per_node && a->gpus == b->gpus &&
+	       a->tmp_mb == b->tmp_mb;
 }
 
 extern const char *libra_quote_shape_differs(const libra_quote_shape_t *q,
@@ -158,7 +159,7 @@ extern const char *libra_quote_shape_differs(const libra_quote_shape_t *q,
 	if (q->min_nodes != job->min_nodes || q->max_nodes != job->max_nodes)
 		return "the node count";
 	if (!_same_demand(&q->demand, &job->demand))
-		return "the memory or GPUs";
+		return "the memory, GPUs or scratch disk";
 	if (strcmp(q->partition, job->partition))
 		return "the partition";
 	return NULL;

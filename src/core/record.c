@@ -129,15 +129,16 @@ static int _get_whole(dec_t *d, json_object *o, const char *where,
 }
 
 /* A "demand" object (_demand_object()): at most one memory and one GPU
- * form, each present only when set, as libra_admit() takes them. */
+ * form, and the scratch disk, each present only when set, as
+ * libra_admit() takes them. */
 static int _dec_demand(dec_t *d, json_object *o, const char *where,
 		       libra_demand_t *dm)
 {
 	static const char *const allowed[] = {
 		"mem_per_cpu", "mem_per_node", "mem_whole_node",
-		"gpus_per_node", "gpus", NULL
+		"gpus_per_node", "gpus", "tmp_mb", NULL
 	};
-	double mem_cpu = 0, mem_node = 0, gpus_node = 0, gpus = 0;
+	double mem_cpu = 0, mem_node = 0, gpus_node = 0, gpus = 0, tmp = 0;
 	json_object *whole;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -147,7 +148,8 @@ static int _dec_demand(dec_t *d, json_object *o, const char *where,
 	    _get_whole(d, o, where, "mem_per_node", 1, MEM_MAX, &mem_node) ||
 	    _get_whole(d, o, where, "gpus_per_node", 1, GPUS_MAX,
 		       &gpus_node) ||
-	    _get_whole(d, o, where, "gpus", 1, GPUS_MAX, &gpus))
+	    _get_whole(d, o, where, "gpus", 1, GPUS_MAX, &gpus) ||
+	    _get_whole(d, o, where, "tmp_mb", 1, MEM_MAX, &tmp))
 		return -1;
 	if ((whole = _get(o, "mem_whole_node")) &&
 	    (!json_object_is_type(whole, json_type_boolean) ||
@@ -163,6 +165,7 @@ static int _dec_demand(dec_t *d, json_object *o, const char *where,
 	dm->mem_whole_node = whole != NULL;
 	dm->gpus_per_node = (int) gpus_node;
 	dm->gpus = (int) gpus;
+	dm->tmp_mb = (uint64_t) tmp;
 	return 0;
 }
 
@@ -284,7 +287,7 @@ static int _dec_sla(dec_t *d, json_object *o, libra_sla_t *sla)
 static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 {
 	static const char *const allowed[] = {
-		"node", "cpus", "mem", "gpus", "speed", NULL
+		"node", "cpus", "mem", "gpus", "tmp", "speed", NULL
 	};
 	size_t n;
 
@@ -301,7 +304,7 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 	for (size_t i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(arr, i);
 		const char *node;
-		double cpus, mem = 0, gpus = 0, speed = 1.0;
+		double cpus, mem = 0, gpus = 0, tmp = 0, speed = 1.0;
 
 		if (!json_object_is_type(p, json_type_object))
 			return _dfail(d, "admit.place[%zu]: not an object", i);
@@ -324,6 +327,8 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 		if (_get_whole(d, p, "admit.place", "mem", 1, PLACE_MEM_MAX,
 			       &mem) ||
 		    _get_whole(d, p, "admit.place", "gpus", 1, GPUS_MAX, &gpus) ||
+		    _get_whole(d, p, "admit.place", "tmp", 1, PLACE_MEM_MAX,
+			       &tmp) ||
 		    _get_num(d, p, "admit.place", "speed", false, 1e-9, 64,
 			     &speed))
 			return -1;
@@ -333,6 +338,7 @@ static int _dec_place(dec_t *d, json_object *arr, libra_record_t *r)
 		r->place[i].cpus = (int) cpus;
 		r->place[i].mem_mb = (uint64_t) mem;
 		r->place[i].gpus = (int) gpus;
+		r->place[i].tmp_mb = (uint64_t) tmp;
 		r->nplace = (int) i + 1;
 	}
 	return 0;
@@ -377,7 +383,7 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 {
 	static const char *const allowed[] = {
 		"time", "price", "rate", "demand", "price_mem", "price_gpus",
-		"quote", "hold_end", "begin", "declared", "predicted",
+		"price_disk", "quote", "hold_end", "begin", "declared", "predicted",
 		"penalty_max",
 		"replanned", "done", "replans", "plan", "plan_end", "place",
 		NULL
@@ -396,7 +402,9 @@ static int _dec_admit(dec_t *d, json_object *admit, libra_record_t *r)
 	    _get_num(d, admit, "admit", "price_mem", false, 0, MONEY_MAX,
 		     &r->price_mem) ||
 	    _get_num(d, admit, "admit", "price_gpus", false, 0, MONEY_MAX,
-		     &r->price_gpus))
+		     &r->price_gpus) ||
+	    _get_num(d, admit, "admit", "price_disk", false, 0, MONEY_MAX,
+		     &r->price_disk))
 		return -1;
 	if ((v = _get(admit, "demand")) &&
 	    _dec_demand(d, v, "admit.demand", &r->demand))

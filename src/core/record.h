@@ -17,10 +17,11 @@
  *   "final":{"how":"COMPLETED","end":1795006000,"delay":0,"met":true,
  *	      "penalty":0,"charge":96.1}}
  *
- *  A job that asks memory or GPUs (decision 17) has them in "admit": what
- *  it asked ("demand", the keys of libra_demand_t that are set), what each
- *  place holds ("mem" in MB, "gpus") and what they cost ("price_mem",
- *  "price_gpus", parts of "price"), e.g.
+ *  A job that asks memory, GPUs (decision 17) or scratch disk has them in
+ *  "admit": what it asked ("demand", the keys of libra_demand_t that are
+ *  set), what each place holds ("mem" and "tmp" in MB, "gpus") and what
+ *  they cost ("price_mem", "price_gpus", "price_disk", parts of "price"),
+ *  e.g.
  *
  *   "admit":{"time":1795000000,"price":120.5,"rate":0.0267,
  *	      "demand":{"mem_per_node":4096,"gpus_per_node":1},
@@ -81,6 +82,7 @@ typedef struct libra_record_place {
 	int cpus;
 	uint64_t mem_mb;	/* memory held there [MB] ("mem") */
 	int gpus;		/* GPUs held there */
+	uint64_t tmp_mb;	/* scratch disk held there [MB] ("tmp") */
 	double speed;		/* the node's speed its share was planned
 				 * at (decision 43); 1 (not written) unless
 				 * the site set one; 0 read as 1 */
@@ -121,8 +123,10 @@ typedef struct libra_record {
 	double price;		/* quoted price */
 	double price_mem;	/* of which for memory */
 	double price_gpus;	/* of which for GPUs */
+	double price_disk;	/* of which for scratch disk */
 	double rate;		/* highest per-CPU-second rate */
-	libra_demand_t demand;	/* the memory and GPUs the job asked */
+	libra_demand_t demand;	/* the memory, GPUs and scratch disk the job
+				 * asked */
 	uint32_t quote_id;	/* made of binding quote N (quote.h), 0: not
 				 * ("quote" in "admit") */
 	double quote_until;	/* the end of that quote's hold, from which

@@ -84,13 +84,14 @@ static json_object *_sla_object(const libra_sla_t *sla, bool *ok)
 	return o;
 }
 
-/* The memory and GPUs a job asked; NULL when it asked none. */
+/* The memory, GPUs and scratch disk a job asked; NULL when it asked
+ * none. */
 static json_object *_demand_object(const libra_demand_t *d)
 {
 	json_object *o;
 
 	if (!d->mem_per_cpu && !d->mem_per_node && !d->mem_whole_node &&
-	    !d->gpus_per_node && !d->gpus)
+	    !d->gpus_per_node && !d->gpus && !d->tmp_mb)
 		return NULL;
 	o = json_object_new_object();
 	if (d->mem_per_cpu)
@@ -107,6 +108,9 @@ static json_object *_demand_object(const libra_demand_t *d)
 				       json_object_new_int(d->gpus_per_node));
 	if (d->gpus)
 		json_object_object_add(o, "gpus", json_object_new_int(d->gpus));
+	if (d->tmp_mb)
+		json_object_object_add(o, "tmp_mb", json_object_new_int64(
+					       (int64_t) d->tmp_mb));
 	return o;
 }
 
@@ -178,6 +182,8 @@ extern char *libra_record_to_json(const libra_record_t *r)
 		_add_num(admit, "price_mem", r->price_mem, &ok);
 	if (r->price_gpus != 0.0)
 		_add_num(admit, "price_gpus", r->price_gpus, &ok);
+	if (r->price_disk != 0.0)
+		_add_num(admit, "price_disk", r->price_disk, &ok);
 	if (r->quote_id) {
 		json_object_object_add(admit, "quote",
 				       json_object_new_int64(r->quote_id));
@@ -213,6 +219,9 @@ extern char *libra_record_to_json(const libra_record_t *r)
 		if (r->place[i].gpus)
 			json_object_object_add(p, "gpus", json_object_new_int(
 						       r->place[i].gpus));
+		if (r->place[i].tmp_mb)
+			json_object_object_add(p, "tmp", json_object_new_int64(
+				(int64_t) r->place[i].tmp_mb));
 		if (r->place[i].speed > 0.0 && r->place[i].speed != 1.0)
 			_add_num(p, "speed", r->place[i].speed, &ok);
 		json_object_array_add(place, p);
@@ -316,6 +325,7 @@ extern int libra_record_set_place(libra_record_t *r, const libra_ledger_t *l,
 		r->place[i].cpus = place[i].cpus;
 		r->place[i].mem_mb = place[i].mem_mb;
 		r->place[i].gpus = place[i].gpus;
+		r->place[i].tmp_mb = place[i].tmp_mb;
 		r->place[i].speed = libra_ledger_node_speed(l, place[i].node);
 	}
 	r->nplace = nplace;

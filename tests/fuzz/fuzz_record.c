@@ -40,6 +40,7 @@ static void _same(const libra_record_t *a, const libra_record_t *b,
 		    fuzz_same(a->price, b->price) &&
 		    fuzz_same(a->price_mem, b->price_mem) &&
 		    fuzz_same(a->price_gpus, b->price_gpus) &&
+		    fuzz_same(a->price_disk, b->price_disk) &&
 		    fuzz_same(a->rate, b->rate) &&
 		    fuzz_same(a->started, b->started),
 		    "admission differs: %s", text);
@@ -47,7 +48,8 @@ static void _same(const libra_record_t *a, const libra_record_t *b,
 		    a->demand.mem_per_node == b->demand.mem_per_node &&
 		    a->demand.mem_whole_node == b->demand.mem_whole_node &&
 		    a->demand.gpus_per_node == b->demand.gpus_per_node &&
-		    a->demand.gpus == b->demand.gpus,
+		    a->demand.gpus == b->demand.gpus &&
+		    a->demand.tmp_mb == b->demand.tmp_mb,
 		    "demand differs: %s", text);
 	FUZZ_ASSERT(a->nplace == b->nplace, "nplace %d != %d: %s", a->nplace,
 		    b->nplace, text);
@@ -55,7 +57,9 @@ static void _same(const libra_record_t *a, const libra_record_t *b,
 		FUZZ_ASSERT(!strcmp(a->place[i].node, b->place[i].node) &&
 			    a->place[i].cpus == b->place[i].cpus &&
 			    a->place[i].mem_mb == b->place[i].mem_mb &&
-			    a->place[i].gpus == b->place[i].gpus,
+			    a->place[i].gpus == b->place[i].gpus &&
+			    a->place[i].tmp_mb == b->place[i].tmp_mb &&
+			    fuzz_same(a->place[i].speed, b->place[i].speed),
 			    "place %d differs: %s", i, text);
 	FUZZ_ASSERT(a->settled == b->settled, "settled differs: %s", text);
 	if (a->settled)

@@ -20,7 +20,12 @@
 #     released; the best-effort jobs run once the memory is free again;
 #  5. a GPU job refused because the GPU node's CPU share is taken, its GPU
 #     free, is told so, not that the GPU is short (design.md decision 29;
-#     run-demo's step 5).
+#     run-demo's step 5);
+#  6. scratch disk (--tmp) is held whole too: each node has TmpDisk=1000
+#     MB; a job asking 600 MB on n1 is admitted and priced for its disk
+#     (libra_price_disk); a second one there, whose CPU share fits, is
+#     refused naming the disk and its figures; one asking more than any
+#     node's TmpDisk is refused saying so.
 # Nodes: n1 and n2 with 2 CPUs and 2000 MB, n3 with 2 CPUs, 2000 MB and a
 # (fake) GPU (contrib/cluster/README.md, LIBRA_NODE_SPEC).
 # shellcheck source=lib.sh
@@ -28,9 +33,8 @@
 libra_test_init
 export LIBRA_NODES=3
 export LIBRA_NODE_SPEC='n1:2:2000,n2:2:2000,n3:2:2000:1'
-export LIBRA_DEF_MEM_PER_CPU=100
-# shellcheck disable=SC2119 # the default settings: no arguments
-libra_cluster_env
+export LIBRA_DEF_MEM_PER_CPU=100 LIBRA_NODE_TMP=1000
+libra_cluster_env libra_price_disk=360
 cluster_start
 
 assert_contains "$(scontrol show node n3)" "gpu:1" "n3's GRES"
@@ -225,6 +229,28 @@ libra_sbatch_refused "a GPU job beside it" "gpus: 1 GPU asked per node, free on 
 note "GPU free, CPU share taken: $(grep -o 'libra: rejected: .*' <<<"$SB_OUT" | head -n 1)"
 scancel "$cpu_n3"
 wait_until 120 "job $cpu_n3 to end" job_ended "$cpu_n3"
+
+# --- 6. scratch disk ------------------------------------------------------------
+assert_contains "$(scontrol show node n1)" "TmpDisk=1000" "n1's TmpDisk"
+gate=$LIBRA_WORK/go-tmp
+libra_sbatch_admitted "600 MB of scratch on n1" -J tmp1 -w n1 -n 1 --mem=100 \
+	--tmp=600 --comment="$SLA" --wrap "$(gate_wait "$gate")"
+tmp1=$SB_JOBID
+disk_price=$(json_get "$(job_record "$tmp1")" admit.price_disk)
+note "job $tmp1: $(grep -o 'libra: admitted: .*' <<<"$SB_OUT" | head -c 150); price_disk $disk_price"
+# 600 MB for 30 minutes at 360 per GB-hour (600/1024 x 0.5 h x 360 =
+# 105.5), under libra+$ at alpha PBase + beta PUtil with PUtil >= PBase:
+# at least that, and with n1's disk idle before it, at most a few times it
+awk -v p="$disk_price" 'BEGIN { e = 600 / 1024 * 0.5 * 360; exit !(p > 0.99 * e && p < 3 * e) }' ||
+	fail "job $tmp1's disk price $disk_price is not 600 MB x 30 min at libra+\$'s rate from 360 per GB-hour"
+libra_sbatch_refused "another 600 MB on n1" \
+	"disk: 600 MB of scratch disk asked per node (--tmp), at most 400 MB free on any node now" \
+	-J tmp2 -w n1 -n 1 --mem=100 --tmp=600 --comment="$SLA" --wrap true
+note "n1's disk held: $(grep -o 'libra: rejected: .*' <<<"$SB_OUT" | head -n 1)"
+libra_sbatch_refused "more than any node's TmpDisk" "less scratch disk (TmpDisk) than the 2000 MB it asks" \
+	-J tmp3 -n 1 --mem=100 --tmp=2000 --comment="$SLA" --wrap true
+gate_open "$gate"
+wait_until 120 "job $tmp1 to end" job_ended "$tmp1"
 
 expect_done
 cluster_stop

@@ -77,6 +77,26 @@ extern void _admit(const libra_ledger_t *l, const libra_params_t *p,
 	libra_admit(l, p, sla, &req, now, &q);
 }
 
+/* Quote the request at now 0, into q. */
+extern void _admit_req(const libra_ledger_t *l, const libra_params_t *p,
+		       const libra_sla_t *sla, const libra_request_t *req)
+{
+	memset(&q, 0x5a, sizeof(q));
+	libra_admit(l, p, sla, req, 0, &q);
+}
+
+/* Job "job" holds the place's memory, GPUs and scratch disk on its CPUs;
+ * with an SLA of share 0.01 per CPU (RE 10, TD 1000, at 0), or best
+ * effort (no share). */
+extern void _hold_place(libra_ledger_t *l, uint32_t job,
+			const libra_place_t *pl, bool best_effort)
+{
+	libra_sla_t sla = _sla(10, 0, 1000, NO_BUDGET);
+
+	ck_assert_int_eq(libra_ledger_commit(l, job, best_effort ? NULL : &sla,
+					     pl, 1, 0), 0);
+}
+
 /* CPUs of the quote's placement on a node (0 if not used). */
 extern int _on(int node)
 {

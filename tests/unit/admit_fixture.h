@@ -2,8 +2,9 @@
 /*****************************************************************************\
  *  admit_fixture.h - what the admission tests (test_admit*.c) share: the
  *  quote they look at, SLAs, parameters, ledgers of equal nodes,
- *  commitments, a quote's CPUs on a node, and Libra+$'s three priced
- *  nodes.  Each is described where it is defined, in admit_fixture.c.
+ *  commitments (and what a job holds besides CPUs), a quote's CPUs on a
+ *  node, and Libra+$'s three priced nodes.  Each is described where it is
+ *  defined, in admit_fixture.c.
  *
  *  Unless a case says otherwise: now = 0, price_base = 3600 per CPU-hour
  *  (PBase = 1 per CPU-second), capacity 1, the default tolerance.
@@ -31,6 +32,10 @@ extern void _admit(const libra_ledger_t *l, const libra_params_t *p,
 		   const libra_sla_t *sla, int cpus, int min_nodes,
 		   int max_nodes, double now);
 extern int _on(int node);
+extern void _admit_req(const libra_ledger_t *l, const libra_params_t *p,
+		       const libra_sla_t *sla, const libra_request_t *req);
+extern void _hold_place(libra_ledger_t *l, uint32_t job,
+			const libra_place_t *pl, bool best_effort);
 
 #define ck_assert_verdict(want)						\
 	ck_assert_msg(q.verdict == (want), "verdict %s (%d), want %s",	\

@@ -40,19 +40,10 @@ static libra_ledger_t *_held_nodes(int n, int cpus, uint64_t mem_mb,
 static void _hold(libra_ledger_t *l, uint32_t job, int node,
 		  uint64_t mem_mb, int gpus, bool best_effort)
 {
-	libra_sla_t sla = _sla(10, 0, 1000, NO_BUDGET);
 	libra_place_t pl = { .node = node, .cpus = 1, .mem_mb = mem_mb,
 			     .gpus = gpus };
 
-	ck_assert_int_eq(libra_ledger_commit(l, job, best_effort ? NULL : &sla,
-					     &pl, 1, 0), 0);
-}
-
-static void _admit_req(const libra_ledger_t *l, const libra_params_t *p,
-		       const libra_sla_t *sla, const libra_request_t *req)
-{
-	memset(&q, 0x5a, sizeof(q));
-	libra_admit(l, p, sla, req, 0, &q);
+	_hold_place(l, job, &pl, best_effort);
 }
 
 START_TEST(test_memory_per_node_fits_only_where_free)

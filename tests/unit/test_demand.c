@@ -200,6 +200,7 @@ static void _demand_refused(const libra_job_ask_t *a, libra_demand_err_t e,
 	ck_assert(!d.mem_whole_node);
 	ck_assert_int_eq(d.gpus_per_node, 0);
 	ck_assert_int_eq(d.gpus, 0);
+	ck_assert_uint_eq(d.tmp_mb, 0);
 }
 
 START_TEST(test_mem_per_node_is_taken_as_given)
@@ -374,6 +375,26 @@ START_TEST(test_mem_per_gpu_without_gpus_per_node_is_refused)
 }
 END_TEST
 
+START_TEST(test_tmp_is_taken_as_given)
+{
+	/* --tmp=20G: 20480 MB per node, whether memory is tracked or not
+	 * (the nodes' TmpDisk say where it counts); refused with the rest */
+	libra_job_ask_t a = _ask();
+
+	a.tmp_mb = 20480;
+	a.mem = _per_node(1000);
+	ck_assert_uint_eq(_demand(&a).tmp_mb, 20480);
+	ck_assert_uint_eq(_demand(&a).mem_per_node, 1000);
+	a.mem_tracked = false;
+	ck_assert_uint_eq(_demand(&a).tmp_mb, 20480);
+	a.tres_per_task = "gres/gpu:1";
+	_demand_refused(&a, LIBRA_DEMAND_EGPUS, "--gpus-per-task");
+	a.tres_per_task = NULL;
+	a.tmp_mb = 0;
+	ck_assert_uint_eq(_demand(&a).tmp_mb, 0);
+}
+END_TEST
+
 START_TEST(test_nothing_asked_is_a_zero_demand)
 {
 	libra_job_ask_t a;
@@ -536,6 +557,7 @@ static Suite *_suite(void)
 	T(tc, test_bad_tres_names_the_option);
 	T(tc, test_mem_per_gpu_times_gpus_per_node);
 	T(tc, test_mem_per_gpu_without_gpus_per_node_is_refused);
+	T(tc, test_tmp_is_taken_as_given);
 	T(tc, test_nothing_asked_is_a_zero_demand);
 	suite_add_tcase(s, tc);
 

@@ -37,14 +37,17 @@ static void _check_invariant(const libra_ledger_t *l)
 		const libra_entry_t *e;
 		int k = libra_ledger_node_entries(l, n, &e);
 		double sum = 0;
+		uint64_t tmp = 0;
 
 		for (int i = 0; i < k; i++) {
 			ck_assert(e[i].share >= 0.0);
 			ck_assert(e[i].share <= 1.0 + TOL);
 			sum += e[i].cpus * e[i].share;
+			tmp += e[i].tmp_mb;
 		}
 		ck_assert_double_eq_tol(libra_ledger_node_share(l, n), sum,
 					1e-12);
+		ck_assert_uint_eq(libra_ledger_node_tmp_used(l, n), tmp);
 	}
 }
 
@@ -1154,21 +1157,157 @@ START_TEST(test_held_window_until_deadline_or_whole_window)
 	/* job 1 (SLA, TD 1000) holds 1000 MB and 1 GPU until 1000; job 2
 	 * (best effort) 500 MB through the whole window [0, 3000] */
 	libra_ledger_t *l = _held_nodes();
-	double mem, gpu;
+	double mem, gpu, tmp;
 
 	_commit_held(l, 1, 0, 1, 1000, 1, false);
 	_commit_held(l, 2, 0, 1, 500, 0, true);
-	libra_ledger_node_held_window(l, 0, 0, 3000, &mem, &gpu);
+	libra_ledger_node_held_window(l, 0, 0, 3000, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(mem, 1000.0 * 1000 + 500.0 * 3000, TOL);
 	ck_assert_double_eq_tol(gpu, 1000.0, TOL);
 	/* a window ending before the deadline: all of it */
-	libra_ledger_node_held_window(l, 0, 0, 400, &mem, &gpu);
+	libra_ledger_node_held_window(l, 0, 0, 400, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(mem, 1500.0 * 400, TOL);
 	ck_assert_double_eq_tol(gpu, 400.0, TOL);
 	/* past job 1's deadline it holds on, until it ends */
-	libra_ledger_node_held_window(l, 0, 2000, 3000, &mem, &gpu);
+	libra_ledger_node_held_window(l, 0, 2000, 3000, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(mem, 1500.0 * 1000, TOL);
-	libra_ledger_node_held_window(l, 0, 10, 10, &mem, &gpu);
+	libra_ledger_node_held_window(l, 0, 10, 10, &mem, &gpu, &tmp);
+	ck_assert_double_eq(mem, 0.0);
+	ck_assert_double_eq(gpu, 0.0);
+	ck_assert_double_eq(tmp, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---- scratch disk (--tmp, a node's TmpDisk) ---------------------------- */
+
+/* Job "job" holds tmp_mb of scratch disk on one CPU of node (RE 100, TD
+ * 1000, or best effort). */
+static void _commit_tmp(libra_ledger_t *l, uint32_t job, int node,
+			uint64_t tmp_mb, bool best_effort)
+{
+	libra_sla_t sla = _sla(100, 0, 1000);
+	libra_place_t pl = { .node = node, .cpus = 1, .tmp_mb = tmp_mb };
+
+	ck_assert_int_eq(libra_ledger_commit(l, job, best_effort ? NULL : &sla,
+					     &pl, 1, 0), 0);
+}
+
+START_TEST(test_new_node_tracks_no_tmp)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	ck_assert_uint_eq(libra_ledger_node_tmp(l, 0), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 0);
+	ck_assert(libra_ledger_node_tmp_free(l, 0) == LIBRA_MEM_UNTRACKED);
+	/* set, and set again (a reconfigured node) */
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 20000), 0);
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 10000), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp(l, 0), 10000);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 10000);
+	/* bad nodes: refused, and nothing read */
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 2, 1), -1);
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, -1, 1), -1);
+	ck_assert_uint_eq(libra_ledger_node_tmp(l, 2), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, -1), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 2), 0);
+	/* the memory and GPUs are another matter */
+	ck_assert_uint_eq(libra_ledger_node_mem(l, 0), 8000);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_tmp_held_from_commit_to_release)
+{
+	/* n0 has 10000 MB of TmpDisk, n1 none tracked.  Job 1 holds 3000 MB
+	 * on n0 and 500 on n1, best-effort job 2 4000 MB on n0 */
+	libra_ledger_t *l = _held_nodes();
+	libra_sla_t sla = _sla(100, 0, 1000);
+	libra_place_t pl[2] = {
+		{ .node = 0, .cpus = 2, .mem_mb = 1000, .tmp_mb = 3000 },
+		{ .node = 1, .cpus = 1, .tmp_mb = 500 },
+	};
+
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 10000), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, pl, 2, 0), 0);
+	_commit_tmp(l, 2, 0, 4000, true);
+	ck_assert_uint_eq(_entry(l, 0, 1)->tmp_mb, 3000);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 7000);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 3000);
+	/* kept, tracked or not: n1's is not tracked, so nothing limits */
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 1), 500);
+	ck_assert(libra_ledger_node_tmp_free(l, 1) == LIBRA_MEM_UNTRACKED);
+	/* memory is counted apart */
+	ck_assert_uint_eq(libra_ledger_node_mem_used(l, 0), 1000);
+	_check_invariant(l);
+	/* job 1's part on n1 ends; then job 1; then job 2 */
+	ck_assert_int_eq(libra_ledger_release_node(l, 1, 1), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 1), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 7000);
+	ck_assert_int_eq(libra_ledger_release(l, 1), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 6000);
+	ck_assert_int_eq(libra_ledger_release(l, 2), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 10000);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_tmp_kept_by_rekey_and_recommit)
+{
+	libra_ledger_t *l = _held_nodes();
+	libra_sla_t plan = _sla(300, 0, 1000);
+	const libra_place_t *got;
+
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 10000), 0);
+	_commit_tmp(l, 1, 0, 2500, false);
+	_commit_tmp(l, 2, 0, 1000, false);
+	ck_assert_int_eq(libra_ledger_rekey(l, 1, 7), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 3500);
+	ck_assert_uint_eq(_entry(l, 0, 7)->tmp_mb, 2500);
+	/* a re-planning commits it again on the same places, disk too */
+	ck_assert_int_eq(libra_ledger_recommit(l, 7, &plan, 100, 200), 0);
+	ck_assert_int_eq(libra_ledger_job_places(l, 7, &got), 1);
+	ck_assert_uint_eq(got[0].tmp_mb, 2500);
+	ck_assert_uint_eq(_entry(l, 0, 7)->tmp_mb, 2500);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 3500);
+	_check_invariant(l);
+	ck_assert_int_eq(libra_ledger_release(l, 7), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 1000);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_clear_jobs_frees_tmp_keeps_sizes)
+{
+	libra_ledger_t *l = _held_nodes();
+
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 10000), 0);
+	_commit_tmp(l, 1, 0, 6000, false);
+	_commit_tmp(l, 2, 0, 6000, true);
+	/* more held than the node has (a record restored after it shrank):
+	 * kept, and nothing free, never below 0 */
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 12000);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 0);
+	libra_ledger_clear_jobs(l);
+	ck_assert_uint_eq(libra_ledger_node_tmp_used(l, 0), 0);
+	ck_assert_uint_eq(libra_ledger_node_tmp_free(l, 0), 10000);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_window_counts_tmp)
+{
+	/* job 1 (SLA, TD 1000) holds 2000 MB of disk until 1000, best-effort
+	 * job 2 300 MB through the whole window [0, 3000] */
+	libra_ledger_t *l = _held_nodes();
+	double mem, gpu, tmp;
+
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 10000), 0);
+	_commit_tmp(l, 1, 0, 2000, false);
+	_commit_tmp(l, 2, 0, 300, true);
+	libra_ledger_node_held_window(l, 0, 0, 3000, &mem, &gpu, &tmp);
+	ck_assert_double_eq_tol(tmp, 2000.0 * 1000 + 300.0 * 3000, TOL);
 	ck_assert_double_eq(mem, 0.0);
 	ck_assert_double_eq(gpu, 0.0);
 	libra_ledger_destroy(l);
@@ -1574,6 +1713,11 @@ static void _add_job_cases(Suite *s)
 	T(tc, test_clear_jobs_frees_memory_and_gpus_keeps_sizes);
 	T(tc, test_held_window_until_deadline_or_whole_window);
 	T(tc, test_rekey_keeps_what_is_held);
+	T(tc, test_new_node_tracks_no_tmp);
+	T(tc, test_tmp_held_from_commit_to_release);
+	T(tc, test_tmp_kept_by_rekey_and_recommit);
+	T(tc, test_clear_jobs_frees_tmp_keeps_sizes);
+	T(tc, test_held_window_counts_tmp);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("recommit");

@@ -59,6 +59,22 @@ START_TEST(test_default_memory_and_gpu_prices_are_zero)
 
 	ck_assert_double_eq(p.price_mem, 0.0);
 	ck_assert_double_eq(p.price_gpu, 0.0);
+	ck_assert_double_eq(p.price_disk, 0.0);
+}
+END_TEST
+
+START_TEST(test_disk_price_per_second)
+{
+	/* 3.6 per GB-hour of scratch disk = 1e-3 / 1024 per MB-second, as
+	 * memory's */
+	libra_params_t p = _defaults();
+
+	ck_assert_int_eq(libra_params_parse(&p, "libra_price_disk=3.6", err,
+					    sizeof(err)), 0);
+	ck_assert_double_eq(p.price_disk, 3.6);
+	ck_assert_double_eq_tol(libra_price_disk_per_sec(&p), 1e-3 / 1024.0,
+				1e-18);
+	ck_assert_double_eq(p.price_mem, 0.0);
 }
 END_TEST
 
@@ -507,6 +523,8 @@ static const struct {
 	{ K("libra_price_mem", price_mem), "0", false, "-0", "1e12",
 	  "1000000000000.001" },
 	{ K("libra_price_gpu", price_gpu), "0", false, "-0", "1e12",
+	  "1000000000000.001" },
+	{ K("libra_price_disk", price_disk), "0", false, "-0", "1e12",
 	  "1000000000000.001" },
 	{ K("libra_gamma", gamma), "0", false, "-0", "1e6", "1000000.000001" },
 	{ K("libra_delta", delta), "0", false, "-0", "1e6", "1000000.000001" },
@@ -1081,6 +1099,7 @@ static Suite *_suite(void)
 	T(tc, test_price_base_per_sec_divides_by_3600);
 	T(tc, test_default_memory_and_gpu_prices_are_zero);
 	T(tc, test_memory_and_gpu_prices_per_second);
+	T(tc, test_disk_price_per_second);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parse");

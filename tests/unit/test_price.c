@@ -573,9 +573,9 @@ START_TEST(test_held_rates_are_zero_without_their_prices)
 	/* the defaults: memory and GPUs cost nothing, CPU prices as before */
 	libra_ledger_t *l = _held_ledger();
 	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
-	double mem, gpu;
+	double mem, gpu, tmp;
 
-	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
 	ck_assert_double_eq(mem, 0.0);
 	ck_assert_double_eq(gpu, 0.0);
 	libra_ledger_destroy(l);
@@ -590,11 +590,11 @@ START_TEST(test_held_rates_price_h_example)
 	 * 1 + 0.1 * 2 = 1.2 per GB-hour. */
 	libra_ledger_t *l = _held_ledger();
 	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
-	double mem, gpu;
+	double mem, gpu, tmp;
 
 	p.price_gpu = 2.0;
 	p.price_mem = 1.0;
-	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(gpu * 3600.0, 2.4, 1e-12);
 	ck_assert_double_eq_tol(mem * 3600.0 * 1024.0, 1.2, 1e-12);
 	libra_ledger_destroy(l);
@@ -607,10 +607,10 @@ START_TEST(test_held_rates_count_only_the_window_held)
 	 * PUtil = 4 / (4 - 2 * 1/2) * 2 = 8/3 per GPU-hour */
 	libra_ledger_t *l = _held_ledger();
 	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
-	double mem, gpu;
+	double mem, gpu, tmp;
 
 	p.price_gpu = 2.0;
-	libra_held_rates(l, &p, p.beta, 0, 0, 21600, &mem, &gpu);
+	libra_held_rates(l, &p, p.beta, 0, 0, 21600, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(gpu * 3600.0, 2.0 + 0.1 * 8.0 / 3.0, 1e-12);
 	ck_assert_double_eq(mem, 0.0);
 	libra_ledger_destroy(l);
@@ -622,12 +622,12 @@ START_TEST(test_held_rates_rise_with_what_is_held)
 	libra_ledger_t *l = _held_ledger();
 	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
 	libra_place_t pl = { .node = 0, .cpus = 1, .gpus = 1 };
-	double mem, gpu1, gpu2;
+	double mem, gpu1, gpu2, tmp;
 
 	p.price_gpu = 2.0;
-	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu1);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu1, &tmp);
 	ck_assert_int_eq(libra_ledger_commit(l, 2, NULL, &pl, 1, 0), 0);
-	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu2);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu2, &tmp);
 	ck_assert(gpu2 > gpu1);
 	/* 3 of 4 held: PUtil = 4 * 2 = 8, P = 2.8 per GPU-hour */
 	ck_assert_double_eq_tol(gpu2 * 3600.0, 2.8, 1e-12);
@@ -640,11 +640,11 @@ START_TEST(test_held_rates_infinite_on_a_node_all_held)
 	libra_ledger_t *l = _held_ledger();
 	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
 	libra_place_t pl = { .node = 0, .cpus = 1, .gpus = 2 };
-	double mem, gpu;
+	double mem, gpu, tmp;
 
 	p.price_gpu = 2.0;
 	ck_assert_int_eq(libra_ledger_commit(l, 2, NULL, &pl, 1, 0), 0);
-	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
 	ck_assert(isinf(gpu));
 	libra_ledger_destroy(l);
 }
@@ -655,12 +655,48 @@ START_TEST(test_held_rate_of_untracked_memory_is_static_part)
 	/* no memory known: no utilisation, alpha * PBase */
 	libra_ledger_t *l = _ledger(4);
 	libra_params_t p = _params(1.5, 0.1, LIBRA_RESFREE_WINDOW);
-	double mem, gpu;
+	double mem, gpu, tmp;
 
 	p.price_mem = 3.6 * 1024.0;	/* 1e-3 per MB-second */
-	libra_held_rates(l, &p, p.beta, 0, 0, 3600, &mem, &gpu);
+	libra_held_rates(l, &p, p.beta, 0, 0, 3600, &mem, &gpu, &tmp);
 	ck_assert_double_eq_tol(mem, 1.5e-3, 1e-15);
 	ck_assert_double_eq(gpu, 0.0);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_held_rates_of_scratch_disk)
+{
+	/* as memory (price.h): 8192 MB of TmpDisk, 4096 held by job 2 until
+	 * 10800, 1 per GB-hour, alpha 1, beta 0.1: P = 1 + 0.1 * 2 = 1.2 per
+	 * GB-hour; 0 without its price; untracked, alpha * PBase */
+	libra_ledger_t *l = _held_ledger();
+	libra_params_t p = _params(1.0, 0.1, LIBRA_RESFREE_WINDOW);
+	libra_sla_t sla;
+	libra_place_t pl = { .node = 0, .cpus = 1, .tmp_mb = 4096 };
+	double mem, gpu, tmp;
+
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
+	ck_assert_double_eq(tmp, 0.0);
+	p.price_disk = 1.0;
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
+	ck_assert_double_eq_tol(tmp * 3600.0 * 1024.0, 1.0, 1e-12);
+	ck_assert_double_eq(mem, 0.0);
+	ck_assert_double_eq_tol(libra_price_disk_per_sec(&p) * 3600.0 *
+				1024.0, 1.0, 1e-12);
+	ck_assert_int_eq(libra_ledger_set_node_tmp(l, 0, 8192), 0);
+	memset(&sla, 0, sizeof(sla));
+	sla.set = LIBRA_SLA_RUNTIME | LIBRA_SLA_DEADLINE;
+	sla.runtime = 100;
+	sla.deadline = 10800;
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &sla, &pl, 1, 0), 0);
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
+	ck_assert_double_eq_tol(tmp * 3600.0 * 1024.0, 1.2, 1e-12);
+	/* the memory's rate does not see the disk */
+	p.price_mem = 1.0;
+	libra_held_rates(l, &p, p.beta, 0, 0, 10800, &mem, &gpu, &tmp);
+	ck_assert_double_eq_tol(mem * 3600.0 * 1024.0, 1.2, 1e-12);
+	ck_assert_double_eq_tol(tmp * 3600.0 * 1024.0, 1.2, 1e-12);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -849,6 +885,7 @@ static Suite *_suite(void)
 	T(tc, test_held_rates_rise_with_what_is_held);
 	T(tc, test_held_rates_infinite_on_a_node_all_held);
 	T(tc, test_held_rate_of_untracked_memory_is_static_part);
+	T(tc, test_held_rates_of_scratch_disk);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("static");

@@ -179,7 +179,11 @@ START_TEST(test_shape_names_what_differs)
 	j = q;
 	j.demand.gpus_per_node = 1;
 	ck_assert_str_eq(libra_quote_shape_differs(&q, &j),
-			 "the memory or GPUs");
+			 "the memory, GPUs or scratch disk");
+	j = q;
+	j.demand.tmp_mb = 100;		/* --tmp (decision 17) */
+	ck_assert_str_eq(libra_quote_shape_differs(&q, &j),
+			 "the memory, GPUs or scratch disk");
 	j = q;
 	j.partition[0] = '\0';
 	ck_assert_str_eq(libra_quote_shape_differs(&q, &j), "the partition");

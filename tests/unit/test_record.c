@@ -84,6 +84,7 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 	ck_assert_same_bits(a->price, b->price);
 	ck_assert_same_bits(a->price_mem, b->price_mem);
 	ck_assert_same_bits(a->price_gpus, b->price_gpus);
+	ck_assert_same_bits(a->price_disk, b->price_disk);
 	ck_assert_same_bits(a->rate, b->rate);
 	ck_assert(!memcmp(&a->demand, &b->demand, sizeof(a->demand)));
 	ck_assert_int_eq(a->quote_id, b->quote_id);
@@ -105,6 +106,7 @@ static void _assert_same(const libra_record_t *a, const libra_record_t *b)
 		ck_assert_int_eq(a->place[i].cpus, b->place[i].cpus);
 		ck_assert_uint_eq(a->place[i].mem_mb, b->place[i].mem_mb);
 		ck_assert_int_eq(a->place[i].gpus, b->place[i].gpus);
+		ck_assert_uint_eq(a->place[i].tmp_mb, b->place[i].tmp_mb);
 		/* a speed of 0 (not set) or 1 is not written: read as 1 */
 		ck_assert_same_bits(a->place[i].speed > 0.0 ?
 				    a->place[i].speed : 1.0,
@@ -897,9 +899,77 @@ START_TEST(test_record_without_memory_or_gpus_is_as_before)
 	ck_assert_ptr_null(strstr(text, "demand"));
 	ck_assert_ptr_null(strstr(text, "mem"));
 	ck_assert_ptr_null(strstr(text, "gpus"));
+	ck_assert_ptr_null(strstr(text, "tmp"));
 	ck_assert_ptr_null(strstr(text, "price_"));
 	free(text);
 	libra_record_free(&r);
+}
+END_TEST
+
+/* A record of a job that asked scratch disk (--tmp) beside memory. */
+static const char disk[] =
+	"{\"libra\":1,\"policy\":\"libra\","
+	"\"sla\":{\"runtime\":3600,\"submit\":1795000000,"
+	"\"deadline\":1795007200,\"type\":\"hard\","
+	"\"given\":[\"runtime\",\"deadline\"]},"
+	"\"admit\":{\"time\":1795000000,\"price\":8.5,\"rate\":0.0011,"
+	"\"demand\":{\"mem_per_node\":1024,\"tmp_mb\":20480},"
+	"\"price_disk\":1.25,"
+	"\"place\":[{\"node\":\"n1\",\"cpus\":2,\"mem\":1024,"
+	"\"tmp\":20480},{\"node\":\"n2\",\"cpus\":1}]}}";
+
+START_TEST(test_scratch_disk_round_trips)
+{
+	libra_record_t r;
+	char *text;
+
+	ck_assert_msg(libra_record_from_json(disk, &r, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(r.demand.tmp_mb, 20480);
+	ck_assert_uint_eq(r.demand.mem_per_node, 1024);
+	ck_assert_double_eq_tol(r.price_disk, 1.25, TOL);
+	ck_assert_double_eq(r.price_mem, 0.0);
+	ck_assert_uint_eq(r.place[0].tmp_mb, 20480);
+	ck_assert_uint_eq(r.place[1].tmp_mb, 0);
+	_round_trip(&r);
+	/* the encoder writes what the decoder read, in the same order */
+	text = libra_record_to_json(&r);
+	ck_assert_str_eq(text, disk);
+	free(text);
+	libra_record_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_scratch_disk_fields_are_refused)
+{
+	static const struct {
+		const char *from, *to, *why;
+	} bad[] = {
+		{ "\"tmp\":20480", "\"tmp\":0", "tmp" },
+		{ "\"tmp\":20480", "\"tmp\":1.5", "tmp" },
+		{ "\"tmp\":20480", "\"tmp\":\"1\"", "tmp" },
+		{ "\"tmp\":20480", "\"tmp\":18014398509481984", "tmp" },
+		{ "\"tmp_mb\":20480", "\"tmp_mb\":0", "tmp_mb" },
+		{ "\"tmp_mb\":20480", "\"tmp_mb\":1099511627777",
+		  "tmp_mb" },
+		{ "\"tmp_mb\":20480", "\"tmp_mb\":-1", "tmp_mb" },
+		{ "\"price_disk\":1.25", "\"price_disk\":-1",
+		  "price_disk" },
+		{ "\"price_disk\":1.25", "\"price_disk\":true",
+		  "price_disk" },
+		{ "\"price_disk\":1.25", "\"price_tmp\":1.25",
+		  "unknown field" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *at = strstr(disk, bad[i].from);
+		char buf[1024];
+
+		ck_assert_ptr_nonnull(at);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int) (at - disk), disk,
+			 bad[i].to, at + strlen(bad[i].from));
+		_refused_why(buf, bad[i].why);
+	}
 }
 END_TEST
 
@@ -988,7 +1058,7 @@ START_TEST(test_set_place_keeps_memory_and_gpus)
 {
 	libra_ledger_t *l = libra_ledger_create(0.01);
 	libra_place_t place = { .node = 0, .cpus = 2, .mem_mb = 4096,
-				.gpus = 1 };
+				.gpus = 1, .tmp_mb = 2048 };
 	libra_record_t r;
 
 	ck_assert_int_eq(libra_ledger_add_node(l, "g1", 4), 0);
@@ -996,6 +1066,7 @@ START_TEST(test_set_place_keeps_memory_and_gpus)
 	ck_assert_int_eq(libra_record_set_place(&r, l, &place, 1), 0);
 	ck_assert_uint_eq(r.place[0].mem_mb, 4096);
 	ck_assert_int_eq(r.place[0].gpus, 1);
+	ck_assert_uint_eq(r.place[0].tmp_mb, 2048);
 	libra_record_free(&r);
 	libra_ledger_destroy(l);
 }
@@ -1348,6 +1419,8 @@ static Suite *_suite(void)
 	T(tc, test_small_err_buffer_is_terminated);
 	T(tc, test_sla_json_garbage_is_refused);
 	T(tc, test_bad_memory_and_gpu_fields_are_refused);
+	T(tc, test_scratch_disk_round_trips);
+	T(tc, test_bad_scratch_disk_fields_are_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("isqos");

@@ -32,11 +32,14 @@ extern bool libra_slurm_mem_tracked(void)
  * slurm_conf.
  */
 static libra_demand_err_t _demand(libra_job_ask_t *a, uint64_t pn_min_memory,
+				  uint32_t pn_min_tmp_disk,
 				  part_record_t *part_ptr, libra_demand_t *d,
 				  char *err, size_t errlen)
 {
 	uint64_t part_def = part_ptr ? part_ptr->def_mem_per_cpu : 0;
 
+	/* --tmp, per node (decision 17) */
+	a->tmp_mb = pn_min_tmp_disk != NO_VAL ? pn_min_tmp_disk : 0;
 	a->mem_tracked = libra_slurm_mem_tracked();
 	if (pn_min_memory != NO_VAL64) {
 		a->mem.set = true;
@@ -77,8 +80,8 @@ extern int libra_slurm_demand(job_desc_msg_t *job_desc,
 	char err[256];
 	libra_demand_err_t rc;
 
-	rc = _demand(&a, job_desc->pn_min_memory, part_ptr, d, err,
-		     sizeof(err));
+	rc = _demand(&a, job_desc->pn_min_memory, job_desc->pn_min_tmp_disk,
+		     part_ptr, d, err, sizeof(err));
 	if (rc == LIBRA_DEMAND_OK)
 		return SLURM_SUCCESS;
 	xstrfmtcat(*err_msg, "libra: rejected: %s", err);
@@ -93,8 +96,9 @@ extern bool libra_slurm_job_demand(job_record_t *job_ptr, libra_demand_t *d)
 
 	if (!job_ptr->details)
 		return false;
-	if (_demand(&a, job_ptr->details->pn_min_memory, job_ptr->part_ptr,
-		    d, err, sizeof(err)) == LIBRA_DEMAND_OK)
+	if (_demand(&a, job_ptr->details->pn_min_memory,
+		    job_ptr->details->pn_min_tmp_disk, job_ptr->part_ptr, d, err,
+		    sizeof(err)) == LIBRA_DEMAND_OK)
 		return true;
 	debug("%s: %pJ: %s", plugin_type, job_ptr, err);
 	return false;

@@ -205,6 +205,7 @@ static void _commit_record(libra_ledger_t *l, job_record_t *job_ptr,
 				    libra_ledger_node_cpus(l, node));
 		place[n].mem_mb = rec->place[i].mem_mb;
 		place[n].gpus = rec->place[i].gpus;
+		place[n].tmp_mb = rec->place[i].tmp_mb;
 		/* running: what Slurm gave it there (a record written before
 		 * memory was tracked says none) */
 		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
@@ -258,6 +259,12 @@ extern void libra_slurm_commit_unadmitted(job_record_t *job_ptr)
 					    libra_ledger_node_cpus(l, i));
 			_job_held(job_ptr, k, &place[n].mem_mb,
 				  &place[n].gpus);
+			/* its --tmp, where the node's TmpDisk is tracked */
+			if (job_ptr->details &&
+			    job_ptr->details->pn_min_tmp_disk != NO_VAL &&
+			    libra_ledger_node_tmp(l, i))
+				place[n].tmp_mb =
+					job_ptr->details->pn_min_tmp_disk;
 			n++;
 		}
 		k++;
@@ -352,6 +359,8 @@ extern bool libra_slurm_sync_nodes(void)
 			continue;
 		_node_resources(node_ptr, &mem, &gpus);
 		libra_ledger_set_node_resources(l, i, mem, gpus);
+		/* scratch disk held whole (decision 17): TmpDisk */
+		libra_ledger_set_node_tmp(l, i, node_ptr->tmp_disk);
 	}
 	_node_maps(l, p);
 	seen_speeds = p->node_speed;

@@ -513,6 +513,7 @@ static int _admit_accept(admit_ctx_t *c)
 	libra_qos_record_init(&rec, c->p->policy, libra_hub_next_token(),
 			      c->sla, c->now, q->price, q->price_mem,
 			      q->price_gpus);
+	rec.price_disk = q->price_disk;	/* scratch disk's (decision 17) */
 	libra_sla_accept(&rec.sla, q);	/* a due-date target, if any */
 	/* opt=time is how it was admitted, its target what was agreed */
 	rec.sla.set &= ~LIBRA_SLA_OPT;

@@ -75,6 +75,9 @@ static int _refusal_errno(libra_verdict_t v)
 					 * ESLURM_INVALID_GRES, the request
 					 * is valid */
 		return LIBRA_E_CAPACITY;
+	case LIBRA_REJECT_DISK:		/* held until jobs end; Slurm has
+					 * no errno of scratch disk */
+		return LIBRA_E_CAPACITY;
 	default:
 		/*
 		 * Not ESLURM_NODES_BUSY ("Requested nodes are busy"): sbatch
@@ -136,8 +139,9 @@ static void _mem_asked(const libra_request_t *req, const libra_quote_t *q,
 /*
  * The resource that stands in the way, with the quote's figures (admit.h):
  * "memory: 64000 MB asked per node, at most 48000 MB free on any node
- * now".  A "resources" refusal names a memory or GPU request larger than
- * any node ("..., the largest node has 48000 MB"); other refusals nothing.
+ * now".  A "resources" refusal names a memory, GPU or scratch disk request
+ * larger than any node ("..., the largest node has 48000 MB"); other
+ * refusals nothing.
  */
 static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
 			 const libra_quote_t *q, char *buf, size_t len)
@@ -156,6 +160,9 @@ static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
 		snprintf(buf, len, "gpus: %d GPU%s asked %s, at most %d free on any node now",
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s", per,
 			 q->most_free.gpus);
+	} else if (q->verdict == LIBRA_REJECT_DISK) {
+		snprintf(buf, len, "disk: %" PRIu64 " MB of scratch disk asked per node (--tmp), at most %" PRIu64 " MB free on any node now",
+			 q->asked.tmp_mb, q->most_free.tmp_mb);
 	} else if (resources && q->largest.mem_mb && !d->mem_whole_node &&
 		   q->asked.mem_mb > q->largest.mem_mb) {
 		_mem_asked(req, q, asked, sizeof(asked));
@@ -167,6 +174,10 @@ static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
 			 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
 			 q->largest.gpus ? "more than any node has" :
 			 "no node of the partition has GPUs");
+	} else if (resources && q->largest.tmp_mb &&
+		   q->asked.tmp_mb > q->largest.tmp_mb) {
+		snprintf(buf, len, "disk: %" PRIu64 " MB of scratch disk asked per node (--tmp), the largest TmpDisk is %" PRIu64 " MB",
+			 q->asked.tmp_mb, q->largest.tmp_mb);
 	} else if (q->held_node >= 0 &&
 		   q->held_node < libra_ledger_node_count(l)) {
 		/* they are free there: its CPU share is what is short */
@@ -176,6 +187,9 @@ static void _held_reason(const libra_ledger_t *l, const libra_request_t *req,
 			snprintf(buf, len, "gpus: %d GPU%s asked %s, free on %s, but not the CPU share there",
 				 q->asked.gpus, q->asked.gpus == 1 ? "" : "s",
 				 per, node);
+		} else if (q->asked.tmp_mb && !q->asked.mem_mb) {
+			snprintf(buf, len, "disk: %" PRIu64 " MB of scratch disk asked per node (--tmp), free on %s, but not the CPU share there",
+				 q->asked.tmp_mb, node);
 		} else {
 			_mem_asked(req, q, asked, sizeof(asked));
 			snprintf(buf, len, "memory: %s, free on %s, but not the CPU share there",
@@ -212,7 +226,8 @@ static void _refuse_reason(const libra_ledger_t *l, const libra_sla_t *sla,
 			   libra_qos_money(q->least_price, m1, sizeof(m1)),
 			   libra_qos_money(sla->budget, m2, sizeof(m2)), what);
 	} else if (q->verdict == LIBRA_REJECT_MEMORY ||
-		   q->verdict == LIBRA_REJECT_GPUS) {
+		   q->verdict == LIBRA_REJECT_GPUS ||
+		   q->verdict == LIBRA_REJECT_DISK) {
 		xstrfmtcat(*err_msg, "libra: rejected: %s (%s)", held, what);
 	} else if (q->verdict == LIBRA_REJECT_DUEDATE) {
 		/* doc/design.md decision 18: past the break-even point */
@@ -248,12 +263,16 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 
 	libra_counter_offer_within(l, p, sla, req, now, OFFER_HORIZON,
 				   LIBRA_SEARCH_SECONDS, &offer);
-	/* memory and GPUs are held until jobs end: no deadline frees them */
+	/* memory, GPUs and scratch disk are held until jobs end: no
+	 * deadline frees them */
 	if (offer.blocked_by == LIBRA_REJECT_MEMORY ||
-	    offer.blocked_by == LIBRA_REJECT_GPUS) {
+	    offer.blocked_by == LIBRA_REJECT_GPUS ||
+	    offer.blocked_by == LIBRA_REJECT_DISK) {
 		xstrfmtcat(*err_msg, "; a later deadline does not help: %s held by running jobs until they end, submit again then",
 			   offer.blocked_by == LIBRA_REJECT_MEMORY ?
-			   "the memory is" : "the GPUs are");
+			   "the memory is" :
+			   offer.blocked_by == LIBRA_REJECT_GPUS ?
+			   "the GPUs are" : "the scratch disk is");
 		return;
 	}
 	if (offer.has_deadline) {
