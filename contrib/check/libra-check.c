@@ -68,7 +68,7 @@ enum {
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
 	R_POWER, R_POWER_TIMING, R_POWER_WARM, R_TARIFF, R_NODE_SPEED,
-	R_RUNNING,
+	R_DISK_PRICE, R_RUNNING,
 	R_SCHED_MAIN,
 	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
@@ -110,6 +110,8 @@ static const rule_t rules[R_COUNT] = {
 		"Slurm's power-saving times fit libra_power's" },
 	[R_POWER_WARM] = { "power-warm", SEV_WARNING,
 		"libra_power_warm acts: a plan that powers nodes down, and nodes left to power down" },
+	[R_DISK_PRICE] = { "disk-price", SEV_WARNING,
+		"libra_price_disk has nodes with a TmpDisk to price" },
 	[R_TARIFF] = { "tariff", SEV_ERROR,
 		"libra_tariff parses and SlurmUser can read its file" },
 	[R_NODE_SPEED] = { "node-speed", SEV_ERROR,
@@ -910,9 +912,9 @@ static void _check_cgroup(const conf_t *c, const char *file, const char *path)
 }
 
 /*
- * The libra_power* keys of SchedulerParameters one by one, by the core's
- * parser, so that they are known even when another key is bad (which
- * sched-params reports).
+ * The libra_power* keys (and libra_price_disk) of SchedulerParameters one
+ * by one, by the core's parser, so that they are known even when another
+ * key is bad (which sched-params reports).
  */
 static void _power_params(const char *params, libra_params_t *p)
 {
@@ -920,11 +922,12 @@ static void _power_params(const char *params, libra_params_t *p)
 	char err[512];
 
 	libra_params_default(p);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (tok = libra_hostlist_next(buf, &save); tok;
+	     tok = libra_hostlist_next(NULL, &save)) {
 		char *val = strchr(tok, '=');
 
-		if (!val || strncmp(tok, "libra_power", 11))
+		if (!val || (strncmp(tok, "libra_power", 11) &&
+			     strncmp(tok, "libra_price_disk=", 17)))
 			continue;
 		*val++ = '\0';
 		(void) libra_params_set(p, tok, val, err, sizeof(err));
@@ -1006,6 +1009,30 @@ static void _check_power_timeout(const char *where, const char *key,
  * a SuspendTime set, globally or on a partition (Slurm 22.05-26.05).
  */
 /*
+ * libra_price_disk (decision 17): scratch disk is held and priced only on
+ * nodes whose TmpDisk slurm.conf gives (Slurm's default is 0: not
+ * tracked).
+ */
+static void _check_disk_price(const conf_t *c, const char *where,
+			      const libra_params_t *p)
+{
+	if (!(p->price_disk > 0.0))
+		return;
+	for (int i = 0; i < c->nlines; i++) {
+		const conf_line_t *cl = &c->lines[i];
+		const char *v;
+
+		if (!strcasecmp(cl->pairs[0].key, "NodeName") &&
+		    (v = _line_get(cl, "TmpDisk")) && strtoul(v, NULL, 10) > 0)
+			return;
+	}
+	_finding(R_DISK_PRICE, where,
+		 "libra_price_disk=%g, but no NodeName line sets TmpDisk: scratch disk (--tmp) is neither held nor priced on any node",
+		 "set TmpDisk=MB on the NodeName lines (what TmpFS holds on each node), or remove libra_price_disk",
+		 p->price_disk);
+}
+
+/*
  * libra_power_warm (decision 24): a pool needs a plan that powers nodes
  * down (h1, h2, h3, h5), and one of every node of slurm.conf (or more)
  * leaves none to power down.
@@ -1052,6 +1079,7 @@ static void _check_power(const conf_t *c, const char *file)
 
 	_power_params(params, &p);
 	_check_power_warm(c, pw, &p);
+	_check_disk_price(c, pw, &p);
 	if (p.power == LIBRA_POWER_NONE)
 		return;
 	name = libra_power_name(p.power);
