@@ -878,6 +878,38 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 			     sim_policy_name(cfg->policy));
 }
 
+/* The options of what is modelled: estimates, due dates' rates, memory,
+ * tiers, node speeds.  True when c was one of them. */
+static bool _model_opt(sim_config_t *cfg, int c, const char *name,
+		       const char *a)
+{
+	switch (c) {
+	case OPT_EST:
+		_estimates(cfg, a);
+		return true;
+	case OPT_DUE_RATE:
+		cfg->due_rate = true;
+		return true;
+	case OPT_MEMORY:
+		cfg->mem = _memory(a);
+		return true;
+	case OPT_NODE_MEMORY:
+		cfg->node_mem_mb = _node_memory(name, a);
+		return true;
+	case OPT_TIER:
+		_tier(cfg, a);
+		return true;
+	case OPT_SPEEDS:
+		_speeds(cfg, a);
+		return true;
+	case OPT_SPEED_BLIND:
+		cfg->speed_blind = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void _parse(int argc, char **argv, sim_config_t *cfg)
 {
 	libra_params_t *p = &cfg->params;
@@ -905,7 +937,8 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		    _num_opt(cfg, c, name, a) ||
 		    _predict_opt(cfg, c, name, a) ||
 		    _power_opt(cfg, c, name, a, &power_opts) ||
-		    _money_opt(cfg, c, name, a))
+		    _money_opt(cfg, c, name, a) ||
+		    _model_opt(cfg, c, name, a))
 			continue;
 		switch (c) {
 		case OPT_TRACE:
@@ -922,27 +955,6 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_POLICY:
 			policy = a;
-			break;
-		case OPT_EST:
-			_estimates(cfg, a);
-			break;
-		case OPT_DUE_RATE:
-			cfg->due_rate = true;
-			break;
-		case OPT_MEMORY:
-			cfg->mem = _memory(a);
-			break;
-		case OPT_NODE_MEMORY:
-			cfg->node_mem_mb = _node_memory(name, a);
-			break;
-		case OPT_TIER:
-			_tier(cfg, a);
-			break;
-		case OPT_SPEEDS:
-			_speeds(cfg, a);
-			break;
-		case OPT_SPEED_BLIND:
-			cfg->speed_blind = true;
 			break;
 		case OPT_SEED:
 			cfg->seed = _seed(a);

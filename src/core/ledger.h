@@ -146,21 +146,19 @@ extern void libra_ledger_set_node_up(libra_ledger_t *l, int node, bool up);
 extern bool libra_ledger_node_up(const libra_ledger_t *l, int node);
 
 /*
- * A node's speed relative to the reference CPU that runtimes are given in
- * (1, the default; design.md decision 43): RE reference seconds of work
- * take RE / speed of its CPU seconds, so a job's share there is RE /
- * (speed x window).  Jobs committed before a change keep the speed they
- * were committed at until they are committed again.  Returns 0, or -1
- * for a bad node or a speed not in (0, LIBRA_SPEED_MAX].
+ * The nodes' speeds relative to the reference CPU that runtimes are given
+ * in (1, the default; design.md decision 43): RE reference seconds of
+ * work take RE / speed of a node's CPU seconds, so a job's share there is
+ * RE / (speed x window).  Set for every node at once, speeds[i] for node i
+ * (n the node count): all set, or none (-1: a count not the node count,
+ * or a speed not in (0, LIBRA_SPEED_MAX]).  Jobs committed before a
+ * change keep the speed they were committed at until they are committed
+ * again.
  */
 #define LIBRA_SPEED_MAX 64.0
-extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
-				       double speed);
-extern double libra_ledger_node_speed(const libra_ledger_t *l, int node);
-/* Every node's speed at once, speeds[i] for node i (n the node count):
- * all set, or none (-1: a bad speed or count). */
 extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
 				   int n);
+extern double libra_ledger_node_speed(const libra_ledger_t *l, int node);
 /* The fastest node's speed (1 on a ledger without nodes). */
 extern double libra_ledger_max_speed(const libra_ledger_t *l);
 

@@ -16,19 +16,6 @@
 #include "ledger_int.h"
 #include "statefile.h"
 
-extern int libra_ledger_set_node_speed(libra_ledger_t *l, int node,
-				       double speed)
-{
-	if (!ledger_node(l, node) || !(speed > 0.0) ||
-	    !(speed <= LIBRA_SPEED_MAX))
-		return -1;
-	l->nodes[node].speed = speed;
-	l->max_speed = 0.0;
-	for (int i = 0; i < l->nnodes; i++)
-		l->max_speed = fmax(l->max_speed, l->nodes[i].speed);
-	return 0;
-}
-
 extern int libra_ledger_set_speeds(libra_ledger_t *l, const double *speeds,
 				   int n)
 {

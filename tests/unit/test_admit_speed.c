@@ -28,9 +28,7 @@ static libra_ledger_t *_speed_nodes(int n, const double *speeds)
 {
 	libra_ledger_t *l = _nodes(n, 1);
 
-	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(libra_ledger_set_node_speed(l, i, speeds[i]),
-				 0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, speeds, n), 0);
 	return l;
 }
 
@@ -55,16 +53,16 @@ static const libra_entry_t *_entry(const libra_ledger_t *l, int node,
 START_TEST(test_speed_defaults_to_one_and_bad_speeds_are_refused)
 {
 	libra_ledger_t *l = _nodes(2, 1);
+	const double bad[] = { 0.0, -1.0, NAN, INFINITY, LIBRA_SPEED_MAX * 2 };
 
 	ck_assert_double_eq(libra_ledger_node_speed(l, 0), 1.0);
 	ck_assert_double_eq(libra_ledger_max_speed(l), 1.0);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0, 0.0), -1);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0, -1.0), -1);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0, NAN), -1);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0, INFINITY), -1);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0,
-						     LIBRA_SPEED_MAX * 2), -1);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 5, 1.0), -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const double s[] = { bad[i], 1.0 };
+
+		ck_assert_int_eq(libra_ledger_set_speeds(l, s, 2), -1);
+	}
+	ck_assert_double_eq(libra_ledger_node_speed(l, 5), 1.0);
 	ck_assert_double_eq(libra_ledger_node_speed(l, 0), 1.0);
 	libra_ledger_destroy(l);
 }
@@ -73,13 +71,14 @@ END_TEST
 START_TEST(test_max_speed_follows_the_fastest_node)
 {
 	libra_ledger_t *l = _nodes(3, 1);
+	const double a[] = { 1.0, 2.5, 1.0 }, b[] = { 1.0, 0.5, 1.0 };
+	const double c[] = { 0.25, 0.25, 0.25 };
 
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 1, 2.5), 0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, a, 3), 0);
 	ck_assert_double_eq(libra_ledger_max_speed(l), 2.5);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 1, 0.5), 0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, b, 3), 0);
 	ck_assert_double_eq(libra_ledger_max_speed(l), 1.0);
-	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(libra_ledger_set_node_speed(l, i, 0.25), 0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, c, 3), 0);
 	ck_assert_double_eq(libra_ledger_max_speed(l), 0.25);
 	libra_ledger_destroy(l);
 }
@@ -147,9 +146,10 @@ START_TEST(test_committed_job_keeps_its_speed_until_committed_again)
 	const double speeds[] = { 0.5 };
 	libra_ledger_t *l = _speed_nodes(1, speeds);
 	libra_sla_t sla = _sla(30, 0, 100, NO_BUDGET);
+	const double one[] = { 1.0 };
 
 	_commit(l, 1, 30, 100, 0, 1, 0);
-	ck_assert_int_eq(libra_ledger_set_node_speed(l, 0, 1.0), 0);
+	ck_assert_int_eq(libra_ledger_set_speeds(l, one, 1), 0);
 	ck_assert_double_eq_tol(_entry(l, 0, 1)->share, 0.6, 1e-12);
 	ck_assert_int_eq(libra_ledger_recommit(l, 1, &sla, 0.0, 0.0), 0);
 	ck_assert_double_eq(_entry(l, 0, 1)->speed, 1.0);
