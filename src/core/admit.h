@@ -221,6 +221,25 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 			double now, libra_quote_t *q);
 
 /*
+ * What the policy charges a reference job on one node now (design.md
+ * decision 44, the metrics a provider watches): one CPU,
+ * LIBRA_REFERENCE_RUNTIME seconds of reference CPU, deadline
+ * LIBRA_REFERENCE_PERIOD after now, no memory, GPUs or disk, before any
+ * ISQoS mark-up: under Libra+$ and Libra+$Auto the node's own rate (Eq.
+ * 3.3 with its PBase_j, beta and speed), as admit_market() prices a CPU
+ * placed there; under every other policy the static price at the node's
+ * base price factor (LibraSLA's bid without a budget).  NAN where the
+ * node's free CPU time in the window cannot take the job (Eq. 3.5 <= 0).
+ * The node's fit is not tested otherwise (its state, its share: the
+ * metrics say those).  q is scratch space (its place array is large).
+ */
+#define LIBRA_REFERENCE_RUNTIME 3600.0
+#define LIBRA_REFERENCE_PERIOD	7200.0
+extern double libra_reference_price(const libra_ledger_t *l,
+				    const libra_params_t *p, int node,
+				    double now, libra_quote_t *q);
+
+/*
  * The SLA a caller commits and records once it takes an accepted quote:
  * sla with the quote's target (LIBRA_SLA_TARGET) when that is before the
  * deadline (else without one: a re-admission may aim at the deadline), so

@@ -398,3 +398,33 @@ extern void libra_auto_feedback(libra_ledger_t *l, const libra_params_t *p,
 	}
 	(void) now;
 }
+
+/* ------------------------------------------- a node's reference price */
+
+extern double libra_reference_price(const libra_ledger_t *l,
+				    const libra_params_t *p, int node,
+				    double now, libra_quote_t *q)
+{
+	libra_sla_t sla = { 0 };
+	libra_request_t req = { .cpus = 1 };
+
+	sla.runtime = LIBRA_REFERENCE_RUNTIME;
+	sla.submit = now;
+	sla.deadline = now + LIBRA_REFERENCE_PERIOD;
+	q->nplace = 1;
+	q->place[0].node = node;
+	q->place[0].cpus = 1;
+	q->share = sla.runtime / (sla.deadline - now);
+	q->price_mem = q->price_gpus = q->price_disk = 0.0;
+	if (p->policy == LIBRA_POLICY_LIBRA_PRICE ||
+	    p->policy == LIBRA_POLICY_AUTO) {
+		/* what admit_market() charges it there: +inf where the
+		 * node's free CPU time in the window is used up */
+		_price_placement(l, p, &sla, &req, now, q);
+		if (!isfinite(q->price))
+			q->price = NAN;
+	} else {
+		admit_static_price(l, p, &sla, &req, now, q);
+	}
+	return q->price;
+}

@@ -50,6 +50,7 @@ static libra_ledger_t *hub_ledger;
 static libra_params_t hub_params;
 static libra_quotes_t *hub_quotes;
 static libra_predictor_t *hub_predictor;
+static libra_watch_t *hub_watch;
 
 extern int libra_hub_init(void)
 {
@@ -75,6 +76,9 @@ extern int libra_hub_init(void)
 	if (!rc && !hub_quotes &&
 	    !(hub_quotes = libra_quotes_create((double) time(NULL))))
 		rc = -1;
+	if (!rc && !hub_watch &&
+	    !(hub_watch = libra_watch_create((double) time(NULL))))
+		rc = -1;
 	if (!rc) {
 		hub_users++;
 		hub_stop = false;
@@ -98,8 +102,11 @@ static void _hub_replace(libra_ledger_t *l, libra_quotes_t *q)
 extern void libra_hub_fini(void)
 {
 	pthread_mutex_lock(&hub_mutex);
-	if (hub_users > 0 && --hub_users == 0)
+	if (hub_users > 0 && --hub_users == 0) {
 		_hub_replace(NULL, NULL);
+		libra_watch_destroy(hub_watch);
+		hub_watch = NULL;
+	}
 	pthread_mutex_unlock(&hub_mutex);
 }
 
@@ -167,6 +174,12 @@ extern libra_quotes_t *libra_hub_quotes(void)
 {
 	HUB_HELD();
 	return hub_quotes;
+}
+
+extern libra_watch_t *libra_hub_watch(void)
+{
+	HUB_HELD();
+	return hub_watch;
 }
 
 extern void libra_hub_set_quotes(libra_quotes_t *b)

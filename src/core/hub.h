@@ -24,6 +24,7 @@
 #include "params.h"
 #include "predict.h"
 #include "quote.h"
+#include "watch.h"
 
 /* Create the hub on first use (idempotent); returns 0 or -1. */
 extern int libra_hub_init(void);
@@ -44,6 +45,10 @@ extern libra_params_t *libra_hub_params(void);
  * restart.  Lock held. */
 extern libra_quotes_t *libra_hub_quotes(void);
 extern void libra_hub_set_quotes(libra_quotes_t *b);
+
+/* The counters a provider watches (watch.h, decision 44), since this
+ * slurmctld started: kept across a takeover's reset.  Lock held. */
+extern libra_watch_t *libra_hub_watch(void);
 
 /*
  * Writers of the plugins' state files in StateSaveLocation (the book,

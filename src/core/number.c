@@ -138,3 +138,15 @@ extern const char *libra_names_list(const libra_name_t *t, char *buf,
 	}
 	return buf;
 }
+
+extern const char *libra_format_number(char *buf, size_t len, double v)
+{
+	if (v == 0.0)	/* "-0" would come back as the integer 0 */
+		v = 0.0;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (!isfinite(v) || strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}

@@ -77,4 +77,12 @@ extern bool libra_value_of(const libra_name_t *t, const char *name,
 extern const char *libra_names_list(const libra_name_t *t, char *buf,
 				    size_t len);
 
+/*
+ * v in the fewest significant digits (15 to 17) that read back as v with
+ * strtod(), "-0" written "0"; buf of at least LIBRA_NUMBER_LEN.  A
+ * non-finite v is written as C's printf writes it ("inf", "nan").
+ */
+#define LIBRA_NUMBER_LEN 32
+extern const char *libra_format_number(char *buf, size_t len, double v);
+
 #endif /* LIBRA_NUMBER_H */

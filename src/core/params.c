@@ -177,6 +177,9 @@ extern void libra_params_format(const libra_params_t *p, char *buf,
 			snprintf(val, sizeof(val), "%d-%d", p->peak_start,
 				 p->peak_end ? p->peak_end : 24);
 			break;
+		case KIND_PATH:
+			snprintf(val, sizeof(val), "%s", field);
+			break;
 		case KIND_TARIFF:
 			libra_tariff_format((const libra_tariff_t *) field,
 					    val, sizeof(val));

@@ -126,6 +126,8 @@ extern void libra_params_default(libra_params_t *p)
 	p->power_shutdown = 60.0;
 	p->tariff_price = false;
 	p->power_pace = false;
+	p->metrics_file[0] = '\0';	/* decision 44: opt-in */
+	p->metrics_interval = 15.0;	/* Prometheus' usual scrape */
 	p->penalty_cap = 1.0;		/* decision 37: money back at most */
 	p->penalty_rate_max = 0.0;
 	p->settle_paper = false;
@@ -229,6 +231,9 @@ const param_def_t params_defs[] = {
 	  false }, NULL },
 	{ "libra_node_price", KIND_NODEMAP, OFF(node_price), { 0, 1000, true,
 	  false }, NULL },
+	/* decision 44 */
+	WORD("libra_metrics_file",	KIND_PATH,	metrics_file),
+	NUM("libra_metrics_interval",	metrics_interval, 1, 3600, false),
 };
 _Static_assert(sizeof(params_defs) / sizeof(params_defs[0]) == PARAMS_NDEFS,
 	       "PARAMS_NDEFS (params_int.h) counts the keys");
@@ -316,6 +321,20 @@ static int _apply(libra_params_t *p, const param_def_t *d, const char *val,
 		return 0;
 	case KIND_HOURS:
 		return _parse_hours(p, d->key, val, err, errlen);
+	case KIND_PATH:
+		/* "" turns it off; else where slurmctld writes, so absolute
+		 * (it runs from / as a daemon) */
+		if (*val && *val != '/')
+			return params_fail(err, errlen, d->key, val,
+					   "expected an absolute path (or nothing: none)");
+		if (strlen(val) >= LIBRA_PATH_LEN)
+			return params_fail(err, errlen, d->key, val,
+					   "a path of at most 255 characters");
+		if (strpbrk(val, " \t\n\r"))
+			return params_fail(err, errlen, d->key, val,
+					   "a path without blanks");
+		snprintf(field, LIBRA_PATH_LEN, "%s", val);
+		return 0;
 	default:
 		break;
 	}

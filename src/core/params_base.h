@@ -58,6 +58,9 @@ typedef enum {
 	LIBRA_NOSLA_REJECT,	     /* refuse at submission */
 } libra_nosla_t;
 
+/* The longest path a parameter takes, with its NUL. */
+#define LIBRA_PATH_LEN 256
+
 typedef struct libra_params {
 	libra_policy_t policy;
 	double alpha;		/* weight of the static price component */
@@ -122,6 +125,9 @@ typedef struct libra_params {
 	/* nodes of different speeds and prices (decision 43; nodemap.h) */
 	libra_node_map_t node_speed;	/* n == 0: every node at 1 */
 	libra_node_map_t node_price;	/* factors of PBase per node */
+	/* what a provider watches (decision 44; watch.h) */
+	char metrics_file[LIBRA_PATH_LEN]; /* "": none written */
+	double metrics_interval; /* at most one write in this [s] */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

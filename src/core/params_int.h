@@ -22,6 +22,7 @@ typedef enum {
 	KIND_NAME,		/* one of names: an enum */
 	KIND_BOOL,		/* libra_yes_no_names: a bool */
 	KIND_HOURS,
+	KIND_PATH,		/* a path, LIBRA_PATH_LEN at most; "": none */
 	/* read by params.c, with the modules whose parameters they are */
 	KIND_PREDICT,		/* libra_predict_method_names: an enum */
 	KIND_POWER,		/* libra_power_names: an enum */
@@ -40,7 +41,7 @@ typedef struct {
 
 /* The keys, PARAMS_NDEFS of them, in the order libra_params_format()
  * writes them. */
-#define PARAMS_NDEFS 50
+#define PARAMS_NDEFS 52
 extern const param_def_t params_defs[];
 
 /* The key's entry, or NULL. */

@@ -24,19 +24,14 @@
 
 static json_object *_num(double v)
 {
-	char buf[40];
+	char buf[LIBRA_NUMBER_LEN];
 
 	if (!isfinite(v))
 		return NULL;
-	/* "-0" would come back as the integer 0: a zero is written unsigned */
 	if (v == 0.0)
 		v = 0.0;
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return json_object_new_double_s(v, buf);
+	return json_object_new_double_s(v, libra_format_number(buf, sizeof(buf),
+							       v));
 }
 
 /* Add a number; a non-finite value poisons the whole encoding. */

@@ -582,6 +582,8 @@ static const struct {
 	  "86400.000001" },
 	{ K("libra_window_max", window_max), "0", false, "-0", "315360000",
 	  "315360000.000001" },
+	{ K("libra_metrics_interval", metrics_interval), "1", false, "0.9",
+	  "3600", "3600.000001" },
 #undef K
 };
 #define NNUMBER (sizeof(number_keys) / sizeof(number_keys[0]))
@@ -798,7 +800,7 @@ START_TEST(test_every_formatted_key_can_be_set)
 			      "%s=%s: %s", tok, val, err);
 		n++;
 	}
-	ck_assert_int_eq(n, (int) NNUMBER + 14);
+	ck_assert_int_eq(n, (int) NNUMBER + 15);
 }
 END_TEST
 
@@ -1035,6 +1037,41 @@ START_TEST(test_node_speed_map_reads_hostlists_and_speeds)
 }
 END_TEST
 
+START_TEST(test_metrics_file_is_an_absolute_path_or_none)
+{
+	libra_params_t p = _defaults();
+	char long_path[300];
+
+	ck_assert_str_eq(p.metrics_file, "");	/* decision 44: opt-in */
+	ck_assert_double_eq(p.metrics_interval, 15.0);
+	ck_assert_int_eq(libra_params_parse(&p,
+		"libra_metrics_file=/var/lib/prometheus/node-exporter/libra.prom,libra_metrics_interval=30",
+		err, sizeof(err)), 0);
+	ck_assert_str_eq(p.metrics_file,
+			 "/var/lib/prometheus/node-exporter/libra.prom");
+	ck_assert_double_eq(p.metrics_interval, 30.0);
+	/* relative, blank, too long: refused, naming the key, p unchanged */
+	ck_assert_int_eq(libra_params_set(&p, "libra_metrics_file",
+					  "libra.prom", err, sizeof(err)), -1);
+	ck_assert_names(err, "libra_metrics_file=libra.prom: expected an absolute path");
+	ck_assert_int_eq(libra_params_set(&p, "libra_metrics_file",
+					  "/a b.prom", err, sizeof(err)), -1);
+	ck_assert_names(err, "without blanks");
+	memset(long_path, 'x', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
+	ck_assert_int_eq(libra_params_set(&p, "libra_metrics_file", long_path,
+					  err, sizeof(err)), -1);
+	ck_assert_names(err, "at most 255 characters");
+	ck_assert_str_eq(p.metrics_file,
+			 "/var/lib/prometheus/node-exporter/libra.prom");
+	/* nothing turns it off again */
+	ck_assert_int_eq(libra_params_set(&p, "libra_metrics_file", "", err,
+					  sizeof(err)), 0);
+	ck_assert_str_eq(p.metrics_file, "");
+}
+END_TEST
+
 START_TEST(test_node_speed_map_errors_name_the_entry)
 {
 	static const struct {
@@ -1134,6 +1171,7 @@ static Suite *_suite(void)
 	T(tc, test_every_formatted_key_can_be_set);
 	T(tc, test_node_speed_map_reads_hostlists_and_speeds);
 	T(tc, test_node_speed_map_errors_name_the_entry);
+	T(tc, test_metrics_file_is_an_absolute_path_or_none);
 	T(tc, test_commas_in_brackets_stay_in_their_key);
 	T(tc, test_parse_number_whole_range);
 	T(tc, test_parse_number_open_lower_bound);

@@ -490,6 +490,22 @@ extern void libra_slurm_journal_end(job_record_t *job_ptr,
 extern int libra_slurm_journal_recover(void);
 
 /*
+ * What a provider watches (decision 44; libra_slurm_watch.c).  A
+ * submission refused for verdict (the refusal log's), counted under its
+ * partition (the default one when it named none) and account (its user's
+ * default when it named none): takes assoc_mgr's own locks and the hub's
+ * (not held).  An admission that became job_ptr, once: where its token is
+ * tied to the job, or released with an ended job that never was (hub lock
+ * held).  A job settled, once at its end: its charge, penalty and
+ * deadline (hub lock not held).
+ */
+extern void libra_slurm_watch_refused(const job_desc_msg_t *job_desc,
+				      uint32_t uid, const char *verdict);
+extern void libra_slurm_watch_admitted(job_record_t *job_ptr);
+extern void libra_slurm_watch_settled(job_record_t *job_ptr,
+				      const libra_record_t *rec);
+
+/*
  * text as StateSaveLocation/name, atomically: written to name.new,
  * fsync()ed, renamed over name, the directory fsync()ed; a reader finds
  * the old file or the new one, never a torn one.  0 or -1 (logged).

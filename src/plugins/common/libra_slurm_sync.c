@@ -398,6 +398,7 @@ static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
 	    !libra_ledger_rekey(l, rec.token, id)) {
 		debug("%s: admission %u is %pJ", plugin_type, rec.token,
 		      job_ptr);
+		libra_slurm_watch_admitted(job_ptr);
 		if (s)
 			_mark(s, rec.token);
 		if (rec.quote_id)	/* made of a binding quote */

@@ -450,6 +450,7 @@ extern void libra_qos_log_refusal(libra_refusal_t *ref,
 	snprintf(ref->partition, sizeof(ref->partition), "%s",
 		 job_desc->partition ? job_desc->partition : "");
 	snprintf(ref->reason, sizeof(ref->reason), "%s", msg ? msg : "");
+	libra_slurm_watch_refused(job_desc, submit_uid, ref->verdict);
 	if (!(json = libra_refusal_to_json(ref)))
 		return;
 	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,

@@ -96,8 +96,11 @@ static void _release(job_record_t *job_ptr, const libra_record_t *rec)
 			     libra_slurm_ledger_id(job_ptr, rec));
 	if (rec->token &&
 	    libra_ledger_job_committed(libra_hub_ledger(), rec->token) ==
-	    rec->admitted)
+	    rec->admitted) {
+		/* its admission, never tied to it, is counted now */
+		libra_slurm_watch_admitted(job_ptr);
 		libra_ledger_release(libra_hub_ledger(), rec->token);
+	}
 	libra_hub_unlock();
 }
 
@@ -216,8 +219,10 @@ static int _job_end(job_record_t *job_ptr)
 	     rec.final.deadline_met ? "met" : "missed", rec.final.delay,
 	     rec.final.penalty, rec.final.charge);
 
-	if (release)
+	if (release) {	/* a bag: its last task */
+		libra_slurm_watch_settled(job_ptr, &rec);
 		_release(job_ptr, &rec);
+	}
 	libra_record_free(&rec);
 	libra_hub_wake();
 	return SLURM_SUCCESS;

@@ -484,6 +484,9 @@ static void _pass_log(pass_clock_t *c, bool full, uint32_t pending,
 {
 	double cpu = _clock(CLOCK_THREAD_CPUTIME_ID) - c->cpu;
 
+	st.passes++;
+	st.passes_cpu += cpu;
+
 	if (slurm_conf.debug_flags & DEBUG_FLAG_BACKFILL)
 		info("sched/libra: %s pass: %.3f ms, %.3f ms CPU, %u of %u pending job(s) looked at, %u started, %d running job(s) checked",
 		     full ? "full" : "incremental", 1e3 * (c->t[5] - c->t[0]),

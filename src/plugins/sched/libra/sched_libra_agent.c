@@ -499,12 +499,14 @@ static void *_agent(void *arg)
 		last_pass = _run_passes(locks, &waiting, &next_deadline);
 		/* quotes forgotten, betas moved: written outside the locks */
 		libra_state_save();
+		libra_sched_metrics();
 	}
 	/* what passes carry from one to the next */
 	_ids_free(&st.carry);
 	_ids_free(&st.launches);
 	_ids_free(&st.orphans);
 	libra_starts_fini();
+	libra_sched_metrics_fini();
 	return NULL;
 }
 

@@ -13,6 +13,7 @@
  *                           ended at its hard deadline, told why it waits
  *    sched_libra_agent.c    the thread's loop, start and stop; durable
  *                           starts (the job state, launches, orphans)
+ *    sched_libra_metrics.c  the metrics file a provider watches
 \*****************************************************************************/
 
 #ifndef _SCHED_LIBRA_INT_H
@@ -138,6 +139,10 @@ typedef struct {
 	/* _long_pass(): when it last logged, the longest pass, the most CPU
 	 * time a pass took */
 	double last_log, longest, most_cpu;
+	/* the passes since slurmctld started and their thread CPU time, for
+	 * the metrics (decision 44) */
+	uint64_t passes;
+	double passes_cpu;
 } libra_sched_state_t;
 
 /* Slurm's hold of a job whose batch launch failed (job_mgr.c) */
@@ -160,6 +165,10 @@ extern bool libra_sched_try_pending(job_record_t *job_ptr, time_t now,
 				    time_t *next, uint32_t *unsaved);
 extern uint32_t libra_sched_try_admitted(job_record_t *job_ptr, time_t now,
 					 time_t *next, uint32_t *unsaved);
+
+/* sched_libra_metrics.c */
+extern void libra_sched_metrics(void);
+extern void libra_sched_metrics_fini(void);
 
 /* sched_libra_agent.c */
 extern void libra_sched_ids_add(id_list_t *l, uint32_t job_id);
