@@ -68,7 +68,7 @@ enum {
 	R_STORE_COMMENT, R_ACCOUNTING, R_OVERSUBSCRIBE, R_SELECT,
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
 	R_POWER, R_POWER_TIMING, R_POWER_WARM, R_TARIFF, R_NODE_SPEED,
-	R_DISK_PRICE, R_RUNNING,
+	R_DISK_PRICE, R_METRICS, R_RUNNING,
 	R_SCHED_MAIN,
 	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
@@ -112,6 +112,8 @@ static const rule_t rules[R_COUNT] = {
 		"libra_power_warm acts: a plan that powers nodes down, and nodes left to power down" },
 	[R_DISK_PRICE] = { "disk-price", SEV_WARNING,
 		"libra_price_disk has nodes with a TmpDisk to price" },
+	[R_METRICS] = { "metrics-file", SEV_WARNING,
+		"SlurmUser can write the directory of libra_metrics_file" },
 	[R_TARIFF] = { "tariff", SEV_ERROR,
 		"libra_tariff parses and SlurmUser can read its file" },
 	[R_NODE_SPEED] = { "node-speed", SEV_ERROR,
@@ -1142,30 +1144,35 @@ static void _check_power(const conf_t *c, const char *file)
 }
 
 /*
- * Can user read path?  By its mode bits (root reads everything); true when
- * the user or the file is unknown, which is not this rule's to say.
+ * Has user the access "want" (R_OK, W_OK, X_OK or'ed) to path?  By its
+ * mode bits, of the owner, the group or the others as the user is (root
+ * may do anything); true when the user or the file is unknown, which is
+ * not these rules' to say.
  */
-static bool _readable_by(const char *user, const char *path)
+static bool _access_by(const char *user, const char *path, int want)
 {
 	struct passwd *pw = getpwnam(user);
 	gid_t groups[256];
-	int ngroups = 256;
+	int ngroups = 256, shift = 0;
 	struct stat st;
 
 	if (!pw || stat(path, &st))
 		return true;
 	if (pw->pw_uid == 0)
 		return true;
-	if (st.st_uid == pw->pw_uid)
-		return st.st_mode & S_IRUSR;
-	if (getgrouplist(user, pw->pw_gid, groups, &ngroups) < 0)
-		ngroups = 0;
-	for (int i = 0; i < ngroups; i++)
-		if (groups[i] == st.st_gid)
-			return st.st_mode & S_IRGRP;
-	if (st.st_gid == pw->pw_gid)
-		return st.st_mode & S_IRGRP;
-	return st.st_mode & S_IROTH;
+	if (st.st_uid == pw->pw_uid) {
+		shift = 6;
+	} else {
+		if (getgrouplist(user, pw->pw_gid, groups, &ngroups) < 0)
+			ngroups = 0;
+		for (int i = 0; i < ngroups; i++)
+			if (groups[i] == st.st_gid)
+				shift = 3;
+		if (st.st_gid == pw->pw_gid)
+			shift = 3;
+	}
+	/* R_OK, W_OK, X_OK are 4, 2, 1, as r, w, x in each class */
+	return (((st.st_mode >> shift) & 7) & want) == want;
 }
 
 /* libra_tariff=/path: slurmctld reads it as SlurmUser, at every start and
@@ -1184,11 +1191,45 @@ static void _check_tariff(const conf_t *c, const char *file)
 		return;
 	if (!user)
 		user = "root";	/* Slurm's default */
-	if (!_readable_by(user, p.tariff.path))
+	if (!_access_by(user, p.tariff.path, R_OK))
 		_finding(R_TARIFF, pw,
 			 "libra_tariff=%s cannot be read by SlurmUser=%s: slurmctld refuses the parameters at its next start or reconfigure",
 			 "make the file readable by SlurmUser (chmod 0644, or chown it to SlurmUser)",
 			 p.tariff.path, user);
+}
+
+/* libra_metrics_file=/dir/file (decision 44): slurmctld writes file.new in
+ * dir and renames it, as SlurmUser, after its passes. */
+static void _check_metrics_file(const conf_t *c, const char *file)
+{
+	const char *pw = file, *params = _get(c, "SchedulerParameters", &pw);
+	const char *user = _get(c, "SlurmUser", NULL);
+	libra_params_t p;
+	char err[512], dir[LIBRA_PATH_LEN], *slash;
+	struct stat st;
+
+	libra_params_default(&p);
+	if (!params || libra_params_parse(&p, params, err, sizeof(err)) ||
+	    !p.metrics_file[0])
+		return;
+	if (!user)
+		user = "root";	/* Slurm's default */
+	snprintf(dir, sizeof(dir), "%s", p.metrics_file);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';	/* "/file": the root directory */
+	else
+		*slash = '\0';
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		_finding(R_METRICS, pw,
+			 "libra_metrics_file=%s: its directory %s does not exist: sched/libra logs that it cannot write the metrics",
+			 "create the directory (node_exporter's --collector.textfile.directory), writable by SlurmUser",
+			 p.metrics_file, dir);
+	else if (!_access_by(user, dir, W_OK | X_OK))
+		_finding(R_METRICS, pw,
+			 "libra_metrics_file=%s: SlurmUser=%s cannot write its directory %s (the file is written there as %s.new and renamed)",
+			 "let SlurmUser write the directory (chown, chgrp with g+w, or a directory of its own that node_exporter reads)",
+			 p.metrics_file, user, dir, p.metrics_file);
 }
 
 /* The value of "key" in SchedulerParameters (malloc()ed), or NULL: items
@@ -1575,6 +1616,7 @@ int main(int argc, char **argv)
 	_check_cgroup(&c, file, cgroup);
 	_check_power(&c, file);
 	_check_tariff(&c, file);
+	_check_metrics_file(&c, file);
 	for (size_t m = 0; m < NODE_MAPS; m++)
 		_check_node_map(&c, file, m);
 	_check_preempt(&c, file);
