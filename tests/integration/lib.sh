@@ -82,8 +82,9 @@ fail() {
 # on states, which the compatibility suite runs beside another release's
 # tests (tests/compat/run-compat), may run beside each other, and so may
 # test_sched_power, whose jobs sleep and whose cheap minute is 3 minutes
-# ahead, and the mixed workloads (../mixed) that compare their two
-# clusters' figures with seconds of slack, not CPU time; every other test (one that measures CPU time, gives a restart a
+# ahead, the mixed workloads (../mixed) that compare their two
+# clusters' figures with seconds of slack, not CPU time, and the attacks of
+# unprivileged users (../reliability: rel_tamper, rel_hostile); every other test (one that measures CPU time, gives a restart a
 # fixed time, boots a VM, ...) runs alone.  test_sched_predict's
 # parts 1 to 3 (the compatibility suite runs part 4 alone) learn run times
 # from the wall time of jobs that burn CPU: beside another test they ran
@@ -96,7 +97,9 @@ test_sched_resources test_release_tools test_submit_booked
 test_sched_reconfig test_sched_replan test_sched_opt test_sched_array
 test_market_money test_market_owner test_sched_power
 test_mixed_busy test_mixed_book test_mixed_wide test_mixed_owner
-test_mixed_preempt test_sched_warm test_sched_speed test_sched_metrics'
+test_mixed_preempt test_sched_warm test_sched_speed test_sched_metrics
+test_submit_quotes
+rel_tamper rel_hostile'
 
 # _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
 # until this script exits.  A process of its own holds it, so that the

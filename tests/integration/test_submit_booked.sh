@@ -77,8 +77,8 @@ libra_sbatch_refused "B, overlapping R, would break it" \
 assert_contains "$SB_OUT" "; next free slot: --begin=" "B: the refusal offers a later slot"
 note "B: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB_OUT")"
 
-# C: share 0.4 until 60 s after R's begin: 0.5 + 0.4 fits
-d=$(to_begin 60)
+# C: share 0.4 until 30 s after R's begin: 0.5 + 0.4 fits
+d=$(to_begin 30)
 libra_sbatch_admitted "C, overlapping R, fits beside it" -n 1 \
 	--comment="runtime=$((d * 4 / 10))s,deadline=${d}s" --wrap 'sleep 3'
 c=$SB_JOBID
@@ -91,13 +91,13 @@ libra_sbatch_admitted "A, ending before R begins" -n 1 \
 	--comment="runtime=$((d / 2))s,deadline=${d}s" --wrap 'sleep 3'
 a=$SB_JOBID
 
-# D: a second booking 30 s after R's begin, share 0.2: 0.5 + 0.4 + 0.2 > 1
+# D: a second booking 15 s after R's begin, share 0.2: 0.5 + 0.4 + 0.2 > 1
 libra_sbatch_refused "booking D, overlapping R, would break it" \
 	"libra: rejected: not enough free CPU share to meet the deadline" \
-	-n 1 --begin="now+$(to_begin 30)" --comment="runtime=12s,deadline=60s" --wrap 'sleep 3'
+	-n 1 --begin="now+$(to_begin 15)" --comment="runtime=12s,deadline=60s" --wrap 'sleep 3'
 assert_contains "$SB_OUT" "(booked to begin at " "booking D: the refusal names its begin"
 note "D: $(sed -n 's/.*\(libra: rejected: .*\)/\1/p' <<<"$SB_OUT")"
-# ... and offers the next free slot: when C's share falls, 60 s after R's
+# ... and offers the next free slot: when C's share falls, 30 s after R's
 # begin; D booked there is admitted
 [[ $SB_OUT =~ next\ free\ slot:\ --begin=([0-9T:-]+)\ at ]] ||
 	fail "booking D: no next free slot offered: $SB_OUT"
@@ -109,7 +109,7 @@ msg=$("$LIBRA_PYTHON" - "$(job_record "$dj")" "$begin" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1]); rb = float(sys.argv[2])
 late = r["admit"]["begin"] - rb
-print("" if abs(late - 60) <= 1 else "begins %.1f s after R's, not 60 s (when C's share falls)" % late)
+print("" if abs(late - 30) <= 1 else "begins %.1f s after R's, not 30 s (when C's share falls)" % late)
 PY
 )
 assert_eq "" "$msg" "booking D at its next free slot"
