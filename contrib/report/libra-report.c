@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "number.h"
 #include "record.h"
 #include "report.h"
 
@@ -849,19 +850,6 @@ static bool _in_window(double t)
 
 /* ------------------------------------------------------------ output */
 
-/* The shortest text that reads back as the same double (as the records). */
-static char *_exact(double v, char *buf, size_t len)
-{
-	if (v == 0.0)
-		v = 0.0;	/* no "-0" */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return buf;
-}
-
 typedef struct {
 	const char *title;
 	char **cells;		/* nrows */
@@ -952,7 +940,8 @@ static void _table_free(table_t *t)
 static char *_cell_num(double v, int decimals, char *buf, size_t len)
 {
 	if (opt.mode == OUT_PARSABLE)
-		return _exact(v, buf, len);
+		/* the shortest text that reads back as v, as the records */
+		return (char *) libra_format_number(buf, len, v);
 	snprintf(buf, len, "%.*f", decimals, v);
 	if (!strncmp(buf, "-0", 2) && strspn(buf + 1, "0.") == strlen(buf + 1))
 		memmove(buf, buf + 1, strlen(buf));	/* "-0.00" */
@@ -1087,7 +1076,8 @@ static json_object *_jnum(double v)
 {
 	char buf[40];
 
-	return json_object_new_double_s(v, _exact(v, buf, sizeof(buf)));
+	return json_object_new_double_s(v, libra_format_number(buf, sizeof(buf),
+							       v));
 }
 
 static json_object *_json_stats(const stats_t *s, const char *name)
@@ -1115,6 +1105,10 @@ static json_object *_json_stats(const stats_t *s, const char *name)
 	D("budget_decided", s->m.budget_all);
 	D("budget_finished", s->m.budget_accepted);
 	D("charge_qos", s->m.charge_qos);
+	/* the thesis' other objectives (metrics.h; libra-sim's "wait" and
+	 * "slowdown"), over the admitted jobs that met their deadline */
+	D("wait", s->m.mean_wait);
+	D("slowdown", s->m.mean_slowdown);
 	D("revenue", s->revenue);
 	D("penalties", s->penalties);
 	D("net", s->net);
