@@ -241,7 +241,11 @@ extern void libra_quotes_set_saved(libra_quotes_t *b, uint64_t changes)
 /*
  * The saved form (decision 20): every field of a held quote but its
  * placement, which is written by node name ("place=").  A field added to
- * libra_held_quote_t is added here, and LIBRA_QUOTES_VERSION raised.
+ * libra_held_quote_t is added here, at the end, and LIBRA_QUOTES_VERSION
+ * raised; the fields of an older version are a prefix of the table, so
+ * that its books are still read (what it lacked reads as 0).  Version 2
+ * added the scratch disk (decision 17): the request's tmp_mb and each
+ * place's, "node:CPUs:MB:GPUs:TMP".
  */
 #define Q(key, type, member) \
 	{ key, LIBRA_FIELD_##type, offsetof(libra_held_quote_t, member), \
@@ -281,9 +285,13 @@ static const libra_field_t quote_fields[] = {
 	Q("gpus_per_node", INT, shape.demand.gpus_per_node),
 	Q("gpus", INT, shape.demand.gpus),
 	Q("partition", STR, shape.partition),
+	/* version 2 */
+	Q("tmp_mb", U64, shape.demand.tmp_mb),
 };
 #undef Q
 #define NQUOTE_FIELDS ((int) (sizeof(quote_fields) / sizeof(quote_fields[0])))
+/* the fields of a version 1 book */
+#define NQUOTE_FIELDS_V1 (NQUOTE_FIELDS - 1)
 
 /* the enums are written as ints */
 _Static_assert(sizeof(libra_deadline_type_t) == sizeof(int) &&
@@ -313,9 +321,10 @@ static int _format_one(const libra_held_quote_t *h, const libra_ledger_t *l,
 		if (!name || !*name || name[strcspn(name, " \t\n:,")])
 			return -2;
 		if (!_put(buf, len, pos,
-			  snprintf(buf + *pos, len - *pos, "%s%s:%d:%llu:%d",
+			  snprintf(buf + *pos, len - *pos, "%s%s:%d:%llu:%d:%llu",
 				   i ? "," : " place=", name, p->cpus,
-				   (unsigned long long) p->mem_mb, p->gpus)))
+				   (unsigned long long) p->mem_mb, p->gpus,
+				   (unsigned long long) p->tmp_mb)))
 			return -1;
 	}
 	return _put(buf, len, pos, snprintf(buf + *pos, len - *pos, "\n")) ?
@@ -362,10 +371,12 @@ typedef struct {
 	uint32_t next;		/* the "next" line's, 0: none */
 	uint32_t past;		/* one past the highest number read */
 	int kept;
+	int version;		/* of the book: 1 or LIBRA_QUOTES_VERSION */
 } quotes_parse_t;
 
-/* "node:cpus:mb:gpus,..." into h's placement (malloc()ed). */
-static int _parse_place(const libra_ledger_t *l, char *v,
+/* "node:cpus:mb:gpus:tmp,..." (version 1: "node:cpus:mb:gpus,...") into
+ * h's placement (malloc()ed). */
+static int _parse_place(const libra_ledger_t *l, char *v, int version,
 			libra_held_quote_t *h, char *why, size_t len)
 {
 	char *save = NULL;
@@ -381,17 +392,22 @@ static int _parse_place(const libra_ledger_t *l, char *v,
 	for (char *w = strtok_r(v, ",", &save); w;
 	     w = strtok_r(NULL, ",", &save)) {
 		libra_place_t *p = &h->place[h->nplace];
-		unsigned long long mb;
+		unsigned long long mb, tmp = 0;
 		char name[256], tail;
+		bool ok = version == 1 ?
+			  sscanf(w, "%255[^:]:%d:%llu:%d%c", name, &p->cpus,
+				 &mb, &p->gpus, &tail) == 4 :
+			  sscanf(w, "%255[^:]:%d:%llu:%d:%llu%c", name,
+				 &p->cpus, &mb, &p->gpus, &tmp, &tail) == 5;
 
-		if (sscanf(w, "%255[^:]:%d:%llu:%d%c", name, &p->cpus, &mb,
-			   &p->gpus, &tail) != 4 || p->cpus < 1 ||
-		    p->gpus < 0) {
-			snprintf(why, len,
-				 "place: \"%.60s\" is not node:CPUs:MB:GPUs", w);
+		if (!ok || p->cpus < 1 || p->gpus < 0) {
+			snprintf(why, len, "place: \"%.60s\" is not %s", w,
+				 version == 1 ? "node:CPUs:MB:GPUs" :
+						"node:CPUs:MB:GPUs:TMP");
 			return -1;
 		}
 		p->mem_mb = mb;
+		p->tmp_mb = tmp;
 		if ((p->node = libra_ledger_find_node(l, name)) < 0) {
 			snprintf(why, len,
 				 "place: node %.60s is not in the configuration (the capacity it held is gone)",
@@ -430,7 +446,8 @@ static int _parse_line(void *arg, char *line, char *why, size_t len)
 		return -1;
 	}
 	memset(&h, 0, sizeof(h));
-	if (libra_fields_parse(quote_fields, NQUOTE_FIELDS, line + 6, &h,
+	if (libra_fields_parse(quote_fields, ps->version == 1 ?
+			       NQUOTE_FIELDS_V1 : NQUOTE_FIELDS, line + 6, &h,
 			       "place", &place, why, len))
 		return -1;
 	if (h.id < 1 || h.id > LIBRA_SLA_QUOTE_MAX_ID) {
@@ -456,7 +473,7 @@ static int _parse_line(void *arg, char *line, char *why, size_t len)
 		ps->past = h.id + 1;
 	if (ps->now > h.until + ps->grace)
 		return 0;	/* forgotten: read, not kept */
-	if (_parse_place(ps->l, place, &h, why, len)) {
+	if (_parse_place(ps->l, place, ps->version, &h, why, len)) {
 		free(h.place);
 		return -1;
 	}
@@ -484,11 +501,15 @@ extern int libra_quotes_parse(libra_quotes_t *b, const libra_ledger_t *l,
 			      double grace, libra_report_fn *report,
 			      void *arg)
 {
-	quotes_parse_t ps = { .b = b, .l = l, .now = now, .grace = grace };
+	quotes_parse_t ps = { .b = b, .l = l, .now = now, .grace = grace,
+			      .version = LIBRA_QUOTES_VERSION };
 
-	if (libra_statefile_read(text, name, LIBRA_QUOTES_MAGIC,
-				 LIBRA_QUOTES_VERSION, _parse_line, &ps,
-				 report, arg) < 0)
+	/* a book of version 1, written before a restart into this version */
+	if (text && !strncmp(text, LIBRA_QUOTES_MAGIC " 1\n",
+			     sizeof(LIBRA_QUOTES_MAGIC " 1\n") - 1))
+		ps.version = 1;
+	if (libra_statefile_read(text, name, LIBRA_QUOTES_MAGIC, ps.version,
+				 _parse_line, &ps, report, arg) < 0)
 		return -1;
 	/* numbers go on past every one read, the forgotten ones too */
 	if (ps.next > b->next_id)

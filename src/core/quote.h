@@ -148,12 +148,13 @@ extern void libra_quotes_set_saved(libra_quotes_t *b, uint64_t changes);
  * The book as text (decision 20): "libra_quotes 1", a line "next N" (the
  * next number), then one line "quote key=value ..." per quote with every
  * field of libra_held_quote_t, its placement by node name (l's), e.g.
- * "place=n1:2:1000:0,n2:2:1000:0" (node:CPUs:MB:GPUs).  NULL: out of
+ * "place=n1:2:1000:0:0,n2:2:1000:0:0" (node:CPUs:MB:GPUs:TMP; version 1,
+ * which is still read, had no TMP and no tmp_mb).  NULL: out of
  * memory, or a node or partition name that would not read back.  The
  * caller frees it with free().
  */
 #define LIBRA_QUOTES_MAGIC "libra_quotes"
-#define LIBRA_QUOTES_VERSION 1
+#define LIBRA_QUOTES_VERSION 2
 extern char *libra_quotes_format(const libra_quotes_t *b,
 				 const libra_ledger_t *l);
 

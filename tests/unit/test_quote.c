@@ -436,7 +436,8 @@ static void _reset_reports(void)
 static libra_held_quote_t _full(uint32_t token, double until)
 {
 	static libra_place_t pl[2] = {
-		{ .node = 1, .cpus = 2, .mem_mb = 1500, .gpus = 1 },
+		{ .node = 1, .cpus = 2, .mem_mb = 1500, .gpus = 1,
+		  .tmp_mb = 600 },
 		{ .node = 0, .cpus = 1, .mem_mb = 0, .gpus = 0 },
 	};
 	libra_held_quote_t h = _held(1001, token, until);
@@ -465,6 +466,7 @@ static libra_held_quote_t _full(uint32_t token, double until)
 	h.shape.cpus_per_task = 1;
 	h.shape.demand.mem_per_node = 1500;
 	h.shape.demand.gpus_per_node = 1;
+	h.shape.demand.tmp_mb = 600;	/* --tmp (decision 17) */
 	strcpy(h.shape.partition, "debug");
 	h.nplace = 2;
 	h.place = pl;
@@ -484,8 +486,9 @@ START_TEST(test_saved_book_reads_back_every_field)
 	taken = libra_quotes_add(b, &h);
 	libra_quotes_mark_taken(b, taken);
 	ck_assert_ptr_nonnull(text = libra_quotes_format(b, l));
-	ck_assert_msg(!strncmp(text, "libra_quotes 1\n", 15), "%s", text);
-	ck_assert_ptr_nonnull(strstr(text, " place=n2:2:1500:1,n1:1:0:0\n"));
+	ck_assert_msg(!strncmp(text, "libra_quotes 2\n", 15), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, " tmp_mb=600 "));
+	ck_assert_ptr_nonnull(strstr(text, " place=n2:2:1500:1:600,n1:1:0:0:0\n"));
 
 	back = libra_quotes_create(0.0);
 	_reset_reports();
@@ -540,6 +543,52 @@ static const char *_subst(const char *line, const char *from, const char *to)
 	return out;
 }
 
+START_TEST(test_a_version_1_book_is_still_read)
+{
+	/* a book written before scratch disk was kept (version 1: no
+	 * tmp_mb, places node:CPUs:MB:GPUs) reads with no disk held, and
+	 * is written again as version 2 */
+	libra_ledger_t *l = _two_nodes();
+	libra_quotes_t *b = libra_quotes_create(1000.0), *back;
+	libra_held_quote_t h = _full(0xF0000021u, 1300.0), *got;
+	char *text, *v1, *at;
+	uint32_t id;
+	libra_place_t pl[2];
+
+	memcpy(pl, h.place, sizeof(pl));	/* _full()'s are static */
+	pl[0].tmp_mb = 0;
+	h.place = pl;
+	h.shape.demand.tmp_mb = 0;
+	id = libra_quotes_add(b, &h);
+	ck_assert_ptr_nonnull(text = libra_quotes_format(b, l));
+	/* the same book as version 1 wrote it */
+	v1 = strdup(_subst(_subst(_subst(text, "libra_quotes 2", "libra_quotes 1"),
+			   " tmp_mb=0", ""), "n2:2:1500:1:0,n1:1:0:0:0",
+			   "n2:2:1500:1,n1:1:0:0"));
+	ck_assert_ptr_null(strstr(v1, "tmp_mb"));
+	back = libra_quotes_create(0.0);
+	_reset_reports();
+	ck_assert_int_eq(libra_quotes_parse(back, l, v1, "libra_quotes",
+					    1100.0, LIBRA_QUOTE_FORGET,
+					    _collect, NULL), 1);
+	ck_assert_msg(!nreported, "%s", reported);
+	ck_assert_int_eq(libra_quotes_find(back, id, 1001, 1100.0, &got),
+			 LIBRA_QUOTE_OK);
+	ck_assert(!memcmp(&got->shape, &h.shape, sizeof(h.shape)));
+	ck_assert_int_eq(got->nplace, 2);
+	ck_assert_uint_eq(got->place[0].tmp_mb, 0);
+	ck_assert_int_eq(got->place[0].gpus, 1);
+	at = libra_quotes_format(back, l);
+	ck_assert_str_eq(at, text);
+	free(at);
+	free(v1);
+	free(text);
+	libra_quotes_destroy(b);
+	libra_quotes_destroy(back);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 START_TEST(test_saved_book_skips_bad_lines_and_keeps_the_rest)
 {
 	libra_ledger_t *l = _two_nodes();
@@ -593,10 +642,10 @@ START_TEST(test_saved_book_skips_bad_lines_and_keeps_the_rest)
 	/* a file of another version is not read at all */
 	back = libra_quotes_create(0.0);
 	_reset_reports();
-	ck_assert_int_eq(libra_quotes_parse(back, l, "libra_quotes 2\nnext 5\n",
+	ck_assert_int_eq(libra_quotes_parse(back, l, "libra_quotes 3\nnext 5\n",
 					    "f", 1100.0, 0.0, _collect, NULL),
 			 -1);
-	ck_assert_names(reported, "f:1: not \"libra_quotes 1\"");
+	ck_assert_names(reported, "f:1: not \"libra_quotes 2\"");
 	free(text);
 	libra_quotes_destroy(b);
 	libra_quotes_destroy(back);
@@ -773,6 +822,7 @@ static Suite *_suite(void)
 
 	tc = tcase_create("saved");
 	T(tc, test_saved_book_reads_back_every_field);
+	T(tc, test_a_version_1_book_is_still_read);
 	T(tc, test_saved_book_skips_bad_lines_and_keeps_the_rest);
 	T(tc, test_saved_book_drops_forgotten_quotes_keeps_expired_ones);
 	T(tc, test_saved_book_numbers_are_not_given_again);
