@@ -555,14 +555,22 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
 					     char *err, size_t errlen)
 {
-	if (!libra_sla_takes_quote(sla))
+	bool release = libra_sla_releases_quote(sla);
+
+	if (!libra_sla_takes_quote(sla) && !release)
 		return LIBRA_SLA_OK;
 	for (size_t i = 0; i < SLA_NKEYS; i++) {
-		if (sla_keys[i].bit != LIBRA_SLA_QUOTE &&
-		    (sla->set & sla_keys[i].bit))
+		if (sla_keys[i].bit == LIBRA_SLA_QUOTE ||
+		    !(sla->set & sla_keys[i].bit))
+			continue;
+		if (release)
 			return sla_fail(err, errlen, LIBRA_SLA_EDUP,
-					"quote: quote %u carries its own SLA; give no %s with it",
-					sla->quote, sla_keys[i].key);
+					"quote: release:%u gives a quote back and makes no job; give no %s with it",
+					libra_sla_quote_id(sla),
+					sla_keys[i].key);
+		return sla_fail(err, errlen, LIBRA_SLA_EDUP,
+				"quote: quote %u carries its own SLA; give no %s with it",
+				sla->quote, sla_keys[i].key);
 	}
 	return LIBRA_SLA_OK;
 }

@@ -109,7 +109,8 @@ typedef struct libra_sla {
 	libra_deadline_type_t type;
 	libra_tier_t tier;	/* LIBRA_SLA_TIER, else LIBRA_TIER_NONE */
 	uint32_t quote;		/* LIBRA_SLA_QUOTE: 0 "hold", else the id of
-				 * the quote to take */
+				 * the quote to take, or to give back with
+				 * LIBRA_SLA_QUOTE_RELEASE */
 	libra_opt_t opt;	/* LIBRA_SLA_OPT, else LIBRA_OPT_COST */
 	double target;		/* LIBRA_SLA_TARGET: when the admitted share
 				 * finishes the estimate [s]: the due date or
@@ -238,15 +239,35 @@ extern libra_sla_err_t libra_sla_parse(const char *text, double now,
 				       libra_sla_t *sla,
 				       char *err, size_t errlen);
 
+/* "quote=release:ID" gives quote ID back: the number with this bit. */
+#define LIBRA_SLA_QUOTE_RELEASE 0x80000000u
+_Static_assert(LIBRA_SLA_QUOTE_MAX_ID < LIBRA_SLA_QUOTE_RELEASE,
+	       "a quote's number leaves the release bit free");
+
 /* Does the SLA take a quote ("quote=ID")?  It then holds nothing else. */
 static inline bool libra_sla_takes_quote(const libra_sla_t *sla)
 {
-	return (sla->set & LIBRA_SLA_QUOTE) && sla->quote;
+	return (sla->set & LIBRA_SLA_QUOTE) && sla->quote &&
+	       !(sla->quote & LIBRA_SLA_QUOTE_RELEASE);
+}
+
+/* Does it give a quote back ("quote=release:ID")?  Nothing else either. */
+static inline bool libra_sla_releases_quote(const libra_sla_t *sla)
+{
+	return (sla->set & LIBRA_SLA_QUOTE) &&
+	       (sla->quote & LIBRA_SLA_QUOTE_RELEASE);
+}
+
+/* The number of the quote taken or given back (0: quote=hold). */
+static inline uint32_t libra_sla_quote_id(const libra_sla_t *sla)
+{
+	return sla->quote & ~LIBRA_SLA_QUOTE_RELEASE;
 }
 
 /*
- * "quote=ID" with any other field is an error (the quote carries the SLA):
- * LIBRA_SLA_EDUP with a message naming the first other key, else OK.
+ * "quote=ID" or "quote=release:ID" with any other field is an error (the
+ * quote carries the SLA; a release makes no job): LIBRA_SLA_EDUP with a
+ * message naming the first other key, else OK.
  */
 extern libra_sla_err_t libra_sla_check_quote(const libra_sla_t *sla,
 					     char *err, size_t errlen);

@@ -281,16 +281,23 @@ static libra_sla_err_t _parse_quote(const char *key, const char *val,
 {
 	unsigned long id;
 
+	const char *given = val;
+	uint32_t release = 0;
+
 	if (!strcmp(val, "hold")) {
 		*quote = 0;
 		return LIBRA_SLA_OK;
 	}
+	if (!strncmp(val, "release:", 8)) {	/* give a quote back */
+		release = LIBRA_SLA_QUOTE_RELEASE;
+		val += 8;
+	}
 	if (!_parse_uint(val, strlen(val), &id) || !id ||
 	    id > LIBRA_SLA_QUOTE_MAX_ID)
 		return sla_fail(err, errlen, LIBRA_SLA_EVALUE,
-				"%s: '%.40s' is not hold or a quote number (1-%u)",
-				key, val, LIBRA_SLA_QUOTE_MAX_ID);
-	*quote = (uint32_t) id;
+				"%s: '%.40s' is not hold, a quote number (1-%u) or release:NUMBER",
+				key, given, LIBRA_SLA_QUOTE_MAX_ID);
+	*quote = (uint32_t) id | release;
 	return LIBRA_SLA_OK;
 }
 

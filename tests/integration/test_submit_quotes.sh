@@ -8,7 +8,9 @@
 # admitted at exactly the quoted price with no second admission, and
 # settled at it in sacct; a quote is refused once taken, to another user,
 # for another request, and after its hold ("expired at ..."); a user holds
-# at most libra_quote_max quotes; an expired quote's capacity is free again.
+# at most libra_quote_max quotes; an expired quote's capacity is free again;
+# a quote given back by its owner (quote=release:N) frees its capacity at
+# once, makes no job, and cannot be given back twice or by another user.
 #
 # Two nodes of one CPU, libra+$, quotes held 75 s, at most 2 per user.  Each
 # quote is for 1 CPU x 4m by 8m: as if started at the hold's end, share
@@ -92,5 +94,37 @@ half_admitted() {
 wait_until 120 "half a CPU to be admitted once quote B's capacity is released" half_admitted
 note "half a CPU admitted $(($(date +%s) - tb)) s after quote B was given"
 wait_until 120 "job $SB_JOBID to end" job_ended "$SB_JOBID"
+
+# --- 6. quotes given back (quote=release:N) ------------------------------------------
+# C and D hold one node each again (0.59 of its CPU); C given back by its
+# owner frees its node at once for half a CPU; no job is made of a
+# release; a release of a quote gone, or of another user's, is refused
+# as no such quote of the user's.
+quote "quote C"
+qc=$QID
+quote "quote D"
+qd=$QID
+libra_sbatch_refused "half a CPU while C and D are held" \
+	"libra: rejected: not enough free CPU share to meet the deadline" \
+	-n 1 --comment="runtime=5m,deadline=10m" --wrap 'sleep 1'
+release() { libra_sbatch --test-only --comment="quote=release:$1" --wrap true; }
+release "$qc"
+assert_contains "$SB_OUT" "libra: quote $qc released: the capacity it held on n" "quote C given back"
+assert_eq "" "$SB_JOBID" "a job made of a release"
+no_jobs_exist || fail "a release made a job: $(squeue -h -t all 2>&1)"
+libra_sbatch_admitted "half a CPU once quote C is given back" \
+	-n 1 --comment="runtime=5m,deadline=10m" --wrap 'sleep 1'
+half=$SB_JOBID
+release "$qc"
+assert_contains "$SB_OUT" "libra: rejected: quote $qc: no such quote of yours" "quote C given back twice"
+SB_USER=$LIBRA_USER
+release "$qd"
+SB_USER=
+assert_contains "$SB_OUT" "libra: rejected: quote $qd: no such quote of yours" "quote D given back by another user"
+release "$qd"
+assert_contains "$SB_OUT" "libra: quote $qd released" "quote D given back by its owner"
+libra_sbatch_refused "a release with an SLA" "release:$qd gives a quote back and makes no job; give no runtime with it" \
+	--test-only --comment="quote=release:$qd,runtime=1m" --wrap true
+wait_until 120 "job $half to end" job_ended "$half"
 expect_done
 pass

@@ -1414,6 +1414,39 @@ START_TEST(test_a_quote_number_however_wrong_makes_an_sla)
 }
 END_TEST
 
+START_TEST(test_a_quote_is_given_back_with_release)
+{
+	/* "quote=release:N" names quote N to give back: neither a hold nor
+	 * a quote taken, and alone (it makes no job) */
+	libra_sla_t sla;
+
+	ck_assert_int_eq(libra_sla_parse("quote=release:481272", NOW, &sla,
+					 err, sizeof(err)), LIBRA_SLA_OK);
+	ck_assert(libra_sla_releases_quote(&sla));
+	ck_assert(!libra_sla_takes_quote(&sla));
+	ck_assert_uint_eq(libra_sla_quote_id(&sla), 481272);
+	ck_assert(libra_sla_text_is_sla("quote=release:5"));
+	/* taking and holding are not releases */
+	ck_assert_int_eq(libra_sla_parse("quote=481272", NOW, &sla, err,
+					 sizeof(err)), LIBRA_SLA_OK);
+	ck_assert(libra_sla_takes_quote(&sla) &&
+		  !libra_sla_releases_quote(&sla));
+	ck_assert_uint_eq(libra_sla_quote_id(&sla), 481272);
+	ck_assert_int_eq(libra_sla_parse("quote=hold,runtime=1m,deadline=2m",
+					 NOW, &sla, err, sizeof(err)),
+			 LIBRA_SLA_OK);
+	ck_assert(!libra_sla_releases_quote(&sla));
+	/* with anything else, or without a number */
+	_expect_parse_error("quote=release:7,runtime=1m", LIBRA_SLA_EDUP,
+			    "quote");
+	ck_assert_names(err, "release:7 gives a quote back and makes no job; give no runtime with it");
+	_expect_parse_error("quote=release:0", LIBRA_SLA_EVALUE, "quote");
+	_expect_parse_error("quote=release:", LIBRA_SLA_EVALUE, "quote");
+	_expect_parse_error("quote=release:x", LIBRA_SLA_EVALUE, "quote");
+	ck_assert_names(err, "'release:x' is not hold, a quote number (1-999999999) or release:NUMBER");
+}
+END_TEST
+
 START_TEST(test_site_bounds_the_terms)
 {
 	/* libra_runtime_min, libra_window_max, libra_penalty_rate_max */
@@ -1537,6 +1570,7 @@ static void _add_finishing_cases(Suite *s)
 	T(tc, test_money_refuses_a_unit_after_the_number);
 	T(tc, test_money_too_small_to_be_an_amount_says_so);
 	T(tc, test_a_quote_number_however_wrong_makes_an_sla);
+	T(tc, test_a_quote_is_given_back_with_release);
 	T(tc, test_site_bounds_the_terms);
 	suite_add_tcase(s, tc);
 

@@ -173,16 +173,20 @@ static int _build_sla(job_desc_msg_t *job_desc, double now, libra_sla_t *sla,
 	*has_sla = sla->set || deadline > 0.0;
 	if (!*has_sla)
 		return SLURM_SUCCESS;
-	if (libra_sla_takes_quote(sla)) {
-		/* the quote carries the SLA (decision 20) */
+	if (libra_sla_takes_quote(sla) || libra_sla_releases_quote(sla)) {
+		/* the quote carries the SLA (decision 20); a release makes
+		 * no job */
 		if ((rc = libra_sla_check_quote(sla, err, sizeof(err)))) {
 			xstrfmtcat(*err_msg, "libra: rejected: %s (the libra options included)",
 				   err);
 			return LIBRA_E_INVALID;
 		}
 		if (deadline > 0.0) {
-			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u carries its own SLA; give no --deadline with it",
-				   sla->quote);
+			xstrfmtcat(*err_msg, "libra: rejected: quote: quote %u %s; give no --deadline with it",
+				   libra_sla_quote_id(sla),
+				   libra_sla_releases_quote(sla) ?
+				   "is given back and makes no job" :
+				   "carries its own SLA");
 			return ESLURM_INVALID_TIME_VALUE;
 		}
 		return SLURM_SUCCESS;
@@ -287,7 +291,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	double now = libra_qos_now();
 	libra_sla_t sla;
 	libra_bag_t bag = { 0 };	/* a job array's (decision 36) */
-	bool has_sla = false, quoting;
+	bool has_sla = false, quoting, released = false;
 	double begin = 0.0;
 	const char *err;
 	int rc;
@@ -349,7 +353,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		libra_slurm_sync(time(NULL));
 		libra_hub_set_synced(true);
 	}
-	if (has_sla && libra_sla_takes_quote(&sla)) {
+	if (has_sla && libra_sla_releases_quote(&sla)) {
+		rc = libra_qos_release_quote(&sla, now, submit_uid, err_msg);
+		released = rc == ESLURM_ALREADY_DONE;
+	} else if (has_sla && libra_sla_takes_quote(&sla)) {
 		rc = libra_qos_take_quote(job_desc, &sla, now, submit_uid,
 					  err_msg, &ref);
 		if (rc)
@@ -371,9 +378,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	 */
 	if (quoting)
 		libra_state_save_quotes();
-	if (rc == SLURM_SUCCESS)
+	if (rc == SLURM_SUCCESS || released)	/* capacity came or went */
 		libra_hub_wake();
-	else
+	if (rc != SLURM_SUCCESS && !released)
 		libra_qos_log_refusal(&ref, job_desc, submit_uid, *err_msg);
 	return rc;
 }

@@ -160,6 +160,8 @@ extern int libra_qos_take_quote(job_desc_msg_t *job_desc,
 				const libra_sla_t *sla, double now,
 				uint32_t uid, char **err_msg,
 				libra_refusal_t *ref);
+extern int libra_qos_release_quote(const libra_sla_t *sla, double now,
+				   uint32_t uid, char **err_msg);
 
 /* job_submit_qos_array.c: a job array's SLA, request, counter-offer and
  * record (decision 36). */

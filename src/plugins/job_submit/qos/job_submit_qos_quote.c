@@ -167,6 +167,46 @@ static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
 }
 
 /*
+ * "quote=release:N": binding quote N given back by its owner before its
+ * hold ends (design.md decision 20): its capacity is free at once, and the
+ * book forgets it.  Never a job: the submission is answered with
+ * ESLURM_ALREADY_DONE and the message (sbatch --test-only is the way to
+ * send it).  A quote a job was already made of is the job's: refused, as
+ * one unknown, expired or another user's.
+ */
+extern int libra_qos_release_quote(const libra_sla_t *sla, double now,
+				   uint32_t uid, char **err_msg)
+{
+	uint32_t id = libra_sla_quote_id(sla);
+	libra_quotes_t *b = libra_hub_quotes();
+	libra_held_quote_t *h;
+	libra_quote_status_t st;
+	char *nodes;
+	libra_record_t rec = { 0 };
+
+	/* a job submitted with quote=hold holds its token: tie them first,
+	 * so that such a quote reads as taken */
+	libra_slurm_sync(time(NULL));
+	st = libra_quotes_find(b, id, uid, now, &h);
+	if (st != LIBRA_QUOTE_OK)
+		return _quote_unusable(st, id, h, err_msg);
+	if (libra_record_set_place(&rec, libra_hub_ledger(), h->place,
+				   h->nplace)) {
+		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
+		return SLURM_ERROR;
+	}
+	nodes = libra_slurm_place_names(&rec);
+	libra_record_free(&rec);
+	libra_ledger_release(libra_hub_ledger(), h->token);
+	libra_quotes_remove(b, id);
+	xstrfmtcat(*err_msg, "libra: quote %u released: the capacity it held on %s is free again; no job was submitted",
+		   id, nodes ? nodes : "its nodes");
+	info("%s: uid %u: %s", plugin_type, uid, *err_msg);
+	xfree(nodes);
+	return ESLURM_ALREADY_DONE;
+}
+
+/*
  * "quote=N": a job made of binding quote N at its price, with no second
  * admission: the quote's token already holds its share, memory and GPUs
  * (doc/design.md decision 20).  Refused, with the reason, when the quote
