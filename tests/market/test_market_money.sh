@@ -67,9 +67,9 @@ libra_sbatch_refused "runtime under the site's least" "libra_runtime_min" -n 1 \
 	--comment="runtime=0.5s,deadline=10m,budget=100" --wrap true
 libra_sbatch_refused "deadline past the site's window" "libra_window_max" -n 1 \
 	--comment="runtime=10s,deadline=40d,budget=100" --wrap true
-libra_sbatch_refused "quote=0" "quote: '0' is not hold or a quote number" -n 1 \
+libra_sbatch_refused "quote=0" "quote: '0' is not hold, a quote number" -n 1 \
 	--comment="quote=0" --wrap true
-libra_sbatch_refused "quote=-1" "quote: '-1' is not hold or a quote number" -n 1 \
+libra_sbatch_refused "quote=-1" "quote: '-1' is not hold, a quote number" -n 1 \
 	--comment="quote=-1" --wrap true
 libra_sbatch_refused "budget=1e-400" "budget: '1e-400' is too small" -n 1 \
 	--comment="runtime=10s,deadline=10m,budget=1e-400" --wrap true

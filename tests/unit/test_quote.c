@@ -238,7 +238,7 @@ START_TEST(test_sla_quote_bad_values_name_the_key)
 						 sizeof(err)),
 				 LIBRA_SLA_EVALUE);
 		ck_assert_names(err, "quote: ");
-		ck_assert_names(err, "not hold or a quote number");
+		ck_assert_names(err, "is not hold, a quote number (1-999999999) or release:NUMBER");
 	}
 }
 END_TEST
