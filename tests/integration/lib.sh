@@ -98,7 +98,7 @@ test_sched_reconfig test_sched_replan test_sched_opt test_sched_array
 test_market_money test_market_owner test_sched_power
 test_mixed_busy test_mixed_book test_mixed_wide test_mixed_owner
 test_mixed_preempt test_sched_warm test_sched_speed test_sched_metrics
-test_submit_quotes
+test_submit_quotes test_submit_tender
 rel_tamper rel_hostile'
 
 # _libra_lock: hold the lock (shared for LIBRA_CONCURRENT, else exclusive)
