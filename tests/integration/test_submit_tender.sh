@@ -5,7 +5,8 @@
 # libra-tender): two clusters of one slurmdbd (Slurm's multi-cluster
 # operation), east and west, one node of one CPU each, libra+$, west's base
 # price twice east's.  libra-tender -M east,west asks each for a binding
-# quote, takes the cheapest and gives the other back at once:
+# quote (held 30 s: a binding quote is priced for a start as late as its
+# hold's end), takes the cheapest and gives the other back at once:
 #  1. a job both can take goes to east, the cheaper; west's quote is gone
 #     (given back: a second release finds no such quote);
 #  2. with east's CPU held by an admitted job, a job whose deadline east
@@ -18,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 libra_test_init
 export LIBRA_NODES=1 LIBRA_CLUSTER_NAME=east
-libra_cluster_env libra_capacity=1 libra_price_base=3600
+libra_cluster_env libra_capacity=1 libra_price_base=3600 libra_quote_hold=30
 cluster_start
 east_dir=$LIBRA_CLUSTER_DIR
 west_dir=$LIBRA_CLUSTER_DIR-west
