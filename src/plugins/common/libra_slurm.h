@@ -408,8 +408,9 @@ extern bool libra_slurm_preemptable(part_record_t *part_ptr, char **why);
 /* Node names of a record's placement, comma separated (xmalloc'd). */
 extern char *libra_slurm_place_names(const libra_record_t *rec);
 
-/* Node names of a quote's placement, as a Slurm hostlist (xmalloc'd). */
-extern char *libra_slurm_quote_nodes(const libra_quote_t *q);
+/* Node names of a placement in the ledger (a quote's, a held quote's), as
+ * a Slurm hostlist (xmalloc'd).  Hub lock held. */
+extern char *libra_slurm_place_nodes(const libra_place_t *place, int n);
 
 /*
  * The journal of ended jobs, <StateSaveLocation>/libra_ended.log: one line

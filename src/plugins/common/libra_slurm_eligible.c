@@ -584,15 +584,15 @@ extern char *libra_slurm_place_names(const libra_record_t *rec)
 	return names;
 }
 
-extern char *libra_slurm_quote_nodes(const libra_quote_t *q)
+extern char *libra_slurm_place_nodes(const libra_place_t *place, int n)
 {
 	libra_ledger_t *l = libra_hub_ledger();
 	libra_hostlist_t hl = hostlist_create(NULL);
 	char *out;
 
-	for (int i = 0; i < q->nplace; i++)
+	for (int i = 0; i < n; i++)
 		hostlist_push_host(hl, libra_ledger_node_name(l,
-							     q->place[i].node));
+							     place[i].node));
 	hostlist_sort(hl);
 	out = hostlist_ranged_string_xmalloc(hl);
 	hostlist_destroy(hl);

@@ -546,7 +546,7 @@ static int _admit_accept(admit_ctx_t *c)
 
 	libra_qos_describe(c->sla, c->req.cpus, c->from, what + strlen(what),
 			   sizeof(what) - strlen(what));
-	nodes = libra_slurm_quote_nodes(q);
+	nodes = libra_slurm_place_nodes(q->place, q->nplace);
 	libra_qos_pin(job_desc, nodes);
 	if (c->hold) {
 		libra_qos_quote_msg(c->p, q->price, rec.quote_id, c->at,

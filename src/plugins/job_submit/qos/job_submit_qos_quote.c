@@ -167,6 +167,27 @@ static int _quote_lost(libra_ledger_t *l, libra_quotes_t *b,
 }
 
 /*
+ * Quote id of uid at now, as libra_quotes_find() says.  Its token may
+ * already be a job's: one submitted with quote=hold rather than tested,
+ * which the scheduler ties to it at its next pass; that is done now (rare:
+ * once per quote taken or given back), so that such a quote reads as
+ * taken.
+ */
+static libra_quote_status_t _quote_find(uint32_t id, uint32_t uid,
+					double now, libra_held_quote_t **h)
+{
+	libra_quotes_t *b = libra_hub_quotes();
+	libra_quote_status_t st = libra_quotes_find(b, id, uid, now, h);
+
+	if (st == LIBRA_QUOTE_OK &&
+	    libra_ledger_has_job(libra_hub_ledger(), (*h)->token)) {
+		libra_slurm_sync(time(NULL));
+		st = libra_quotes_find(b, id, uid, now, h);
+	}
+	return st;
+}
+
+/*
  * "quote=release:N": binding quote N given back by its owner before its
  * hold ends (design.md decision 20): its capacity is free at once, and the
  * book forgets it.  Never a job: the submission is answered with
@@ -180,27 +201,16 @@ extern int libra_qos_release_quote(const libra_sla_t *sla, double now,
 	uint32_t id = libra_sla_quote_id(sla);
 	libra_quotes_t *b = libra_hub_quotes();
 	libra_held_quote_t *h;
-	libra_quote_status_t st;
+	libra_quote_status_t st = _quote_find(id, uid, now, &h);
 	char *nodes;
-	libra_record_t rec = { 0 };
 
-	/* a job submitted with quote=hold holds its token: tie them first,
-	 * so that such a quote reads as taken */
-	libra_slurm_sync(time(NULL));
-	st = libra_quotes_find(b, id, uid, now, &h);
 	if (st != LIBRA_QUOTE_OK)
 		return _quote_unusable(st, id, h, err_msg);
-	if (libra_record_set_place(&rec, libra_hub_ledger(), h->place,
-				   h->nplace)) {
-		xstrfmtcat(*err_msg, "libra: internal error: out of memory");
-		return SLURM_ERROR;
-	}
-	nodes = libra_slurm_place_names(&rec);
-	libra_record_free(&rec);
+	nodes = libra_slurm_place_nodes(h->place, h->nplace);
 	libra_ledger_release(libra_hub_ledger(), h->token);
 	libra_quotes_remove(b, id);
 	xstrfmtcat(*err_msg, "libra: quote %u released: the capacity it held on %s is free again; no job was submitted",
-		   id, nodes ? nodes : "its nodes");
+		   id, nodes);
 	info("%s: uid %u: %s", plugin_type, uid, *err_msg);
 	xfree(nodes);
 	return ESLURM_ALREADY_DONE;
@@ -231,16 +241,7 @@ extern int libra_qos_take_quote(job_desc_msg_t *job_desc,
 	int rc;
 
 	snprintf(ref->verdict, sizeof(ref->verdict), "quote");
-	st = libra_quotes_find(b, sla->quote, uid, now, &h);
-	if (st == LIBRA_QUOTE_OK && libra_ledger_has_job(l, h->token)) {
-		/*
-		 * Its token may already be a job's: one submitted with
-		 * quote=hold rather than tested.  The scheduler re-keys it at
-		 * its next pass; do it now (rare: once per quote taken).
-		 */
-		libra_slurm_sync(time(NULL));
-		st = libra_quotes_find(b, sla->quote, uid, now, &h);
-	}
+	st = _quote_find(sla->quote, uid, now, &h);
 	if (st != LIBRA_QUOTE_OK)
 		return _quote_unusable(st, sla->quote, h, err_msg);
 
