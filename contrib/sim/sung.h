@@ -29,18 +29,18 @@
 #define SUNG_DMAX 512		/* decision intervals in a period at most */
 
 typedef enum {
-	SUNG_STATIC = 0,	/* a fixed number of servers (Sung's baseline) */
+	SUNG_STATIC = 0,	/* fixed servers (Sung's baseline) */
 	SUNG_H1,		/* threshold-responding (Algorithm 1) */
-	SUNG_H2,		/* H1, removal after two decisions (Algorithm 2) */
+	SUNG_H2,		/* H1, removal after two (Algorithm 2) */
 	SUNG_H3,		/* cost-aware (Algorithm 3) */
-	SUNG_H4,		/* H3, q from the n - 1 choice up (Algorithm 5) */
-	SUNG_H5,		/* H3 without the removal cost M* (Algorithm 6) */
+	SUNG_H4,		/* H3 from the n - 1 choice (Algorithm 5) */
+	SUNG_H5,		/* H3 without M* (Algorithm 6) */
 	SUNG_NHEUR
 } sung_heur_t;
 
 typedef struct sung_cfg {
 	int pmin, pmax;		/* servers kept at least / at most */
-	int u, d;		/* submission and completion deadlines (slots) */
+	int u, d;		/* submission, completion deadline (slots) */
 	double dt;		/* seconds between decision points */
 	double ia;		/* mean interarrival before the profile, s */
 	double a0, a1, a2;	/* a(x) = a0 + a1 x + a2 x^2 (Eq. 5.1) */
@@ -59,7 +59,6 @@ typedef struct sung_tables {
 	double penalty;		/* P = svc x c_max (Eq. 4.10) */
 	/* l[h - SUNG_H3][s][p][n], n = 0 .. nmax */
 	unsigned char *l[3];
-	double *cost0[3];	/* L_1(pmin, n) of each: the expected cost */
 } sung_tables_t;
 
 /* Sung's settings (section 5.1): u 64, d 92, dt 900, ia 480, Eq. 5.1,
