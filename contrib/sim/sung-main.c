@@ -218,6 +218,7 @@ static void _usage(FILE *f)
 "  --pmin N, --pmax N  servers at least / at most (1, 5)\n"
 "  --interarrival S  mean interarrival before a(x), s (480)\n"
 "  --r1 S, --r2 S    deployment and removal periods, s (25, 30)\n"
+"  --confidence Y    Pr[all jobs done] required, 0 < Y < 1 (0.9999)\n"
 "  --no-lp           no LP lower bound\n"
 "  --check-lp        exit 1 if the bound exceeds a run's cost\n"
 "  --csv FILE        one row per run and heuristic\n"
@@ -247,6 +248,7 @@ int main(int argc, char **argv)
 		{ "heur", 1, 0, 'H' }, { "pmin", 1, 0, 'm' },
 		{ "pmax", 1, 0, 'M' }, { "interarrival", 1, 0, 'i' },
 		{ "r1", 1, 0, '1' }, { "r2", 1, 0, '2' },
+		{ "confidence", 1, 0, 'y' },
 		{ "no-lp", 0, 0, 'L' }, { "check-lp", 0, 0, 'C' },
 		{ "csv", 1, 0, 'o' }, { "tables", 0, 0, 'T' },
 		{ "help", 0, 0, 'h' }, { "version", 0, 0, 'V' },
@@ -318,6 +320,9 @@ int main(int argc, char **argv)
 		case 'i':
 			c.ia = atof(optarg);
 			break;
+		case 'y':
+			c.y = atof(optarg);
+			break;
 		case '1':
 			c.r1 = atof(optarg);
 			break;
@@ -349,9 +354,9 @@ int main(int argc, char **argv)
 	}
 	if (runs < 1 || c.pmin < 1 || c.pmax < c.pmin ||
 	    c.pmax > SUNG_PMAX || !(c.ia > 0) || c.r1 < 0 || c.r2 < 0 ||
-	    c.r1 >= c.dt) {
+	    c.r1 >= c.dt || !(c.y > 0 && c.y < 1)) {
 		fprintf(stderr, PROG ": bad --runs, --pmin, --pmax, "
-			"--interarrival, --r1 or --r2\n");
+			"--interarrival, --r1, --r2 or --confidence\n");
 		return 2;
 	}
 	if (check && !sung_lp_available()) {
