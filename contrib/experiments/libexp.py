@@ -204,6 +204,7 @@ def md_table(headers, rows, align=None):
 # discussion (README.md, "Discussion").
 _VERDICTS = []
 _ECONOMIES = set()      # the --economy of every run made so far
+NO_ECONOMY = [False]    # set by an experiment whose runs have no prices
 _NAME = ["?"]           # the running experiment's name
 
 
@@ -227,6 +228,8 @@ def verdict(state, claim, evidence):
     word = {True: "holds", False: "does not hold"}.get(state, state)
     eco = " and ".join(sorted(_ECONOMIES)) or "site"
     eco += " economies" if len(_ECONOMIES) > 1 else " economy"
+    if NO_ECONOMY[0] and not _ECONOMIES:
+        eco = "no economy"
     _VERDICTS.append({"id": verdict_id(_NAME[0], claim,
                                        {v["id"] for v in _VERDICTS}),
                       "state": word, "claim": claim, "evidence": evidence,
