@@ -67,12 +67,14 @@ enum {
 	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
 	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
 	OPT_SPEED_BLIND,
+	OPT_SYNTHETIC,
 	OPT_HELP,
 	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "synthetic", required_argument, NULL, OPT_SYNTHETIC },
 	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "first", required_argument, NULL, OPT_FIRST },
@@ -167,6 +169,10 @@ static void _usage(FILE *f)
 "Workload:\n"
 "  --trace FILE            SWF trace, gzip or plain (required)\n"
 "  --procs N               processors (default: MaxProcs, else MaxNodes)\n"
+"  --synthetic exp:N:IA:RUN[:PROCS]  instead of a trace: N jobs of PROCS\n"
+"                          CPUs (1), exponential inter-arrival and run\n"
+"                          times of means IA and RUN seconds, drawn from\n"
+"                          --seed (needs --procs)\n"
 "  --first N | --last N    simulate the first/last N usable jobs\n"
 "  --adf F                 arrival delay factor (0.5)\n"
 "  --high-urgency PCT      %% of high-urgency jobs (20)\n"
@@ -831,8 +837,12 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 {
 	char err[256];
 
-	if (!cfg->trace)
+	if (!cfg->trace && !cfg->synthetic.n)
 		_usage_error("--trace is required");
+	if (cfg->trace && cfg->synthetic.n)
+		_usage_error("--trace and --synthetic exclude each other");
+	if (cfg->synthetic.n && !cfg->procs)
+		_usage_error("--synthetic needs --procs");
 	if (!policy)
 		_usage_error("--policy is required");
 	if (!strcmp(policy, "all"))
@@ -946,6 +956,11 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_PROCS:
 			cfg->procs = (int) _int(name, a, 1, SIM_PROCS_MAX);
+			break;
+		case OPT_SYNTHETIC:
+			if (sim_synthetic_parse(a, &cfg->synthetic, err,
+						sizeof(err)))
+				_usage_error("--synthetic: %s", err);
 			break;
 		case OPT_LAST:
 			cfg->last = _int(name, a, 1, LONG_MAX);

@@ -97,8 +97,18 @@ typedef enum {
 	SIM_MEM_EITHER,		/* requested where given, else used */
 } sim_mem_t;
 
+/* --synthetic exp:N:IA:RUN[:PROCS]: N jobs of PROCS processors, their
+ * inter-arrival and run times exponential with means IA and RUN seconds
+ * (workload.c) */
+typedef struct sim_synthetic {
+	long n;			/* 0: none, the trace's jobs */
+	double mean_ia, mean_run;
+	int procs;
+} sim_synthetic_t;
+
 typedef struct sim_config {
 	const char *trace;
+	sim_synthetic_t synthetic;	/* instead of the trace */
 	int procs;		/* 0: from the trace header */
 	long first, last;	/* window; 0: whole trace */
 	bool all;		/* --policy all */
@@ -318,6 +328,9 @@ extern const char *sim_model_name(sim_model_t m);
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen);
 extern void sim_workload_free(sim_workload_t *w);
+/* --synthetic's value: 0, or -1 with a message. */
+extern int sim_synthetic_parse(const char *s, sim_synthetic_t *syn,
+			       char *err, size_t errlen);
 /* What the core is given for each unit of the job's money under model
  * (workload.c): 1, or procs under --economy thesis and a commodity price. */
 extern double sim_job_scale(const sim_job_t *j, sim_model_t model);
