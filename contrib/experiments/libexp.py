@@ -399,6 +399,7 @@ class Experiment:
         for d in (self.cachedir, self.plotdir, self.repdir, self.figdir):
             os.makedirs(d, exist_ok=True)
         self.traces = []    # (path, procs) of every trace run on, in order
+        self.synthetic = None   # use_synthetic(): libra-sim --synthetic
         self.use_trace(a.trace, a.procs)
         self.window = a.window
         self.window_args = _parse_window(a.window)
@@ -444,15 +445,24 @@ class Experiment:
                 os.replace(tmp, plain)
             self.sim_trace = plain
 
+    def use_synthetic(self, spec, procs):
+        """Run on libra-sim's synthetic workload (--synthetic SPEC) on
+        procs processors from now on, instead of a trace."""
+        self.synthetic, self.procs = spec, procs
+
     # ---- runs
 
     def base_args(self):
+        if self.synthetic:
+            return ["--synthetic", self.synthetic, "--procs",
+                    str(self.procs)]
         return ["--trace", self.trace, "--procs", str(self.procs)] + \
             self.window_args
 
     def _cmd(self, args, seed):
         base = self.base_args()
-        base[1] = self.sim_trace
+        if base[0] == "--trace":
+            base[1] = self.sim_trace
         args = [str(x) for x in args]
         # the simulator's default economy is the site's (libra-sim(1))
         _ECONOMIES.add(args[args.index("--economy") + 1]
@@ -836,7 +846,9 @@ class Experiment:
         with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
                                ".params"), "w") as f:
             for k, v in (("trace", os.path.relpath(trace, ROOT)),
-                         ("traces", ", ".join(
+                         ("traces", "synthetic (--synthetic "
+                          f"{self.synthetic} on {self.procs} processors)"
+                          if self.synthetic else ", ".join(
                              os.path.basename(t).split("-cln")[0]
                              for t, _ in self.traces)),
                          ("trace_sha256", _hash_file(trace, "sha256")),

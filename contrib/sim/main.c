@@ -67,12 +67,18 @@ enum {
 	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
 	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
 	OPT_SPEED_BLIND,
+	OPT_SYNTHETIC,
+	OPT_SLOTS, OPT_SLOT_ACCEPT, OPT_SLOT_CANCEL,
 	OPT_HELP,
 	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "synthetic", required_argument, NULL, OPT_SYNTHETIC },
+	{ "slots", required_argument, NULL, OPT_SLOTS },
+	{ "slot-accept", required_argument, NULL, OPT_SLOT_ACCEPT },
+	{ "slot-cancel", required_argument, NULL, OPT_SLOT_CANCEL },
 	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "first", required_argument, NULL, OPT_FIRST },
@@ -167,6 +173,10 @@ static void _usage(FILE *f)
 "Workload:\n"
 "  --trace FILE            SWF trace, gzip or plain (required)\n"
 "  --procs N               processors (default: MaxProcs, else MaxNodes)\n"
+"  --synthetic exp:N:IA:RUN[:PROCS]  instead of a trace: N jobs of PROCS\n"
+"                          CPUs (1), exponential inter-arrival and run\n"
+"                          times of means IA and RUN seconds, drawn from\n"
+"                          --seed (needs --procs)\n"
 "  --first N | --last N    simulate the first/last N usable jobs\n"
 "  --adf F                 arrival delay factor (0.5)\n"
 "  --high-urgency PCT      %% of high-urgency jobs (20)\n"
@@ -197,6 +207,11 @@ static void _usage(FILE *f)
 "                          the jobs still run at the --speeds\n"
 "  --reserve-frac F        fraction of jobs that book a later start (0)\n"
 "  --reserve-lead S        a booked start, seconds after submission (3600)\n"
+"  --slots M               sequential | parallel: chapter 7's advance\n"
+"                          reservations of fixed, peak, libra+$, libra+$auto\n"
+"                          (none)\n"
+"  --slot-accept A         proposed | requested: a later slot taken (proposed)\n"
+"  --slot-cancel F         fraction of reservations cancelled, unrefunded (0)\n"
 "  --bag-frac F            fraction of jobs made bags of tasks (0)\n"
 "  --bag-tasks N           tasks of a bag, each the job as traced (10)\n"
 "  --bag-throttle K        at most K of a bag's tasks at once (none)\n"
@@ -423,6 +438,7 @@ static const struct {
 	{ OPT_DUE_FRAC, offsetof(sim_config_t, due_frac), 0, 1, true, false },
 	{ OPT_PENALTY_CAP, offsetof(sim_config_t, penalty_cap), 0, 1e6, false, false },
 	{ OPT_RESERVE_FRAC, offsetof(sim_config_t, reserve_frac), 0, 1, false, false },
+	{ OPT_SLOT_CANCEL, offsetof(sim_config_t, slot_cancel), 0, 1, false, false },
 	{ OPT_RESERVE_LEAD, offsetof(sim_config_t, reserve_lead), 0, 1e8, true, false },
 	{ OPT_BAG_FRAC, offsetof(sim_config_t, bag_frac), 0, 1, false, false },
 	{ OPT_FR_ALPHA, offsetof(sim_config_t, fr_alpha), 0, 1, false, false },
@@ -831,8 +847,12 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 {
 	char err[256];
 
-	if (!cfg->trace)
+	if (!cfg->trace && !cfg->synthetic.n)
 		_usage_error("--trace is required");
+	if (cfg->trace && cfg->synthetic.n)
+		_usage_error("--trace and --synthetic exclude each other");
+	if (cfg->synthetic.n && !cfg->procs)
+		_usage_error("--synthetic needs --procs");
 	if (!policy)
 		_usage_error("--policy is required");
 	if (!strcmp(policy, "all"))
@@ -916,6 +936,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	const char *policy = NULL;
 	char err[256];
 	int c, power_opts = 0, bag_opts = 0, tasks = 10, throttle = 0;
+	bool slot_opts = false;
 
 	_defaults(cfg);
 	opterr = 0;
@@ -946,6 +967,27 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_PROCS:
 			cfg->procs = (int) _int(name, a, 1, SIM_PROCS_MAX);
+			break;
+		case OPT_SLOTS:
+			if (!strcmp(a, "sequential"))
+				cfg->slots = SIM_SLOTS_SEQUENTIAL;
+			else if (!strcmp(a, "parallel"))
+				cfg->slots = SIM_SLOTS_PARALLEL;
+			else
+				_usage_error("--slots: '%s' is not sequential "
+					     "or parallel", a);
+			break;
+		case OPT_SLOT_ACCEPT:
+			if (strcmp(a, "proposed") && strcmp(a, "requested"))
+				_usage_error("--slot-accept: '%s' is not "
+					     "proposed or requested", a);
+			cfg->slot_requested = !strcmp(a, "requested");
+			slot_opts = true;
+			break;
+		case OPT_SYNTHETIC:
+			if (sim_synthetic_parse(a, &cfg->synthetic, err,
+						sizeof(err)))
+				_usage_error("--synthetic: %s", err);
 			break;
 		case OPT_LAST:
 			cfg->last = _int(name, a, 1, LONG_MAX);
@@ -992,6 +1034,13 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	if (optind < argc)
 		_usage_error("unexpected argument '%s'", argv[optind]);
 	_parse_check(cfg, policy, power_opts);
+	if (cfg->slots && (cfg->all || (cfg->policy != SIM_FIXED &&
+	    cfg->policy != SIM_PEAK && cfg->policy != SIM_LIBRA_PRICE &&
+	    cfg->policy != SIM_LIBRA_AUTO)))
+		_usage_error("--slots: only for fixed, peak, libra+$ and "
+			     "libra+$auto");
+	if (!cfg->slots && (slot_opts || cfg->slot_cancel > 0.0))
+		_usage_error("--slot-accept and --slot-cancel need --slots");
 	_bag_check(cfg, tasks, throttle, bag_opts);
 }
 
@@ -1227,7 +1276,10 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	size_t i;
 	int rc;
 
-	switch (policy) {
+	switch (cfg->slots ? SIM_POLICY_COUNT : policy) {
+	case SIM_POLICY_COUNT:	/* --slots: chapter 7's reservations */
+		rc = sim_run_slots(cfg, w, policy, out, err, sizeof(err));
+		break;
 	case SIM_FCFS_BF:
 	case SIM_SJF_BF:
 	case SIM_EDF_BF:
