@@ -80,6 +80,8 @@ typedef struct libra_params {
 	double share_min;	/* best-effort share of late/overrun jobs */
 	double risk_sigma;	/* LibraRiskD: most std. dev. of DDY */
 	double risk_mu;		/* LibraRiskD: most mean DDY (1 = no delay) */
+	bool risk_thesis;	/* LibraRiskD admits as Fig. 5.1 (decision 49):
+				 * simulator only, no libra.conf key */
 	double beta_min;	/* Libra+$Auto: bounds on the adapted beta */
 	double beta_max;
 	libra_nosla_t no_sla;
