@@ -69,6 +69,7 @@ enum {
 	OPT_SPEED_BLIND,
 	OPT_SYNTHETIC,
 	OPT_SLOTS, OPT_SLOT_ACCEPT, OPT_SLOT_CANCEL,
+	OPT_RISKD_ADMIT,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -109,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "economy", required_argument, NULL, OPT_ECONOMY },
 	{ "risk-sigma", required_argument, NULL, OPT_RISK_SIGMA },
 	{ "risk-mu", required_argument, NULL, OPT_RISK_MU },
+	{ "riskd-admit", required_argument, NULL, OPT_RISKD_ADMIT },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
 	{ "share-min", required_argument, NULL, OPT_SHARE_MIN },
 	{ "gamma", required_argument, NULL, OPT_GAMMA },
@@ -252,6 +254,8 @@ static void _usage(FILE *f)
 "  --resfree window|thesis, --charge cpu|thesis\n"
 "  --gamma G, --delta D    Libra's static price\n"
 "  --capacity C, --share-min S, --risk-sigma S, --risk-mu M\n"
+"  --riskd-admit site|thesis  LibraRiskD: decision 8's test, or Fig. 5.1's\n"
+"                          (sigma alone, RE > D tried) (site)\n"
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
 "  --markup M              mark-up of jobs without a tier (0)\n"
 "  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
@@ -998,6 +1002,9 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_POLICY:
 			policy = a;
 			break;
+		case OPT_RISKD_ADMIT:	/* decision 49: no libra.conf key */
+			p->risk_thesis = _word(name, a, "thesis", "site");
+			break;
 		case OPT_SEED:
 			cfg->seed = _seed(a);
 			break;
@@ -1056,7 +1063,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 41
+#define NFIELDS 42
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -1141,6 +1148,8 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	 * unchanged */
 	if (cfg->economy == SIM_ECONOMY_THESIS)
 		S("economy", "thesis");
+	if (cfg->params.risk_thesis && policy == SIM_LIBRA_RISKD)
+		S("riskd_admit", "thesis");	/* likewise */
 	/* only with --predict, so that the line is otherwise unchanged,
 	 * and only for the Libra family, the policies that predict */
 	if (cfg->predict != LIBRA_PREDICT_NONE && sim_policy_timeshared(policy))
