@@ -570,10 +570,11 @@ class Experiment:
         them: U = B - delay x PR in the bid model) and 'late_budget'; and
         're_over_d', the jobs whose estimate exceeds their deadline (no
         share can meet it), 're_over_d_fits' those of them whose real run
-        time would have."""
+        time would have, 're_over_d_admitted' and 're_over_d_met' those of
+        them admitted and met (libra-sim --riskd-admit thesis)."""
         seed = self.seeds[0] if seed is None else seed
         cmd = self._cmd(args, seed)
-        path = self._cache_path(cmd + ["jobs-summary"])
+        path = self._cache_path(cmd + ["jobs-summary-2"])
         if not os.path.exists(path):
             csv_path = path + ".csv"
             r = subprocess.run(cmd + ["--jobs-csv", csv_path],
@@ -582,7 +583,8 @@ class Experiment:
                 raise SystemExit(f"{self.name}: simulator failed: "
                                  f"{shlex.join(cmd)}\n{r.stderr.strip()}")
             d = {"verdicts": {}, "late": 0, "late_charge": 0.0,
-                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0}
+                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0,
+                 "re_over_d_admitted": 0, "re_over_d_met": 0}
             with open(csv_path) as f:
                 head = f.readline().strip().split(",")
                 ix = {k: head.index(k) for k in
@@ -598,6 +600,10 @@ class Experiment:
                         d["re_over_d"] += 1
                         if float(x[ix["runtime"]]) <= dl:
                             d["re_over_d_fits"] += 1
+                        if x[ix["accepted"]] == "1":
+                            d["re_over_d_admitted"] += 1
+                            d["re_over_d_met"] += \
+                                x[ix["deadline_met"]] == "1"
                     if x[ix["accepted"]] == "1" and \
                             x[ix["deadline_met"]] == "0":
                         d["late"] += 1
@@ -937,6 +943,7 @@ _ONLY = {
     "resfree": ("libra+$", "libra+$auto"),
     "risk-sigma": ("librariskd",),
     "risk-mu": ("librariskd",),
+    "riskd-admit": ("librariskd",),
     "gamma": ("libra",),
     "delta": ("libra",),
     "price-damping": ("libra+$", "libra+$auto"),
