@@ -884,6 +884,7 @@ STYLES = {
     "LibraSLA": ("#9467bd", 9),
     "LibraRiskD": ("#8c564b", 11),
     "LibraRiskD (loose)": ("#e377c2", 13),
+    "LibraRiskD (thesis)": ("#bcbd22", 15),
     "FirstReward": ("#17becf", 12),
 }
 PALETTE = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
