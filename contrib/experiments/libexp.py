@@ -556,10 +556,15 @@ class Experiment:
         them: U = B - delay x PR in the bid model) and 'late_budget'; and
         're_over_d', the jobs whose estimate exceeds their deadline (no
         share can meet it), 're_over_d_fits' those of them whose real run
-        time would have."""
+        time would have; 'acc_runtime', the admitted jobs' run times
+        (sum, for their mean)."""
         seed = self.seeds[0] if seed is None else seed
         cmd = self._cmd(args, seed)
         path = self._cache_path(cmd + ["jobs-summary"])
+        if os.path.exists(path):
+            with open(path) as f:
+                if "acc_runtime" not in json.load(f):
+                    os.remove(path)	# made before the field
         if not os.path.exists(path):
             csv_path = path + ".csv"
             r = subprocess.run(cmd + ["--jobs-csv", csv_path],
@@ -568,7 +573,8 @@ class Experiment:
                 raise SystemExit(f"{self.name}: simulator failed: "
                                  f"{shlex.join(cmd)}\n{r.stderr.strip()}")
             d = {"verdicts": {}, "late": 0, "late_charge": 0.0,
-                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0}
+                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0,
+                 "acc_runtime": 0.0}
             with open(csv_path) as f:
                 head = f.readline().strip().split(",")
                 ix = {k: head.index(k) for k in
@@ -584,6 +590,8 @@ class Experiment:
                         d["re_over_d"] += 1
                         if float(x[ix["runtime"]]) <= dl:
                             d["re_over_d_fits"] += 1
+                    if x[ix["accepted"]] == "1":
+                        d["acc_runtime"] += float(x[ix["runtime"]])
                     if x[ix["accepted"]] == "1" and \
                             x[ix["deadline_met"]] == "0":
                         d["late"] += 1
