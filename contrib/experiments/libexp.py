@@ -571,10 +571,11 @@ class Experiment:
         're_over_d', the jobs whose estimate exceeds their deadline (no
         share can meet it), 're_over_d_fits' those of them whose real run
         time would have, 're_over_d_admitted' and 're_over_d_met' those of
-        them admitted and met (libra-sim --riskd-admit thesis)."""
+        them admitted and met (libra-sim --riskd-admit thesis); and
+        'acc_runtime', the admitted jobs' run times (sum, for their mean)."""
         seed = self.seeds[0] if seed is None else seed
         cmd = self._cmd(args, seed)
-        path = self._cache_path(cmd + ["jobs-summary-2"])
+        path = self._cache_path(cmd + ["jobs-summary-3"])
         if not os.path.exists(path):
             csv_path = path + ".csv"
             r = subprocess.run(cmd + ["--jobs-csv", csv_path],
@@ -584,7 +585,8 @@ class Experiment:
                                  f"{shlex.join(cmd)}\n{r.stderr.strip()}")
             d = {"verdicts": {}, "late": 0, "late_charge": 0.0,
                  "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0,
-                 "re_over_d_admitted": 0, "re_over_d_met": 0}
+                 "re_over_d_admitted": 0, "re_over_d_met": 0,
+                 "acc_runtime": 0.0}
             with open(csv_path) as f:
                 head = f.readline().strip().split(",")
                 ix = {k: head.index(k) for k in
@@ -604,6 +606,8 @@ class Experiment:
                             d["re_over_d_admitted"] += 1
                             d["re_over_d_met"] += \
                                 x[ix["deadline_met"]] == "1"
+                    if x[ix["accepted"]] == "1":
+                        d["acc_runtime"] += float(x[ix["runtime"]])
                     if x[ix["accepted"]] == "1" and \
                             x[ix["deadline_met"]] == "0":
                         d["late"] += 1

@@ -70,6 +70,7 @@ enum {
 	OPT_SYNTHETIC,
 	OPT_SLOTS, OPT_SLOT_ACCEPT, OPT_SLOT_CANCEL,
 	OPT_RISKD_ADMIT,
+	OPT_SLA_ORDER, OPT_SLA_PROTECT, OPT_SLA_RETURN,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -144,6 +145,9 @@ static const struct option long_opts[] = {
 	{ "bag-mode", required_argument, NULL, OPT_BAG_MODE },
 	{ "speeds", required_argument, NULL, OPT_SPEEDS },
 	{ "speed-blind", no_argument, NULL, OPT_SPEED_BLIND },
+	{ "sla-order", required_argument, NULL, OPT_SLA_ORDER },
+	{ "sla-protect", required_argument, NULL, OPT_SLA_PROTECT },
+	{ "sla-return", required_argument, NULL, OPT_SLA_RETURN },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
 	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
 	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
@@ -262,6 +266,10 @@ static void _usage(FILE *f)
 "  --peak-price P          peak: price per CPU-hour in peak hours (3)\n"
 "  --peak-hours A-B        peak: the peak hours on the trace's clock (12-24)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
+"  --sla-order O           librasla: return | bestfit: node order (return)\n"
+"  --sla-protect P         librasla: on | off: no admitted hard job delayed\n"
+"                          (on)\n"
+"  --sla-return R          librasla: eq45 | utility: a job's return (eq45)\n"
 "\n"
 "Output:\n"
 "  --json                  one JSON object per line instead of key=value\n"
@@ -679,6 +687,27 @@ static bool _money_opt(sim_config_t *cfg, int c, const char *name,
 	}
 }
 
+/* LibraSLA's ablation (--sla-order, --sla-protect, --sla-return;
+ * doc/design.md decision 50): option c, if it is one, taken into cfg. */
+static bool _sla_opt(sim_config_t *cfg, int c, const char *name,
+		     const char *a)
+{
+	switch (c) {
+	case OPT_SLA_ORDER:
+		cfg->params.sla_bestfit = _word(name, a, "bestfit", "return");
+		return true;
+	case OPT_SLA_PROTECT:
+		cfg->params.sla_unprotected = !_word(name, a, "on", "off");
+		return true;
+	case OPT_SLA_RETURN:
+		cfg->params.sla_return_utility =
+			_word(name, a, "utility", "eq45");
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The runtime predictor's options (--predict and --predict-*): option c,
  * if it is one, taken into cfg. */
 static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
@@ -963,6 +992,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		    _predict_opt(cfg, c, name, a) ||
 		    _power_opt(cfg, c, name, a, &power_opts) ||
 		    _money_opt(cfg, c, name, a) ||
+		    _sla_opt(cfg, c, name, a) ||
 		    _model_opt(cfg, c, name, a))
 			continue;
 		switch (c) {
