@@ -3,7 +3,7 @@
 
 discussion.md holds headings, text and notes.  A note starts with a line
 
-    @ <verdict id>: <holds | partly | does not hold>
+    @ <verdict id>: <holds | partly | does not hold | not comparable>
 
 (the id as libexp.verdict_id() makes it, experiment/slug-of-the-claim, and
 the state the note was written for) and runs to the next note or heading.
@@ -12,14 +12,16 @@ experiment, claim, evidence: every number comes from there), only if that
 verdict is in the report; a note whose verdict now has another state is
 printed flagged as stale.  A heading and its text are printed when one of
 its notes is, or when it has no notes at all.  <!-- comments --> are
-dropped.  The verdicts that do not hold (or hold partly) and have no note
-are listed at the end, so that a new failure is not left unexplained.
+dropped.  The verdicts that do not hold (or hold partly, or compare a
+mechanism or trace other than the paper's: "not comparable") and have no
+note are listed at the end, so that a new failure is not left unexplained.
 """
 
 import re
 import sys
 
-NOTE = re.compile(r"^@ (\S+): (holds|partly|does not hold)\s*$")
+NOTE = re.compile(r"^@ (\S+): (holds|partly|does not hold|not comparable)"
+                  r"\s*$")
 
 
 def read(path):
@@ -82,7 +84,8 @@ def render(blocks, score, warn=sys.stderr):
     left = [(t, v) for t, v in score
             if v["state"] != "holds" and v["id"] not in noted]
     if left:
-        out.append("### Findings not (fully) holding that have no note\n\n"
+        out.append("### Findings not (fully) holding or not comparable "
+                   "that have no note\n\n"
                    "No note in `contrib/experiments/discussion.md` explains "
                    "these yet (id, then the verdict):\n\n")
         out.extend(f"- `{v['id']}`: **{v['state']}** ({v['economy']}), "

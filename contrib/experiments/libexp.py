@@ -220,7 +220,8 @@ def verdict_id(experiment, claim, taken=()):
 
 def verdict(state, claim, evidence):
     """A verdict bullet: state is True (holds), False (does not hold) or a
-    string such as 'partly'.  It names the economy its runs were made in
+    string: 'partly', or 'not comparable' where the runs use a mechanism or
+    a trace other than the paper's (the evidence says which and why).  It names the economy its runs were made in
     (libra-sim --economy; design.md decision 3) and is recorded for
     make-report."""
     word = {True: "holds", False: "does not hold"}.get(state, state)

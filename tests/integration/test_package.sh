@@ -48,7 +48,7 @@ plugdir=$(dirname "$(dpkg -L slurm-libra-ctld | grep '/sched_libra\.so$')")
 for so in sched_libra.so job_submit_qos.so jobcomp_libra.so libslurm_libra.so libra_spank.so; do
 	[ -f "$plugdir/$so" ] || fail "$so is not in $plugdir after the install"
 done
-for tool in /usr/sbin/libra-check /usr/bin/libra-report /usr/bin/libra-sim; do
+for tool in /usr/sbin/libra-check /usr/bin/libra-report /usr/bin/libra-sim /usr/bin/libra-tender; do
 	[ -x "$tool" ] || fail "$tool is not installed"
 done
 note "installed: $(dpkg-query -W -f='${Package} ${Version}, ' slurm-libra-ctld slurm-libra-node slurm-libra-tools)in $plugdir"
