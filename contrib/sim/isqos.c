@@ -16,7 +16,10 @@
  *  --isqos KEY=VALUE,...: providers=N (2), filter=hybrid|going|profit|top
  *  (hybrid), history=N (10), deviation=F (0.1), min-rate=R (0), slope=K
  *  (1), price=count|queued (count: every job placed and not yet billed;
- *  queued: the re-priced variant, only those not started).
+ *  queued: the re-priced variant, only those not started), resched=on|off
+ *  (off; on: Algorithm 1, a job inserted at the earliest place in the
+ *  queue where the jobs after it, moved later, still meet their due
+ *  dates; the jobs are settled on their final plans at the end).
 \*****************************************************************************/
 
 #include <math.h>
@@ -29,14 +32,29 @@
 #include "outcome.h"
 #include "sim.h"
 
-/* One provider: its CPUs' planned free times and the jobs it holds. */
+/* A job a provider holds: its CPUs and plan (resched may move it). */
+typedef struct {
+	int procs;
+	double est, run;	/* RE, and what it runs: min(R, RE) */
+	double limit;		/* the latest completion it may be moved to:
+				 * its due date or its offered completion */
+	double start, done;	/* planned start and completion */
+	double paid;		/* its price, at most the budget */
+	int *cpu;		/* the CPUs it holds */
+} _pj_t;
+
+/*
+ * One provider.  free: each CPU's planned free time after every job it
+ * holds; base: after the started ones only (resched replays the queue on
+ * it); act: the jobs not yet billed; queue: those not started, in
+ * schedule order (their starts never decrease).
+ */
 typedef struct {
 	int cpus;
-	double *free;		/* each CPU's planned free time */
-	double last_start;	/* the start of the job placed last */
-	size_t n;		/* jobs not yet billed: */
-	double *start, *end;	/* planned start, billing (actual end) */
-	int *procs;
+	double *free, *base;
+	double last_start;	/* the start of the queue's last job */
+	size_t *act, nact;
+	size_t *queue, nq;
 } _prov_t;
 
 extern void sim_isqos_defaults(sim_isqos_cfg_t *c)
@@ -108,6 +126,14 @@ extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
 				  errlen);
 		} else if (!strcmp(kv, "slope")) {
 			rc = _num(kv, v, 0, 1e6, &c->slope, err, errlen);
+		} else if (!strcmp(kv, "resched")) {
+			if (!strcmp(v, "on") || !strcmp(v, "off")) {
+				c->resched = !strcmp(v, "on");
+			} else {
+				snprintf(err, errlen, "--isqos: resched='%s' is "
+					 "not on or off", v);
+				rc = -1;
+			}
 		} else if (!strcmp(kv, "price")) {
 			if (!strcmp(v, "count") || !strcmp(v, "queued")) {
 				c->queued = !strcmp(v, "queued");
@@ -119,33 +145,12 @@ extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
 		} else {
 			snprintf(err, errlen, "--isqos: unknown key '%s' "
 				 "(providers, filter, history, deviation, "
-				 "min-rate, slope, price)", kv);
+				 "min-rate, slope, price, resched)", kv);
 			rc = -1;
 		}
 	}
 	free(s);
 	return rc;
-}
-
-/* Drop the jobs billed by now; the actions of those left (queued: of those
- * not started). */
-static double _actions(_prov_t *p, double now, bool queued)
-{
-	double a = 0.0;
-	size_t i, k = 0;
-
-	for (i = 0; i < p->n; i++) {
-		if (p->end[i] <= now)
-			continue;
-		p->start[k] = p->start[i];
-		p->end[k] = p->end[i];
-		p->procs[k] = p->procs[i];
-		if (!queued || p->start[k] > now)
-			a += p->procs[k];
-		k++;
-	}
-	p->n = k;
-	return a;
 }
 
 static int _cmp_double(const void *a, const void *b)
@@ -170,35 +175,130 @@ static int _cmp_slot(const void *a, const void *b)
 	return (x->k > y->k) - (x->k < y->k);
 }
 
-/* The Round Robin start of a job of procs CPUs at now; slot: the
- * provider's CPUs, the first free first. */
-static double _start(const _prov_t *p, int procs, double now, _slot_t *slot)
+/*
+ * Round Robin: a job of procs CPUs for est seconds on the CPUs of free[]
+ * that free first, never before now nor *last; free[] and *last updated,
+ * its CPUs into cpu (NULL: not wanted).  Returns its start.
+ */
+static double _rr(double *free, int cpus, double *last, int procs,
+		  double est, double now, _slot_t *slot, int *cpu)
 {
+	double start;
 	int k;
 
-	for (k = 0; k < p->cpus; k++)
-		slot[k] = (_slot_t) { .t = p->free[k], .k = k };
-	qsort(slot, p->cpus, sizeof(*slot), _cmp_slot);
-	return fmax(fmax(now, p->last_start), slot[procs - 1].t);
+	for (k = 0; k < cpus; k++)
+		slot[k] = (_slot_t) { .t = free[k], .k = k };
+	qsort(slot, cpus, sizeof(*slot), _cmp_slot);
+	start = fmax(fmax(now, *last), slot[procs - 1].t);
+	for (k = 0; k < procs; k++) {
+		free[slot[k].k] = start + est;
+		if (cpu)
+			cpu[k] = slot[k].k;
+	}
+	*last = start;
+	return start;
 }
 
-/* Place a job on the procs CPUs that free first (slot, from _start()),
- * from start to until; billed at end. */
-static void _place(_prov_t *p, const _slot_t *slot, int procs, double start,
-		   double until, double end)
+/* The jobs planned to start by now have started: off the queue, their
+ * CPUs into base; the jobs billed by now off act.  Returns the actions
+ * left: the CPUs of the jobs held (queued: of those not started). */
+static double _advance(_prov_t *p, const _pj_t *pj, double now, bool queued)
 {
-	int k;
+	double a = 0.0;
+	size_t i, k = 0;
+	int c;
 
-	for (k = 0; k < procs; k++)
-		p->free[slot[k].k] = until;
-	p->last_start = start;
-	p->start = sim_xrealloc(p->start, (p->n + 1) * sizeof(*p->start));
-	p->end = sim_xrealloc(p->end, (p->n + 1) * sizeof(*p->end));
-	p->procs = sim_xrealloc(p->procs, (p->n + 1) * sizeof(*p->procs));
-	p->start[p->n] = start;
-	p->end[p->n] = end;
-	p->procs[p->n] = procs;
-	p->n++;
+	while (k < p->nq && pj[p->queue[k]].start <= now) {
+		const _pj_t *j = &pj[p->queue[k++]];
+
+		for (c = 0; c < j->procs; c++)
+			p->base[j->cpu[c]] = j->done;
+	}
+	memmove(p->queue, p->queue + k, (p->nq - k) * sizeof(*p->queue));
+	p->nq -= k;
+	for (i = 0, k = 0; i < p->nact; i++) {
+		const _pj_t *j = &pj[p->act[i]];
+
+		if (j->start + j->run <= now)
+			continue;
+		p->act[k++] = p->act[i];
+		if (!queued || j->start > now)
+			a += j->procs;
+	}
+	p->nact = k;
+	return a;
+}
+
+/*
+ * Resched (Algorithm 1): the earliest place q in p's queue where a job
+ * of procs CPUs for est seconds goes in with every later job of the queue,
+ * moved later, still done by its limit; the job's start there into
+ * *start.  Without resched, the queue's end.  trial, state: room for the
+ * CPUs' free times.
+ */
+static size_t _insert_at(const _prov_t *p, const _pj_t *pj, bool resched,
+			 int procs, double est, double now, _slot_t *slot,
+			 double *state, double *trial, double *start)
+{
+	size_t q, r;
+	double last = now, tl;
+
+	if (!resched) {
+		memcpy(trial, p->free, p->cpus * sizeof(*trial));
+		tl = p->last_start;
+		*start = _rr(trial, p->cpus, &tl, procs, est, now, slot, NULL);
+		return p->nq;
+	}
+	memcpy(state, p->base, p->cpus * sizeof(*state));
+	for (q = 0; q <= p->nq; q++) {
+		bool ok = true;
+
+		memcpy(trial, state, p->cpus * sizeof(*trial));
+		tl = last;
+		*start = _rr(trial, p->cpus, &tl, procs, est, now, slot, NULL);
+		for (r = q; r < p->nq && ok; r++) {
+			const _pj_t *j = &pj[p->queue[r]];
+
+			ok = _rr(trial, p->cpus, &tl, j->procs, j->est, now,
+				 slot, NULL) + j->est <= j->limit;
+		}
+		if (ok)
+			return q;
+		_rr(state, p->cpus, &last, pj[p->queue[q]].procs,
+		    pj[p->queue[q]].est, now, slot, NULL);
+	}
+	return p->nq;	/* not reached: the end always fits */
+}
+
+/* Commit job i into p's queue at q (from _insert_at()): the queue
+ * replayed from base with it (without resched: placed at the end). */
+static void _commit(_prov_t *p, _pj_t *pj, size_t i, size_t q, bool resched,
+		    double now, _slot_t *slot)
+{
+	size_t r;
+
+	p->queue = sim_xrealloc(p->queue, (p->nq + 1) * sizeof(*p->queue));
+	p->act = sim_xrealloc(p->act, (p->nact + 1) * sizeof(*p->act));
+	memmove(p->queue + q + 1, p->queue + q,
+		(p->nq - q) * sizeof(*p->queue));
+	p->queue[q] = i;
+	p->nq++;
+	p->act[p->nact++] = i;
+	if (!resched) {
+		pj[i].start = _rr(p->free, p->cpus, &p->last_start, pj[i].procs,
+				  pj[i].est, now, slot, pj[i].cpu);
+		pj[i].done = pj[i].start + pj[i].est;
+		return;
+	}
+	memcpy(p->free, p->base, p->cpus * sizeof(*p->free));
+	p->last_start = now;
+	for (r = 0; r < p->nq; r++) {
+		_pj_t *j = &pj[p->queue[r]];
+
+		j->start = _rr(p->free, p->cpus, &p->last_start, j->procs,
+			       j->est, now, slot, j->cpu);
+		j->done = j->start + j->est;
+	}
 }
 
 /* Mean and standard deviation of v[0..n-1]. */
@@ -239,6 +339,21 @@ static void _stats(const sim_workload_t *w, const sim_outcome_t *out,
 	}
 }
 
+/* The accepted jobs settled on their final plans. */
+static void _settle_all(const sim_workload_t *w, sim_model_t model,
+			const _pj_t *pj, sim_outcome_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		if (!pj[i].cpu)
+			continue;
+		memset(&out[i], 0, sizeof(out[i]));
+		sim_settle(&w->jobs[i], model, pj[i].paid, pj[i].start,
+			   pj[i].start + pj[i].run, &out[i]);
+	}
+}
+
 extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 			 sim_model_t model, sim_outcome_t *out,
 			 sim_isqos_stats_t *st, char *err, size_t errlen)
@@ -246,17 +361,17 @@ extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 	const sim_isqos_cfg_t *c = &cfg->isqos;
 	int np = c->providers, k, widest = 0;
 	_prov_t *pv;
+	_pj_t *pj;
 	libra_isqos_offer_t *offers;
 	libra_going_t going;
 	double base = libra_price_base_per_sec(&cfg->params);
+	double *state, *trial, *rates;
 	_slot_t *slot;
-	double *rates = sim_xcalloc(w->n + 1, sizeof(*rates));
-	size_t i, nrates = 0;
+	size_t i, nrates = 0, *qat;
 
 	if (cfg->bag_frac > 0.0 || cfg->reserve_frac > 0.0) {
 		snprintf(err, errlen, "--bag-frac and --reserve-frac are not "
 			 "modelled by the ISQoS market");
-		free(rates);
 		return -1;
 	}
 	if (np > w->procs)
@@ -267,10 +382,16 @@ extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 	for (k = 0; k < np; k++) {
 		pv[k].cpus = w->procs / np + (k < w->procs % np);
 		pv[k].free = sim_xcalloc(pv[k].cpus, sizeof(double));
+		pv[k].base = sim_xcalloc(pv[k].cpus, sizeof(double));
 		widest = pv[k].cpus > widest ? pv[k].cpus : widest;
 	}
+	pj = sim_xcalloc(w->n + 1, sizeof(*pj));
+	rates = sim_xcalloc(w->n + 1, sizeof(*rates));
 	slot = sim_xcalloc(widest, sizeof(*slot));
+	state = sim_xcalloc(widest, sizeof(*state));
+	trial = sim_xcalloc(widest, sizeof(*trial));
 	offers = sim_xcalloc(np, sizeof(*offers));
+	qat = sim_xcalloc(np, sizeof(*qat));
 	libra_going_init(&going);
 
 	for (i = 0; i < w->n; i++) {
@@ -283,18 +404,20 @@ extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 		m = libra_params_markup(&cfg->params, j->tier);
 		for (k = 0; k < np; k++) {
 			libra_isqos_offer_t *o = &offers[n];
-			double a = _actions(&pv[k], now, c->queued);
+			double a = _advance(&pv[k], pj, now, c->queued), start;
 
 			if (j->procs > pv[k].cpus)
 				continue;
+			qat[k] = _insert_at(&pv[k], pj, c->resched, j->procs,
+					    j->estimate, now, slot, state,
+					    trial, &start);
 			o->provider = k;
 			o->now = now;
 			o->cost = libra_isqos_rate(base, a, pv[k].cpus,
 						   c->slope) *
 				  j->procs * j->estimate;
 			o->price = (1.0 + m) * o->cost;
-			o->completion = _start(&pv[k], j->procs, now,
-					       slot) + j->estimate;
+			o->completion = start + j->estimate;
 			libra_offer_measure(&sla, o);
 			n++;
 		}
@@ -313,17 +436,19 @@ extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 			continue;
 		} else {
 			const libra_isqos_offer_t *o = &offers[pick];
-			_prov_t *p = &pv[o->provider];
-			double start = o->completion - j->estimate;
-			double end = start + fmin(j->runtime, j->estimate);
-			double paid = o->price;
+			_pj_t *q = &pj[i];
 
+			q->procs = j->procs;
+			q->est = j->estimate;
+			q->run = fmin(j->runtime, j->estimate);
+			q->limit = fmax(j->due_date > 0.0 ? j->due_date :
+					j->deadline, o->completion);
+			q->paid = o->price;
 			if (libra_sla_has_budget(&sla))
-				paid = fmin(paid, sla.budget);
-			_start(p, j->procs, now, slot);
-			_place(p, slot, j->procs, start, o->completion, end);
-			memset(&out[i], 0, sizeof(out[i]));
-			sim_settle(j, model, paid, start, end, &out[i]);
+				q->paid = fmin(q->paid, sla.budget);
+			q->cpu = sim_xcalloc(j->procs, sizeof(*q->cpu));
+			_commit(&pv[o->provider], pj, i, qat[o->provider],
+				c->resched, now, slot);
 			libra_going_add(&going, o->profit_rate,
 					c->broker.history);
 			st->accepted++;
@@ -333,17 +458,24 @@ extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
 			st->profit_rate += o->profit_rate / kk;
 		}
 	}
+	_settle_all(w, model, pj, out);
 	st->going = libra_going_rate(&going);
 	_stats(w, out, rates, nrates, st);
 	for (k = 0; k < np; k++) {
 		free(pv[k].free);
-		free(pv[k].start);
-		free(pv[k].end);
-		free(pv[k].procs);
+		free(pv[k].base);
+		free(pv[k].act);
+		free(pv[k].queue);
 	}
+	for (i = 0; i < w->n; i++)
+		free(pj[i].cpu);
 	free(pv);
+	free(pj);
 	free(slot);
+	free(state);
+	free(trial);
 	free(offers);
+	free(qat);
 	free(rates);
 	return 0;
 }

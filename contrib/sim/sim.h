@@ -102,12 +102,14 @@ typedef enum {
 
 /* --policy isqos, --isqos (isqos.c; doc/design.md decision 46): the
  * providers the machine is split among, the broker's filter, the price's
- * slope k, queued: the re-priced variant (only jobs not started count) */
+ * slope k, queued: the re-priced variant (only jobs not started count),
+ * resched: Algorithm 1's Round Robin Rescheduling */
 typedef struct sim_isqos_cfg {
 	int providers;
 	libra_isqos_t broker;
 	double slope;
 	bool queued;
+	bool resched;
 } sim_isqos_cfg_t;
 
 typedef struct sim_config {
