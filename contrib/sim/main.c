@@ -66,7 +66,7 @@ enum {
 	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_POWER_WARM, OPT_ECONOMY,
 	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
 	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
-	OPT_SPEED_BLIND, OPT_ISQOS,
+	OPT_SPEED_BLIND, OPT_ISQOS, OPT_MIN_PROFIT_RATE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -137,6 +137,7 @@ static const struct option long_opts[] = {
 	{ "speeds", required_argument, NULL, OPT_SPEEDS },
 	{ "speed-blind", no_argument, NULL, OPT_SPEED_BLIND },
 	{ "isqos", required_argument, NULL, OPT_ISQOS },
+	{ "min-profit-rate", required_argument, NULL, OPT_MIN_PROFIT_RATE },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
 	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
 	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
@@ -245,6 +246,8 @@ static void _usage(FILE *f)
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
 "  --markup M              mark-up of jobs without a tier (0)\n"
 "  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
+"  --min-profit-rate R     the Libra family declines a job earning less\n"
+"                          profit per hour to its target (0: off)\n"
 "  --peak-price P          peak: price per CPU-hour in peak hours (3)\n"
 "  --peak-hours A-B        peak: the peak hours on the trace's clock (12-24)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
@@ -388,6 +391,7 @@ static const struct {
 	{ OPT_BETA_MAX, "libra_beta_max" },
 	{ OPT_MARKUP, "libra_markup" },
 	{ OPT_PRICE_DAMPING, "libra_price_damping" },
+	{ OPT_MIN_PROFIT_RATE, "libra_min_profit_rate" },
 	{ OPT_PEAK_PRICE, "libra_peak_price" },
 	{ OPT_PEAK_HOURS, "libra_peak_hours" },
 };
