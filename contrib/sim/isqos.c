@@ -85,7 +85,8 @@ static int _num(const char *key, const char *v, double lo, double hi,
 extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
 			   size_t errlen)
 {
-	char *s = strdup(spec), *save = NULL, *kv;
+	size_t len = strlen(spec) + 1;
+	char *s = memcpy(sim_xmalloc(len), spec, len), *save = NULL, *kv;
 	int rc = 0;
 	double x;
 
