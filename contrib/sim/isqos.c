@@ -82,6 +82,19 @@ static int _num(const char *key, const char *v, double lo, double hi,
 	return 0;
 }
 
+/* One of two words: *out true for yes, false for no. */
+static int _pick(const char *key, const char *v, const char *yes,
+		 const char *no, bool *out, char *err, size_t errlen)
+{
+	if (strcmp(v, yes) && strcmp(v, no)) {
+		snprintf(err, errlen, "--isqos: %s='%s' is not %s or %s", key,
+			 v, yes, no);
+		return -1;
+	}
+	*out = !strcmp(v, yes);
+	return 0;
+}
+
 extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
 			   size_t errlen)
 {
@@ -128,21 +141,11 @@ extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
 		} else if (!strcmp(kv, "slope")) {
 			rc = _num(kv, v, 0, 1e6, &c->slope, err, errlen);
 		} else if (!strcmp(kv, "resched")) {
-			if (!strcmp(v, "on") || !strcmp(v, "off")) {
-				c->resched = !strcmp(v, "on");
-			} else {
-				snprintf(err, errlen, "--isqos: resched='%s' is "
-					 "not on or off", v);
-				rc = -1;
-			}
+			rc = _pick(kv, v, "on", "off", &c->resched, err,
+				   errlen);
 		} else if (!strcmp(kv, "price")) {
-			if (!strcmp(v, "count") || !strcmp(v, "queued")) {
-				c->queued = !strcmp(v, "queued");
-			} else {
-				snprintf(err, errlen, "--isqos: price='%s' is "
-					 "not count or queued", v);
-				rc = -1;
-			}
+			rc = _pick(kv, v, "queued", "count", &c->queued, err,
+				   errlen);
 		} else {
 			snprintf(err, errlen, "--isqos: unknown key '%s' "
 				 "(providers, filter, history, deviation, "
