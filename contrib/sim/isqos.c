@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  isqos.c - libra-sim's ISQoS market (--policy isqos; Kavanagh & Djemame
- *  2014, doc/design.md decision 46): N providers, the machine's CPUs split
+ *  2014, doc/design.md decision 51): N providers, the machine's CPUs split
  *  evenly among them, each pricing by the actions in its schedule and
  *  scheduling Round Robin; a broker that asks every provider for an offer,
  *  ranks the offers by profit and takes the first its filter passes (the

@@ -62,7 +62,7 @@ typedef enum {
 	SIM_FIXED,		/* thesis 7.2.4 Fixed, Libra's admission */
 	SIM_PEAK,		/* FixedTime: peak/off-peak, each hour at its
 				 * rate (design.md decision 3) */
-	SIM_ISQOS,		/* the ISQoS market (decision 46) */
+	SIM_ISQOS,		/* the ISQoS market (decision 51) */
 	SIM_POLICY_COUNT
 } sim_policy_t;
 
@@ -100,7 +100,7 @@ typedef enum {
 	SIM_MEM_EITHER,		/* requested where given, else used */
 } sim_mem_t;
 
-/* --policy isqos, --isqos (isqos.c; doc/design.md decision 46): the
+/* --policy isqos, --isqos (isqos.c; doc/design.md decision 51): the
  * providers the machine is split among, the broker's filter, the price's
  * slope k, queued: the re-priced variant (only jobs not started count),
  * resched: Algorithm 1's Round Robin Rescheduling */

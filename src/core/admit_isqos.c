@@ -114,7 +114,7 @@ static void _admit(const libra_ledger_t *l, const libra_params_t *p,
 }
 
 /*
- * The going-rate floor (decision 46): an admitted job whose charge at its
+ * The going-rate floor (decision 51): an admitted job whose charge at its
  * target earns less per hour to the target than libra_min_profit_rate
  * over its resource cost is declined.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  isqos.c - the ISQoS provider and broker (Kavanagh & Djemame 2014,
- *  doc/design.md decision 46; see isqos.h).
+ *  doc/design.md decision 51; see isqos.h).
 \*****************************************************************************/
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  isqos.h - the ISQoS provider and broker (Kavanagh & Djemame 2014,
- *  doc/design.md decision 46): the action-count price, an offer's
+ *  doc/design.md decision 51): the action-count price, an offer's
  *  measures, the ranking by profit, the offer filters and the going rate.
  *  Pure functions of their arguments.
  *

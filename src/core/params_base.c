@@ -113,7 +113,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->markup_tier[LIBRA_TIER_VALUE] = 0.1;
 	p->markup_tier[LIBRA_TIER_STANDARD] = 0.2;	/* ISQoS section 6.2 */
 	p->markup_tier[LIBRA_TIER_PREMIUM] = 0.4;
-	p->min_profit_rate = 0.0;	/* decision 46: off */
+	p->min_profit_rate = 0.0;	/* decision 51: off */
 	p->price_damping = 0.0;		/* decision 19: prices as before */
 	p->quote_hold = 300.0;		/* decision 20: minutes, not seconds */
 	p->quote_max = 4.0;

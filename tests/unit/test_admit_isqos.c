@@ -35,7 +35,7 @@ static libra_sla_t _sla_due(double re, double due, double td,
 	return sla;
 }
 
-/* libra_min_profit_rate (decision 46): the mark-up's profit per hour to
+/* libra_min_profit_rate (decision 51): the mark-up's profit per hour to
  * the target below the floor is declined; 0 is off. */
 START_TEST(test_min_profit_rate_declines_below_the_floor)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  test_isqos.c - the ISQoS provider and broker (isqos.h; doc/design.md
- *  decision 46): the action-count rate, an offer's measures, the ranking,
+ *  decision 51): the action-count rate, an offer's measures, the ranking,
  *  the filters and the going rate.
  *
  *  The SLA of most cases: submitted at 0, due date 1200, deadline 1800
