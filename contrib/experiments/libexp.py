@@ -204,6 +204,7 @@ def md_table(headers, rows, align=None):
 # discussion (README.md, "Discussion").
 _VERDICTS = []
 _ECONOMIES = set()      # the --economy of every run made so far
+NO_ECONOMY = [False]    # set by an experiment whose runs have no prices
 _NAME = ["?"]           # the running experiment's name
 
 
@@ -227,6 +228,8 @@ def verdict(state, claim, evidence):
     word = {True: "holds", False: "does not hold"}.get(state, state)
     eco = " and ".join(sorted(_ECONOMIES)) or "site"
     eco += " economies" if len(_ECONOMIES) > 1 else " economy"
+    if NO_ECONOMY[0] and not _ECONOMIES:
+        eco = "no economy"
     _VERDICTS.append({"id": verdict_id(_NAME[0], claim,
                                        {v["id"] for v in _VERDICTS}),
                       "state": word, "claim": claim, "evidence": evidence,
@@ -396,6 +399,7 @@ class Experiment:
         for d in (self.cachedir, self.plotdir, self.repdir, self.figdir):
             os.makedirs(d, exist_ok=True)
         self.traces = []    # (path, procs) of every trace run on, in order
+        self.synthetic = None   # use_synthetic(): libra-sim --synthetic
         self.use_trace(a.trace, a.procs)
         self.window = a.window
         self.window_args = _parse_window(a.window)
@@ -441,15 +445,24 @@ class Experiment:
                 os.replace(tmp, plain)
             self.sim_trace = plain
 
+    def use_synthetic(self, spec, procs):
+        """Run on libra-sim's synthetic workload (--synthetic SPEC) on
+        procs processors from now on, instead of a trace."""
+        self.synthetic, self.procs = spec, procs
+
     # ---- runs
 
     def base_args(self):
+        if self.synthetic:
+            return ["--synthetic", self.synthetic, "--procs",
+                    str(self.procs)]
         return ["--trace", self.trace, "--procs", str(self.procs)] + \
             self.window_args
 
     def _cmd(self, args, seed):
         base = self.base_args()
-        base[1] = self.sim_trace
+        if base[0] == "--trace":
+            base[1] = self.sim_trace
         args = [str(x) for x in args]
         # the simulator's default economy is the site's (libra-sim(1))
         _ECONOMIES.add(args[args.index("--economy") + 1]
@@ -557,10 +570,12 @@ class Experiment:
         them: U = B - delay x PR in the bid model) and 'late_budget'; and
         're_over_d', the jobs whose estimate exceeds their deadline (no
         share can meet it), 're_over_d_fits' those of them whose real run
-        time would have."""
+        time would have, 're_over_d_admitted' and 're_over_d_met' those of
+        them admitted and met (libra-sim --riskd-admit thesis); and
+        'acc_runtime', the admitted jobs' run times (sum, for their mean)."""
         seed = self.seeds[0] if seed is None else seed
         cmd = self._cmd(args, seed)
-        path = self._cache_path(cmd + ["jobs-summary"])
+        path = self._cache_path(cmd + ["jobs-summary-3"])
         if not os.path.exists(path):
             csv_path = path + ".csv"
             r = subprocess.run(cmd + ["--jobs-csv", csv_path],
@@ -569,7 +584,9 @@ class Experiment:
                 raise SystemExit(f"{self.name}: simulator failed: "
                                  f"{shlex.join(cmd)}\n{r.stderr.strip()}")
             d = {"verdicts": {}, "late": 0, "late_charge": 0.0,
-                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0}
+                 "late_budget": 0.0, "re_over_d": 0, "re_over_d_fits": 0,
+                 "re_over_d_admitted": 0, "re_over_d_met": 0,
+                 "acc_runtime": 0.0}
             with open(csv_path) as f:
                 head = f.readline().strip().split(",")
                 ix = {k: head.index(k) for k in
@@ -585,6 +602,12 @@ class Experiment:
                         d["re_over_d"] += 1
                         if float(x[ix["runtime"]]) <= dl:
                             d["re_over_d_fits"] += 1
+                        if x[ix["accepted"]] == "1":
+                            d["re_over_d_admitted"] += 1
+                            d["re_over_d_met"] += \
+                                x[ix["deadline_met"]] == "1"
+                    if x[ix["accepted"]] == "1":
+                        d["acc_runtime"] += float(x[ix["runtime"]])
                     if x[ix["accepted"]] == "1" and \
                             x[ix["deadline_met"]] == "0":
                         d["late"] += 1
@@ -833,7 +856,9 @@ class Experiment:
         with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
                                ".params"), "w") as f:
             for k, v in (("trace", os.path.relpath(trace, ROOT)),
-                         ("traces", ", ".join(
+                         ("traces", "synthetic (--synthetic "
+                          f"{self.synthetic} on {self.procs} processors)"
+                          if self.synthetic else ", ".join(
                              os.path.basename(t).split("-cln")[0]
                              for t, _ in self.traces)),
                          ("trace_sha256", _hash_file(trace, "sha256")),
@@ -863,6 +888,7 @@ STYLES = {
     "LibraSLA": ("#9467bd", 9),
     "LibraRiskD": ("#8c564b", 11),
     "LibraRiskD (loose)": ("#e377c2", 13),
+    "LibraRiskD (thesis)": ("#bcbd22", 15),
     "FirstReward": ("#17becf", 12),
 }
 PALETTE = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
@@ -922,6 +948,7 @@ _ONLY = {
     "resfree": ("libra+$", "libra+$auto"),
     "risk-sigma": ("librariskd",),
     "risk-mu": ("librariskd",),
+    "riskd-admit": ("librariskd",),
     "gamma": ("libra",),
     "delta": ("libra",),
     "price-damping": ("libra+$", "libra+$auto"),

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -771,4 +772,180 @@ extern int rpt_read_refusals(const char *path, rpt_jobs_t *refusals,
 	if (f != stdin)
 		fclose(f);
 	return 0;
+}
+
+/* ------------------------------------------------------------ libra-sim */
+
+/* The columns of libra-sim's --jobs-csv that the report reads; begin is
+ * there only with --reserve-frac. */
+enum { SC_ID, SC_SUBMIT, SC_RUNTIME, SC_BUDGET, SC_ACCEPTED, SC_START,
+       SC_END, SC_CHARGE, SC_MET, SC_POLICY, SC_BEGIN, NSIM_COLS };
+
+static const char *const sim_cols[NSIM_COLS] = {
+	"id", "submit", "runtime", "budget", "accepted", "start", "end",
+	"charge", "deadline_met", "policy", "begin"
+};
+
+/* Split a CSV line (libra-sim quotes nothing) in place; at most max. */
+static int _csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		char *c = strchr(line, ',');
+
+		if (n == max)
+			return max + 1;
+		f[n++] = line;
+		if (!c)
+			return n;
+		*c = '\0';
+		line = c + 1;
+	}
+}
+
+static bool _csv_num(const char *s, bool empty_ok, double *v)
+{
+	char *end;
+
+	if (!*s) {
+		*v = 0.0;
+		return empty_ok;
+	}
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*end && !errno && isfinite(*v);
+}
+
+/* One row of the CSV into a result, as libra-sim's sim_result() made it
+ * (contrib/sim/outcome.c): a reservation waits from its begin. */
+static int _sim_row(char **f, const int *col, rpt_sim_row_t *row,
+		    const char **bad)
+{
+	libra_job_result_t *r = &row->r;
+	double acc, met, begin = 0.0;
+
+	*bad = NULL;
+	memset(r, 0, sizeof(*r));
+	if (!_csv_num(f[col[SC_ACCEPTED]], false, &acc) ||
+	    (acc != 0.0 && acc != 1.0))
+		*bad = "accepted";
+	else if (!_csv_num(f[col[SC_SUBMIT]], false, &r->submit))
+		*bad = "submit";
+	else if (!_csv_num(f[col[SC_RUNTIME]], false, &r->runtime))
+		*bad = "runtime";
+	else if (!_csv_num(f[col[SC_BUDGET]], false, &r->budget))
+		*bad = "budget";
+	else if (!_csv_num(f[col[SC_START]], !acc, &r->start))
+		*bad = "start";
+	else if (!_csv_num(f[col[SC_END]], !acc, &r->end))
+		*bad = "end";
+	else if (!_csv_num(f[col[SC_CHARGE]], false, &r->charge))
+		*bad = "charge";
+	else if (!_csv_num(f[col[SC_MET]], false, &met) ||
+		 (met != 0.0 && met != 1.0))
+		*bad = "deadline_met";
+	else if (col[SC_BEGIN] >= 0 &&
+		 !_csv_num(f[col[SC_BEGIN]], true, &begin))
+		*bad = "begin";
+	else if (!*f[col[SC_POLICY]])
+		*bad = "policy";
+	if (*bad)
+		return -1;
+	r->accepted = acc == 1.0;
+	r->deadline_met = r->accepted && met == 1.0;
+	if (!r->accepted)
+		r->charge = 0.0;
+	if (begin > 0.0)
+		r->submit = begin;
+	row->id = rpt_xstrdup(f[col[SC_ID]]);
+	row->policy = rpt_xstrdup(f[col[SC_POLICY]]);
+	return 0;
+}
+
+/* The header: where each wanted column is (begin may be missing). */
+static int _sim_header(char *line, int *col, int *ncols, char *err,
+		       size_t errlen, const char *name)
+{
+	char *f[64];
+	int n = _csv_split(line, f, 64);
+
+	*ncols = n;
+	for (int c = 0; c < NSIM_COLS; c++) {
+		col[c] = -1;
+		for (int i = 0; i < n && i < 64; i++)
+			if (!strcmp(f[i], sim_cols[c]))
+				col[c] = i;
+		if (col[c] < 0 && c != SC_BEGIN) {
+			_err(err, errlen, "%s:1: not libra-sim --jobs-csv "
+			     "output: no column '%s'", name, sim_cols[c]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+extern int rpt_read_sim_csv(const char *path, rpt_sim_rows_t *rows,
+			    char *err, size_t errlen)
+{
+	const char *name = strcmp(path, "-") ? path : "(stdin)";
+	char *text = rpt_slurp(path, NULL), *line, *save = NULL;
+	int col[NSIM_COLS], ncols = 0;
+	long lineno = 0;
+
+	memset(rows, 0, sizeof(*rows));
+	if (!text) {
+		_err(err, errlen, "cannot read %s: %s", name, strerror(errno));
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[64];
+		const char *bad;
+		rpt_sim_row_t row;
+
+		lineno++;
+		line[strcspn(line, "\r")] = '\0';
+		if (lineno == 1) {
+			if (_sim_header(line, col, &ncols, err, errlen, name))
+				goto fail;
+			continue;
+		}
+		if (_csv_split(line, f, 64) != ncols) {
+			_err(err, errlen, "%s:%ld: %d columns expected", name,
+			     lineno, ncols);
+			goto fail;
+		}
+		if (_sim_row(f, col, &row, &bad)) {
+			_err(err, errlen, "%s:%ld: bad %s", name, lineno, bad);
+			goto fail;
+		}
+		if (rows->n == rows->cap) {
+			rows->cap = rows->cap ? 2 * rows->cap : 256;
+			rows->v = rpt_xrealloc(rows->v,
+					       rows->cap * sizeof(*rows->v));
+		}
+		rows->v[rows->n++] = row;
+	}
+	if (!lineno) {
+		_err(err, errlen, "%s: empty, not libra-sim --jobs-csv output",
+		     name);
+		goto fail;
+	}
+	free(text);
+	return 0;
+fail:
+	free(text);
+	rpt_sim_rows_free(rows);
+	return -1;
+}
+
+extern void rpt_sim_rows_free(rpt_sim_rows_t *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		free(rows->v[i].id);
+		free(rows->v[i].policy);
+	}
+	free(rows->v);
+	memset(rows, 0, sizeof(*rows));
 }

@@ -61,6 +61,9 @@ static struct {
 	const char *tariff_arg;
 	libra_tariff_t tariff;
 	bool has_offset;	/* --tz-offset */
+	bool objectives;	/* --objectives: the thesis' objectives */
+	double risk;		/* --risk PERIOD: its length [s]; 0 none */
+	const char *sim_csv;	/* --sim-csv FILE: libra-sim's jobs */
 } opt = { .decimals = 2 };
 
 static void _usage(FILE *f)
@@ -86,6 +89,14 @@ static void _usage(FILE *f)
 "      --no-squeue        do not ask slurmctld (squeue --json) for the\n"
 "                         records of jobs not yet in accounting\n"
 "      --decimals N       decimals of money in the table (default 2)\n"
+"      --objectives       the thesis' provider objectives instead: wait,\n"
+"                         response time, slowdown, SLA, reliability and\n"
+"                         profitability (chapter 6)\n"
+"      --risk PERIOD      with them, the risk analysis of chapter 6 over\n"
+"                         periods of this length (N[smhdw], hour, day,\n"
+"                         week): performance and volatility\n"
+"      --sim-csv FILE     read libra-sim's --jobs-csv output instead of\n"
+"                         accounting: one row per policy\n"
 "      --power FILE       instead: powered node-hours, energy cost, power-ups\n"
 "                         and power-downs per node from sched/libra's power\n"
 "                         log (<StateSaveLocation>/libra_power; - = stdin)\n"
@@ -192,6 +203,37 @@ static void _set_decimals(const char *arg)
 	opt.decimals = (int) v;
 }
 
+/* --risk: a period of N seconds, N with a unit (s m h d w), or hour,
+ * day, week. */
+static void _set_risk(const char *arg)
+{
+	static const struct { const char *name; double secs; } units[] = {
+		{ "hour", 3600 }, { "day", 86400 }, { "week", 604800 },
+		{ "s", 1 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
+		{ "w", 604800 }, { "", 1 },
+	};
+	char *end;
+	double v;
+
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(arg, units[i].name)) {
+			opt.risk = units[i].secs;
+			opt.objectives = true;
+			return;
+		}
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 3; i < sizeof(units) / sizeof(units[0]); i++)
+		if (end != arg && !errno && !strcmp(end, units[i].name) &&
+		    v > 0.0 && isfinite(v * units[i].secs)) {
+			opt.risk = v * units[i].secs;
+			opt.objectives = true;
+			return;
+		}
+	_die_usage("--risk: '%s' is not a period (N[smhdw], hour, day, "
+		   "week)", arg);
+}
+
 /* Parsed when met, as --decimals and --tz-offset are, so that a bad
  * tariff is named before a bad option after it (-S and -E are parsed
  * after all the options: _set_window()). */
@@ -235,7 +277,8 @@ static void _print_help(const char *arg)
 
 /* Keys of the options that have no short form (above any letter). */
 enum { O_JSON = 256, O_PER_JOB, O_SACCT_FILE, O_REFUSALS, O_NO_REFUSALS,
-       O_NO_SQUEUE, O_DECIMALS, O_POWER, O_TARIFF, O_TZ_OFFSET };
+       O_NO_SQUEUE, O_DECIMALS, O_POWER, O_TARIFF, O_TZ_OFFSET,
+       O_OBJECTIVES, O_RISK, O_SIM_CSV };
 
 /*
  * Every option, once, in --help's order: getopt_long()'s long options and
@@ -270,6 +313,9 @@ static const struct opt_def {
 	  .flag = &opt.no_refusals },
 	{ O_NO_SQUEUE, "no-squeue", no_argument, .flag = &opt.no_squeue },
 	{ O_DECIMALS, "decimals", required_argument, .set = _set_decimals },
+	{ O_OBJECTIVES, "objectives", no_argument, .flag = &opt.objectives },
+	{ O_RISK, "risk", required_argument, .set = _set_risk },
+	{ O_SIM_CSV, "sim-csv", required_argument, .arg = &opt.sim_csv },
 	{ O_POWER, "power", required_argument, .arg = &opt.power },
 	{ O_TARIFF, "tariff", required_argument, .set = _set_tariff },
 	{ O_TZ_OFFSET, "tz-offset", required_argument,
@@ -350,10 +396,28 @@ static void _check_options(void)
 				    opt.naccounts ? "--accounts" :
 				    opt.per_job ? "--per-job" : NULL;
 
+		if (!other)
+			other = opt.objectives ? "--objectives or --risk" :
+				opt.sim_csv ? "--sim-csv" : NULL;
 		if (other)
 			_die_usage("--power reports nodes, not jobs: it does "
 				   "not take %s", other);
-	} else if (opt.tariff_arg || opt.has_offset) {
+	} else if (opt.sim_csv) {
+		const char *other = opt.sacct_file ? "--sacct-file" :
+				    opt.refusals ? "--refusals" :
+				    opt.no_refusals ? "--no-refusals" :
+				    opt.no_squeue ? "--no-squeue" :
+				    opt.naccounts ? "--accounts" :
+				    opt.per_job ? "--per-job" :
+				    opt.start_arg ? "--starttime" :
+				    opt.end_arg ? "--endtime" : NULL;
+
+		if (other)
+			_die_usage("--sim-csv reads a simulation (its rows, "
+				   "refusals too, per policy): it does not "
+				   "take %s", other);
+	}
+	if (!opt.power && (opt.tariff_arg || opt.has_offset)) {
 		_die_usage("%s needs --power", opt.tariff_arg ? "--tariff" :
 			   "--tz-offset");
 	}
@@ -372,7 +436,7 @@ static void _set_window(void)
 				   sizeof(err)))
 			_die_usage("--starttime: %s", err);
 		opt.has_start = true;
-	} else if (!opt.sacct_file && !opt.power) {
+	} else if (!opt.sacct_file && !opt.power && !opt.sim_csv) {
 		struct tm tm;
 
 		localtime_r(&opt.now, &tm);
@@ -712,7 +776,17 @@ typedef struct {
 	long unsettled, other, unreadable;
 	double revenue, penalties, net;
 	libra_metrics_t m;
+	/* --objectives: response time over the finished admitted jobs */
+	double response_sum;
+	long responded;
+	/* --risk: the figures of each period (doc/design.md decision 47) */
+	libra_metrics_t *per;
+	long nper;
 } stats_t;
+
+/* --risk: the start of the first period (the window's, else the first
+ * submission's) */
+static double risk_origin;
 
 static stats_t *stats;
 static int nstats;
@@ -742,6 +816,15 @@ static double _budget(const libra_sla_t *sla)
 	return (sla->set & LIBRA_SLA_BUDGET) ? sla->budget : 0.0;
 }
 
+/* When the job was submitted: the admission time in its record (the
+ * moment job_submit/qos saw it), else accounting's Submit. */
+static double _when(const rpt_job_t *j)
+{
+	if (j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT)
+		return j->rec.admitted;
+	return j->submit;
+}
+
 /* The result the simulator would fold for this job (metrics.h). */
 static bool _result(const rpt_job_t *j, libra_job_result_t *r)
 {
@@ -763,6 +846,32 @@ static bool _result(const rpt_job_t *j, libra_job_result_t *r)
 	r->end = j->rec.final.end;
 	r->runtime = j->rec.sla.runtime;
 	return true;
+}
+
+/* Fold a decided result into the objectives: metrics.h's figures, the
+ * response time, and with --risk the figures of its period. */
+static void _fold_result(stats_t *s, const libra_job_result_t *r,
+			 double when)
+{
+	long p;
+
+	libra_metrics_add(&s->m, r);
+	if (r->accepted) {
+		s->response_sum += r->end - r->submit;
+		s->responded++;
+	}
+	if (!opt.risk)
+		return;
+	p = (long) floor((when - risk_origin) / opt.risk);
+	if (p < 0)
+		p = 0;
+	if (p >= s->nper) {
+		s->per = rpt_xrealloc(s->per, (p + 1) * sizeof(*s->per));
+		for (long i = s->nper; i <= p; i++)
+			libra_metrics_init(&s->per[i]);
+		s->nper = p + 1;
+	}
+	libra_metrics_add(&s->per[p], r);
 }
 
 /* Is this job QoS-met?  Asked of the metrics code itself, so that the
@@ -814,7 +923,28 @@ static void _fold(stats_t *s, const rpt_job_t *j)
 		s->net += j->rec.final.charge;
 	}
 	if (_result(j, &r))
-		libra_metrics_add(&s->m, &r);
+		_fold_result(s, &r, _when(j));
+	s->submitted = s->admitted + s->refused;
+}
+
+/* --sim-csv: one row of libra-sim's, refused or admitted and finished. */
+static void _fold_sim(stats_t *s, const rpt_sim_row_t *row)
+{
+	const libra_job_result_t *r = &row->r;
+
+	if (r->accepted) {
+		s->admitted++;
+		s->finished++;
+		if (r->deadline_met)
+			s->met++;
+		else
+			s->missed++;
+		s->revenue += r->charge;
+		s->net += r->charge;
+	} else {
+		s->refused++;
+	}
+	_fold_result(s, r, r->submit);
 	s->submitted = s->admitted + s->refused;
 }
 
@@ -826,15 +956,6 @@ static bool _account_wanted(const char *account)
 		if (!strcasecmp(opt.accounts[i], account ? account : ""))
 			return true;
 	return false;
-}
-
-/* When the job was submitted: the admission time in its record (the
- * moment job_submit/qos saw it), else accounting's Submit. */
-static double _when(const rpt_job_t *j)
-{
-	if (j->kind == KIND_SLA || j->kind == KIND_BEST_EFFORT)
-		return j->rec.admitted;
-	return j->submit;
 }
 
 static bool _in_window(double t)
@@ -985,6 +1106,120 @@ static void _summary_row(table_t *t, const stats_t *s, const char *name)
 	_table_row(t, cells);
 }
 
+/* ------------------------------------------------------------ objectives */
+
+/* The provider's objectives of thesis chapter 6 (Table 6.1), in the order
+ * of contrib/experiments/ch6-risk: wait (lower is better), SLA,
+ * reliability, profitability. */
+#define NOBJ 4
+
+typedef struct {
+	long periods;		/* with a decided submission */
+	double mu[NOBJ], sigma[NOBJ];	/* Eq. 6.5, 6.6 */
+	double mu_int, sigma_int;	/* Eq. 6.7, 6.8, weights 1/4 */
+} risk_t;
+
+static double _response(const stats_t *s)
+{
+	return s->responded ? s->response_sum / (double) s->responded : 0.0;
+}
+
+/* A period's four objectives normalised to [0, 1], 1 the best: the
+ * percentages over 0-100, the wait over 0 to wmax inverted, an undefined
+ * wait (no job met its deadline) the worst, as ch6-risk counts it. */
+static void _normalised(const libra_metrics_t *m, double wmax, double *x)
+{
+	x[0] = m->sla_met ? libra_normalise(m->mean_wait, 0.0, wmax, true) :
+			    0.0;
+	x[1] = libra_normalise(m->sla_pct, 0.0, 100.0, false);
+	x[2] = libra_normalise(m->reliability_pct, 0.0, 100.0, false);
+	x[3] = libra_normalise(m->profit_pct, 0.0, 100.0, false);
+}
+
+/* The separate and integrated risk analysis of one row over its periods,
+ * each period a scenario (doc/design.md decision 47). */
+static void _risk(const stats_t *s, risk_t *k)
+{
+	static const double w[NOBJ] = { 0.25, 0.25, 0.25, 0.25 };
+	double *x = rpt_xmalloc((s->nper + 1) * NOBJ * sizeof(*x));
+	double *col = rpt_xmalloc((s->nper + 1) * sizeof(*col));
+	double wmax = 0.0;
+	long n = 0;
+
+	memset(k, 0, sizeof(*k));
+	for (int pass = 0; pass < 2; pass++) {
+		for (long p = 0; p < s->nper; p++) {
+			libra_metrics_t m = s->per[p];
+
+			if (!m.submitted)
+				continue;
+			libra_metrics_finish(&m);
+			if (!pass && m.sla_met)
+				wmax = fmax(wmax, m.mean_wait);
+			else if (pass)
+				_normalised(&m, wmax, &x[NOBJ * n++]);
+		}
+	}
+	k->periods = n;
+	if (!n)
+		goto out;
+	for (int o = 0; o < NOBJ; o++) {
+		for (long i = 0; i < n; i++)
+			col[i] = x[NOBJ * i + o];
+		libra_risk_separate(col, (int) n, &k->mu[o], &k->sigma[o]);
+	}
+	libra_risk_integrated(k->mu, k->sigma, w, NOBJ, &k->mu_int,
+			      &k->sigma_int);
+out:
+	free(col);
+	free(x);
+}
+
+static const char *const objective_titles[] = {
+	"Account", "Decided", "Accepted", "SLAMet", "Wait", "Response",
+	"Slowdown", "SLA", "Reliability", "ProfitCh6",
+	"Periods", "Perf", "Vol", "WaitPerf", "WaitVol", "SLAPerf", "SLAVol",
+	"RelPerf", "RelVol", "ProfPerf", "ProfVol"
+};
+#define NOBJECTIVES (int) (sizeof(objective_titles) / \
+			   sizeof(objective_titles[0]))
+#define NOBJ_NORISK 10		/* the columns without --risk */
+
+static void _objectives_row(table_t *t, const stats_t *s, const char *name)
+{
+	char b[NOBJECTIVES][48], *cells[NOBJECTIVES];
+	int n = 0;
+	risk_t k;
+
+#define INT(v) (snprintf(b[n], sizeof(b[n]), "%ld", (long) (v)), n++)
+#define NUM(v, d) (_cell_num((v), (d), b[n], sizeof(b[n])), n++)
+	snprintf(b[n++], sizeof(b[0]), "%s", name);
+	INT(s->m.submitted);
+	INT(s->m.accepted);
+	INT(s->m.sla_met);
+	NUM(s->m.mean_wait, 0);
+	NUM(_response(s), 0);
+	NUM(s->m.mean_slowdown, 2);
+	NUM(s->m.sla_pct, 2);
+	NUM(s->m.reliability_pct, 2);
+	NUM(s->m.profit_pct, 2);
+	if (opt.risk) {
+		_risk(s, &k);
+		INT(k.periods);
+		NUM(k.mu_int, 4);
+		NUM(k.sigma_int, 4);
+		for (int o = 0; o < NOBJ; o++) {
+			NUM(k.mu[o], 4);
+			NUM(k.sigma[o], 4);
+		}
+	}
+#undef INT
+#undef NUM
+	for (int i = 0; i < NOBJECTIVES; i++)
+		cells[i] = b[i];
+	_table_row(t, cells);
+}
+
 static const char *const job_titles[] = {
 	"JobID", "Account", "User", "State", "Kind", "Submit", "How", "Met",
 	"Delay", "Budget", "Price", "Penalty", "Charge", "QoS"
@@ -1039,7 +1274,7 @@ static void _job_row(table_t *t, const rpt_job_t *j)
 
 static void _banner(const char *jobs_src, const char *refusal_src)
 {
-	char a[32], b[32];
+	char a[32], b[32], pb[40];
 	const char *rule = "-----------------------------------------------"
 			   "---------------------------------";
 
@@ -1063,8 +1298,16 @@ static void _banner(const char *jobs_src, const char *refusal_src)
 		printf("(all jobs read)\n");
 	printf("Jobs from %s; refusals from %s\n", jobs_src,
 	       refusal_src ? refusal_src : "(none read)");
-	printf("Money in the currency of the job records; JobQoS, Profit and "
-	       "ProfitSl are fractions\n");
+	if (opt.objectives && !opt.per_job)
+		printf("Wait, Response in seconds; SLA, Reliability, ProfitCh6 "
+		       "in percent (thesis Eq. 6.1-6.4)\n");
+	else
+		printf("Money in the currency of the job records; JobQoS, "
+		       "Profit and ProfitSl are fractions\n");
+	if (opt.objectives && !opt.per_job && opt.risk)
+		printf("Perf, Vol: performance and volatility over periods of "
+		       "%s s (Eq. 6.5-6.8)\n",
+		       libra_format_number(pb, sizeof(pb), opt.risk));
 	if (total.unsettled)
 		printf("%ld admitted job%s not finished yet: not in Finished, "
 		       "JobQoS, Profit or ProfitSl\n", total.unsettled,
@@ -1078,6 +1321,30 @@ static json_object *_jnum(double v)
 
 	return json_object_new_double_s(v, libra_format_number(buf, sizeof(buf),
 							       v));
+}
+
+/* --risk: performance and volatility of each objective and integrated */
+static json_object *_json_risk(const stats_t *s)
+{
+	static const char *const names[NOBJ] = {
+		"wait", "sla", "reliability", "profit"
+	};
+	json_object *o = json_object_new_object(), *p;
+	risk_t k;
+
+	_risk(s, &k);
+	json_object_object_add(o, "period", _jnum(opt.risk));
+	json_object_object_add(o, "periods", json_object_new_int64(k.periods));
+	for (int i = 0; i <= NOBJ; i++) {
+		p = json_object_new_object();
+		json_object_object_add(p, "performance",
+				       _jnum(i < NOBJ ? k.mu[i] : k.mu_int));
+		json_object_object_add(p, "volatility",
+			_jnum(i < NOBJ ? k.sigma[i] : k.sigma_int));
+		json_object_object_add(o, i < NOBJ ? names[i] : "integrated",
+				       p);
+	}
+	return o;
 }
 
 static json_object *_json_stats(const stats_t *s, const char *name)
@@ -1109,6 +1376,12 @@ static json_object *_json_stats(const stats_t *s, const char *name)
 	 * "slowdown"), over the admitted jobs that met their deadline */
 	D("wait", s->m.mean_wait);
 	D("slowdown", s->m.mean_slowdown);
+	/* the slides' response time (Eq. 10) over the finished admitted
+	 * jobs, and the thesis' profitability (Eq. 6.4) */
+	D("response", _response(s));
+	D("profit_pct", s->m.profit_pct);
+	if (opt.risk)
+		json_object_object_add(o, "risk", _json_risk(s));
 	D("revenue", s->revenue);
 	D("penalties", s->penalties);
 	D("net", s->net);
@@ -1463,6 +1736,38 @@ static size_t _one_per_bag(rpt_job_t **shown, size_t n)
 	return kept;
 }
 
+/* The accounts and total of the last fold: finished and sorted. */
+static void _finish_stats(void)
+{
+	for (int i = 0; i < nstats; i++)
+		libra_metrics_finish(&stats[i].m);
+	libra_metrics_finish(&total.m);
+	if (nstats > 1)
+		qsort(stats, nstats, sizeof(*stats), _cmp_stats);
+}
+
+/* --sim-csv: libra-sim's rows, each policy a row of the report, with the
+ * periods of --risk from the first submission. */
+static const char *_fold_sim_csv(void)
+{
+	char err[1024];
+	rpt_sim_rows_t rows;
+
+	if (rpt_read_sim_csv(opt.sim_csv, &rows, err, sizeof(err)))
+		_die("%s", err);
+	risk_origin = rows.n ? rows.v[0].r.submit : 0.0;
+	for (size_t i = 1; i < rows.n; i++)
+		risk_origin = fmin(risk_origin, rows.v[i].r.submit);
+	libra_metrics_init(&total.m);
+	for (size_t i = 0; i < rows.n; i++) {
+		_fold_sim(_stats_for(rows.v[i].policy), &rows.v[i]);
+		_fold_sim(&total, &rows.v[i]);
+	}
+	_finish_stats();
+	rpt_sim_rows_free(&rows);
+	return strcmp(opt.sim_csv, "-") ? opt.sim_csv : "(stdin)";
+}
+
 /* Sort the jobs (the order --per-job prints them in, so that its lines
  * add up as the totals do), fold each into its account's figures and the
  * total, and sort the accounts. */
@@ -1470,6 +1775,12 @@ static void _fold_jobs(rpt_job_t **shown, size_t nshown)
 {
 	if (nshown > 1)
 		qsort(shown, nshown, sizeof(*shown), _cmp_jobs);
+	risk_origin = opt.has_start ? (double) opt.start : 0.0;
+	for (size_t i = 0; i < nshown && !opt.has_start; i++)
+		if (_when(shown[i]) > 0.0) {
+			risk_origin = _when(shown[i]);	/* the earliest */
+			break;
+		}
 	libra_metrics_init(&total.m);
 	for (size_t i = 0; i < nshown; i++) {
 		_fold(_stats_for(shown[i]->account), shown[i]);
@@ -1478,11 +1789,7 @@ static void _fold_jobs(rpt_job_t **shown, size_t nshown)
 	/* requested accounts with nothing to show still get a line */
 	for (int i = 0; i < opt.naccounts; i++)
 		_stats_for(opt.accounts[i]);
-	for (int i = 0; i < nstats; i++)
-		libra_metrics_finish(&stats[i].m);
-	libra_metrics_finish(&total.m);
-	if (nstats > 1)
-		qsort(stats, nstats, sizeof(*stats), _cmp_stats);
+	_finish_stats();
 }
 
 /* --json */
@@ -1532,6 +1839,12 @@ static void _print_table(const char *jobs_src, const char *refusal_src,
 		_table_init(&t, job_titles, NJOB);
 		for (size_t i = 0; i < nshown; i++)
 			_job_row(&t, shown[i]);
+	} else if (opt.objectives) {
+		_table_init(&t, objective_titles,
+			    opt.risk ? NOBJECTIVES : NOBJ_NORISK);
+		for (int i = 0; i < nstats; i++)
+			_objectives_row(&t, &stats[i], stats[i].account);
+		_objectives_row(&t, &total, "TOTAL");
 	} else {
 		_table_init(&t, summary_titles, NSUMMARY);
 		for (int i = 0; i < nstats; i++)
@@ -1558,11 +1871,18 @@ int main(int argc, char **argv)
 	/* sacct -P prints times in this format unless told otherwise */
 	setenv("SLURM_TIME_FORMAT", "standard", 1);
 
-	jobs_src = _read_jobs(&jobs);
-	_refusals(&refusals, &refusal_src);
-	shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
-	nshown = _one_per_bag(shown, _pick_jobs(&jobs, &refusals, shown));
-	_fold_jobs(shown, nshown);
+	if (opt.sim_csv) {
+		jobs_src = refusal_src = _fold_sim_csv();
+		shown = NULL;
+		nshown = 0;
+	} else {
+		jobs_src = _read_jobs(&jobs);
+		_refusals(&refusals, &refusal_src);
+		shown = rpt_xmalloc((jobs.n + refusals.n) * sizeof(*shown));
+		nshown = _one_per_bag(shown,
+				      _pick_jobs(&jobs, &refusals, shown));
+		_fold_jobs(shown, nshown);
+	}
 	if (opt.mode == OUT_JSON)
 		_print_json(jobs_src, refusal_src, shown, nshown);
 	else
@@ -1574,8 +1894,11 @@ int main(int argc, char **argv)
 	free(refusal_path);
 	rpt_jobs_free(&jobs);
 	rpt_jobs_free(&refusals);
-	for (int i = 0; i < nstats; i++)
+	for (int i = 0; i < nstats; i++) {
 		free(stats[i].account);
+		free(stats[i].per);
+	}
+	free(total.per);
 	free(stats);
 	return 0;
 }

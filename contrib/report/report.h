@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "metrics.h"
 #include "power.h"
 #include "record.h"
 #include "tariff.h"
@@ -109,6 +110,25 @@ extern int rpt_read_squeue_json(const char *text, rpt_jobs_t *jobs,
  */
 extern int rpt_read_refusals(const char *path, rpt_jobs_t *refusals,
 			     long *bad, int verbose);
+
+/* libra-sim's --jobs-csv: one row per job and policy, the result that
+ * libra-sim folded for it (contrib/sim/outcome.c, sim_result()). */
+typedef struct rpt_sim_row {
+	char *id;
+	char *policy;
+	libra_job_result_t r;
+} rpt_sim_row_t;
+
+typedef struct {
+	rpt_sim_row_t *v;
+	size_t n, cap;
+} rpt_sim_rows_t;
+
+/* Read FILE ("-" = stdin); a row that does not read is an error
+ * "file:line: bad COLUMN".  Returns 0, or -1 with a message. */
+extern int rpt_read_sim_csv(const char *path, rpt_sim_rows_t *rows,
+			    char *err, size_t errlen);
+extern void rpt_sim_rows_free(rpt_sim_rows_t *rows);
 
 /* ------------------------------------------------------------ power.c */
 

@@ -102,6 +102,11 @@ extern int sim_tariff_offset(const sim_config_t *cfg,
 		*src = "option";
 		return 0;
 	}
+	if (!cfg->trace) {	/* --synthetic: its first job at 00:00 */
+		*offset = 0;
+		*src = "synthetic";
+		return 0;
+	}
 	f = gzopen(cfg->trace, "rb");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", cfg->trace,

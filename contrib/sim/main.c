@@ -67,12 +67,20 @@ enum {
 	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
 	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
 	OPT_SPEED_BLIND, OPT_ISQOS, OPT_MIN_PROFIT_RATE,
+	OPT_SYNTHETIC,
+	OPT_SLOTS, OPT_SLOT_ACCEPT, OPT_SLOT_CANCEL,
+	OPT_RISKD_ADMIT,
+	OPT_SLA_ORDER, OPT_SLA_PROTECT, OPT_SLA_RETURN,
 	OPT_HELP,
 	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "synthetic", required_argument, NULL, OPT_SYNTHETIC },
+	{ "slots", required_argument, NULL, OPT_SLOTS },
+	{ "slot-accept", required_argument, NULL, OPT_SLOT_ACCEPT },
+	{ "slot-cancel", required_argument, NULL, OPT_SLOT_CANCEL },
 	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "first", required_argument, NULL, OPT_FIRST },
@@ -103,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "economy", required_argument, NULL, OPT_ECONOMY },
 	{ "risk-sigma", required_argument, NULL, OPT_RISK_SIGMA },
 	{ "risk-mu", required_argument, NULL, OPT_RISK_MU },
+	{ "riskd-admit", required_argument, NULL, OPT_RISKD_ADMIT },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
 	{ "share-min", required_argument, NULL, OPT_SHARE_MIN },
 	{ "gamma", required_argument, NULL, OPT_GAMMA },
@@ -136,6 +145,9 @@ static const struct option long_opts[] = {
 	{ "bag-mode", required_argument, NULL, OPT_BAG_MODE },
 	{ "speeds", required_argument, NULL, OPT_SPEEDS },
 	{ "speed-blind", no_argument, NULL, OPT_SPEED_BLIND },
+	{ "sla-order", required_argument, NULL, OPT_SLA_ORDER },
+	{ "sla-protect", required_argument, NULL, OPT_SLA_PROTECT },
+	{ "sla-return", required_argument, NULL, OPT_SLA_RETURN },
 	{ "isqos", required_argument, NULL, OPT_ISQOS },
 	{ "min-profit-rate", required_argument, NULL, OPT_MIN_PROFIT_RATE },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
@@ -169,6 +181,10 @@ static void _usage(FILE *f)
 "Workload:\n"
 "  --trace FILE            SWF trace, gzip or plain (required)\n"
 "  --procs N               processors (default: MaxProcs, else MaxNodes)\n"
+"  --synthetic exp:N:IA:RUN[:PROCS]  instead of a trace: N jobs of PROCS\n"
+"                          CPUs (1), exponential inter-arrival and run\n"
+"                          times of means IA and RUN seconds, drawn from\n"
+"                          --seed (needs --procs)\n"
 "  --first N | --last N    simulate the first/last N usable jobs\n"
 "  --adf F                 arrival delay factor (0.5)\n"
 "  --high-urgency PCT      %% of high-urgency jobs (20)\n"
@@ -199,6 +215,11 @@ static void _usage(FILE *f)
 "                          the jobs still run at the --speeds\n"
 "  --reserve-frac F        fraction of jobs that book a later start (0)\n"
 "  --reserve-lead S        a booked start, seconds after submission (3600)\n"
+"  --slots M               sequential | parallel: chapter 7's advance\n"
+"                          reservations of fixed, peak, libra+$, libra+$auto\n"
+"                          (none)\n"
+"  --slot-accept A         proposed | requested: a later slot taken (proposed)\n"
+"  --slot-cancel F         fraction of reservations cancelled, unrefunded (0)\n"
 "  --bag-frac F            fraction of jobs made bags of tasks (0)\n"
 "  --bag-tasks N           tasks of a bag, each the job as traced (10)\n"
 "  --bag-throttle K        at most K of a bag's tasks at once (none)\n"
@@ -243,6 +264,8 @@ static void _usage(FILE *f)
 "  --resfree window|thesis, --charge cpu|thesis\n"
 "  --gamma G, --delta D    Libra's static price\n"
 "  --capacity C, --share-min S, --risk-sigma S, --risk-mu M\n"
+"  --riskd-admit site|thesis  LibraRiskD: decision 8's test, or Fig. 5.1's\n"
+"                          (sigma alone, RE > D tried) (site)\n"
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
 "  --markup M              mark-up of jobs without a tier (0)\n"
 "  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
@@ -251,6 +274,10 @@ static void _usage(FILE *f)
 "  --peak-price P          peak: price per CPU-hour in peak hours (3)\n"
 "  --peak-hours A-B        peak: the peak hours on the trace's clock (12-24)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
+"  --sla-order O           librasla: return | bestfit: node order (return)\n"
+"  --sla-protect P         librasla: on | off: no admitted hard job delayed\n"
+"                          (on)\n"
+"  --sla-return R          librasla: eq45 | utility: a job's return (eq45)\n"
 "\n"
 "Output:\n"
 "  --json                  one JSON object per line instead of key=value\n"
@@ -432,6 +459,7 @@ static const struct {
 	{ OPT_DUE_FRAC, offsetof(sim_config_t, due_frac), 0, 1, true, false },
 	{ OPT_PENALTY_CAP, offsetof(sim_config_t, penalty_cap), 0, 1e6, false, false },
 	{ OPT_RESERVE_FRAC, offsetof(sim_config_t, reserve_frac), 0, 1, false, false },
+	{ OPT_SLOT_CANCEL, offsetof(sim_config_t, slot_cancel), 0, 1, false, false },
 	{ OPT_RESERVE_LEAD, offsetof(sim_config_t, reserve_lead), 0, 1e8, true, false },
 	{ OPT_BAG_FRAC, offsetof(sim_config_t, bag_frac), 0, 1, false, false },
 	{ OPT_FR_ALPHA, offsetof(sim_config_t, fr_alpha), 0, 1, false, false },
@@ -669,6 +697,27 @@ static bool _money_opt(sim_config_t *cfg, int c, const char *name,
 	}
 }
 
+/* LibraSLA's ablation (--sla-order, --sla-protect, --sla-return;
+ * doc/design.md decision 50): option c, if it is one, taken into cfg. */
+static bool _sla_opt(sim_config_t *cfg, int c, const char *name,
+		     const char *a)
+{
+	switch (c) {
+	case OPT_SLA_ORDER:
+		cfg->params.sla_bestfit = _word(name, a, "bestfit", "return");
+		return true;
+	case OPT_SLA_PROTECT:
+		cfg->params.sla_unprotected = !_word(name, a, "on", "off");
+		return true;
+	case OPT_SLA_RETURN:
+		cfg->params.sla_return_utility =
+			_word(name, a, "utility", "eq45");
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The runtime predictor's options (--predict and --predict-*): option c,
  * if it is one, taken into cfg. */
 static bool _predict_opt(sim_config_t *cfg, int c, const char *name,
@@ -841,8 +890,12 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 {
 	char err[256];
 
-	if (!cfg->trace)
+	if (!cfg->trace && !cfg->synthetic.n)
 		_usage_error("--trace is required");
+	if (cfg->trace && cfg->synthetic.n)
+		_usage_error("--trace and --synthetic exclude each other");
+	if (cfg->synthetic.n && !cfg->procs)
+		_usage_error("--synthetic needs --procs");
 	if (!policy)
 		_usage_error("--policy is required");
 	if (!strcmp(policy, "all"))
@@ -927,6 +980,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	const char *policy = NULL;
 	char err[256];
 	int c, power_opts = 0, bag_opts = 0, tasks = 10, throttle = 0;
+	bool slot_opts = false;
 
 	_defaults(cfg);
 	opterr = 0;
@@ -949,6 +1003,7 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		    _predict_opt(cfg, c, name, a) ||
 		    _power_opt(cfg, c, name, a, &power_opts) ||
 		    _money_opt(cfg, c, name, a) ||
+		    _sla_opt(cfg, c, name, a) ||
 		    _model_opt(cfg, c, name, a))
 			continue;
 		switch (c) {
@@ -958,6 +1013,27 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_PROCS:
 			cfg->procs = (int) _int(name, a, 1, SIM_PROCS_MAX);
 			break;
+		case OPT_SLOTS:
+			if (!strcmp(a, "sequential"))
+				cfg->slots = SIM_SLOTS_SEQUENTIAL;
+			else if (!strcmp(a, "parallel"))
+				cfg->slots = SIM_SLOTS_PARALLEL;
+			else
+				_usage_error("--slots: '%s' is not sequential "
+					     "or parallel", a);
+			break;
+		case OPT_SLOT_ACCEPT:
+			if (strcmp(a, "proposed") && strcmp(a, "requested"))
+				_usage_error("--slot-accept: '%s' is not "
+					     "proposed or requested", a);
+			cfg->slot_requested = !strcmp(a, "requested");
+			slot_opts = true;
+			break;
+		case OPT_SYNTHETIC:
+			if (sim_synthetic_parse(a, &cfg->synthetic, err,
+						sizeof(err)))
+				_usage_error("--synthetic: %s", err);
+			break;
 		case OPT_LAST:
 			cfg->last = _int(name, a, 1, LONG_MAX);
 			break;
@@ -966,6 +1042,9 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 			break;
 		case OPT_POLICY:
 			policy = a;
+			break;
+		case OPT_RISKD_ADMIT:	/* decision 49: no libra.conf key */
+			p->risk_thesis = _word(name, a, "thesis", "site");
 			break;
 		case OPT_SEED:
 			cfg->seed = _seed(a);
@@ -1007,6 +1086,13 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 	if (optind < argc)
 		_usage_error("unexpected argument '%s'", argv[optind]);
 	_parse_check(cfg, policy, power_opts);
+	if (cfg->slots && (cfg->all || (cfg->policy != SIM_FIXED &&
+	    cfg->policy != SIM_PEAK && cfg->policy != SIM_LIBRA_PRICE &&
+	    cfg->policy != SIM_LIBRA_AUTO)))
+		_usage_error("--slots: only for fixed, peak, libra+$ and "
+			     "libra+$auto");
+	if (!cfg->slots && (slot_opts || cfg->slot_cancel > 0.0))
+		_usage_error("--slot-accept and --slot-cancel need --slots");
 	_bag_check(cfg, tasks, throttle, bag_opts);
 }
 
@@ -1022,7 +1108,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 53
+#define NFIELDS 54
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -1107,6 +1193,8 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 	 * unchanged */
 	if (cfg->economy == SIM_ECONOMY_THESIS)
 		S("economy", "thesis");
+	if (cfg->params.risk_thesis && policy == SIM_LIBRA_RISKD)
+		S("riskd_admit", "thesis");	/* likewise */
 	/* only with --predict, so that the line is otherwise unchanged,
 	 * and only for the Libra family, the policies that predict */
 	if (cfg->predict != LIBRA_PREDICT_NONE && sim_policy_timeshared(policy))
@@ -1257,7 +1345,10 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	size_t i;
 	int rc;
 
-	switch (policy) {
+	switch (cfg->slots ? SIM_POLICY_COUNT : policy) {
+	case SIM_POLICY_COUNT:	/* --slots: chapter 7's reservations */
+		rc = sim_run_slots(cfg, w, policy, out, err, sizeof(err));
+		break;
 	case SIM_FCFS_BF:
 	case SIM_SJF_BF:
 	case SIM_EDF_BF:

@@ -100,6 +100,22 @@ typedef enum {
 	SIM_MEM_EITHER,		/* requested where given, else used */
 } sim_mem_t;
 
+/* --synthetic exp:N:IA:RUN[:PROCS]: N jobs of PROCS processors, their
+ * inter-arrival and run times exponential with means IA and RUN seconds
+ * (workload.c) */
+typedef struct sim_synthetic {
+	long n;			/* 0: none, the trace's jobs */
+	double mean_ia, mean_run;
+	int procs;
+} sim_synthetic_t;
+
+/* --slots: chapter 7's advance reservations (slots.c) */
+typedef enum {
+	SIM_SLOTS_NONE = 0,
+	SIM_SLOTS_SEQUENTIAL,	/* one node, the cheapest slot */
+	SIM_SLOTS_PARALLEL,	/* all nodes at one start, the earliest */
+} sim_slots_t;
+
 /* --policy isqos, --isqos (isqos.c; doc/design.md decision 51): the
  * providers the machine is split among, the broker's filter, the price's
  * slope k, queued: the re-priced variant (only jobs not started count),
@@ -114,6 +130,10 @@ typedef struct sim_isqos_cfg {
 
 typedef struct sim_config {
 	const char *trace;
+	sim_synthetic_t synthetic;	/* instead of the trace */
+	sim_slots_t slots;		/* --slots; none: the engines below */
+	bool slot_requested;		/* --slot-accept requested */
+	double slot_cancel;		/* --slot-cancel F */
 	int procs;		/* 0: from the trace header */
 	long first, last;	/* window; 0: whole trace */
 	bool all;		/* --policy all */
@@ -335,6 +355,9 @@ extern const char *sim_model_name(sim_model_t m);
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen);
 extern void sim_workload_free(sim_workload_t *w);
+/* --synthetic's value: 0, or -1 with a message. */
+extern int sim_synthetic_parse(const char *s, sim_synthetic_t *syn,
+			       char *err, size_t errlen);
 /* What the core is given for each unit of the job's money under model
  * (workload.c): 1, or procs under --economy thesis and a commodity price. */
 extern double sim_job_scale(const sim_job_t *j, sim_model_t model);
@@ -398,6 +421,11 @@ extern int sim_run_backfill(const sim_config_t *cfg, const sim_workload_t *w,
 extern int sim_run_firstreward(const sim_config_t *cfg,
 			       const sim_workload_t *w, sim_model_t model,
 			       sim_outcome_t *out, char *err, size_t errlen);
+/* --slots: chapter 7's reservation service (fixed, peak, libra+$,
+ * libra+$auto). */
+extern int sim_run_slots(const sim_config_t *cfg, const sim_workload_t *w,
+			 sim_policy_t policy, sim_outcome_t *out, char *err,
+			 size_t errlen);
 /* A space-shared engine (backfilling or FirstReward) on w: with bags (not
  * --bag-mode each), on their tasks, at most the throttle of a bag's at
  * once, each bag then settled once (bags.c). */

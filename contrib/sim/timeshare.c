@@ -1647,9 +1647,12 @@ extern int sim_run_timeshare(const sim_config_t *cfg,
 	for (i = 0; i < w->n; i++) {
 		const sim_job_t *j = &w->jobs[i];
 
-		/* the core's budget (sim_job_scale()) */
-		s.ret[i] = j->budget * sim_job_scale(j, model) /
-			   j->estimate / (j->deadline - j->begin);
+		/* the core's budget (sim_job_scale()); --sla-return
+		 * utility: the budget itself (decision 50) */
+		s.ret[i] = j->budget * sim_job_scale(j, model);
+		if (!s.p.sla_return_utility)
+			s.ret[i] = s.ret[i] / j->estimate /
+				   (j->deadline - j->begin);
 	}
 	if (_nodes_setup(&s) || _run_events(&s) || _check_end(&s))
 		goto out;

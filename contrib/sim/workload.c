@@ -65,12 +65,25 @@
  *    of its budget and penalty rate (sim_bag_tasks()): money that adds
  *    up only in the site's economy, which --bag-frac needs.
  *
+ *  - a synthetic workload (--synthetic exp:N:IA:RUN[:PROCS]; none by
+ *    default) instead of a trace: N jobs of PROCS processors whose
+ *    inter-arrival and run times are exponential with means IA and RUN
+ *    seconds (the Yeo-Buyya slides' experiment: 200 jobs every 0.5 h on
+ *    average, 10 h on average, on 13 nodes), each drawn from a stream of
+ *    its own keyed by the seed and the job's number, so that a job's run
+ *    time does not depend on N or the mean inter-arrival time.  The jobs
+ *    are then what a trace's would be: their estimate is their run time
+ *    (--estimates under:PCT shortens it), their QoS drawn as above, and
+ *    --adf scales their arrivals too (give --adf 1 to keep IA).  A run
+ *    time is at least 1 s.
+ *
  *  The thesis never states the standard deviations; cv (default 0.25) is
  *  ours.  Every quantity is drawn from its own random stream keyed by the
  *  seed and the SWF job number (rng.h), so a job's QoS does not depend on
  *  the window, the policy or the other options.
 \*****************************************************************************/
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +104,8 @@ enum {
 	STREAM_PENALTY,
 	STREAM_RESERVE,
 	STREAM_BAG,
+	STREAM_SYN_ARRIVAL,
+	STREAM_SYN_RUN,
 };
 
 
@@ -391,6 +406,82 @@ static void _each(sim_workload_t *w)
 	*w = tw;
 }
 
+extern int sim_synthetic_parse(const char *s, sim_synthetic_t *syn,
+			       char *err, size_t errlen)
+{
+	char *end;
+	double v[4] = { 0, 0, 0, 1 };
+	int n = 0;
+
+	if (strncmp(s, "exp:", 4)) {
+		snprintf(err, errlen, "'%s' is not exp:N:IA:RUN[:PROCS]", s);
+		return -1;
+	}
+	s += 4;
+	for (;;) {
+		errno = 0;
+		v[n] = strtod(s, &end);
+		if (end == s || errno || !isfinite(v[n]) || !(v[n] > 0) ||
+		    (*end && *end != ':')) {
+			n = 0;		/* not a number > 0 */
+			break;
+		}
+		n++;
+		if (!*end || n == 4)
+			break;
+		s = end + 1;
+	}
+	if ((n != 3 && n != 4) || *end || v[0] != floor(v[0]) ||
+	    v[0] > 1e8 || v[3] != floor(v[3]) || v[3] > 1e6) {
+		snprintf(err, errlen, "not exp:N:IA:RUN[:PROCS] with N and "
+			 "PROCS whole numbers and IA, RUN seconds, all > 0");
+		return -1;
+	}
+	syn->n = (long) v[0];
+	syn->mean_ia = v[1];
+	syn->mean_run = v[2];
+	syn->procs = (int) v[3];
+	return 0;
+}
+
+/* An exponential draw of the given mean, from the job's stream. */
+static double _exp_draw(const sim_config_t *cfg, long id, int stream,
+			double mean)
+{
+	sim_rng_t r;
+
+	sim_rng_init(&r, cfg->seed, (uint64_t) id, stream);
+	return -mean * log(1.0 - sim_rng_uniform(&r));
+}
+
+/* --synthetic: the jobs as an SWF trace would have them. */
+static void _synthetic(const sim_config_t *cfg, libra_swf_t *swf)
+{
+	const sim_synthetic_t *y = &cfg->synthetic;
+	double t = 0.0;
+
+	memset(swf, 0, sizeof(*swf));
+	swf->jobs = sim_xcalloc((size_t) y->n, sizeof(*swf->jobs));
+	swf->njobs = (size_t) y->n;
+	swf->max_procs = cfg->procs;
+	for (long i = 0; i < y->n; i++) {
+		libra_swf_job_t *s = &swf->jobs[i];
+
+		s->id = i + 1;
+		t += _exp_draw(cfg, s->id, STREAM_SYN_ARRIVAL, y->mean_ia);
+		s->submit = t;
+		s->run = fmax(1.0, _exp_draw(cfg, s->id, STREAM_SYN_RUN,
+					     y->mean_run));
+		s->procs = s->req_procs = y->procs;
+		s->req_time = s->run;
+		s->status = 1;
+		s->avg_cpu = s->used_mem = s->req_mem = -1;
+		s->user = s->group = s->app = s->queue = s->partition = -1;
+		s->preceding = -1;
+		s->think = -1;
+	}
+}
+
 extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 			     char *err, size_t errlen)
 {
@@ -407,7 +498,9 @@ extern int sim_workload_load(const sim_config_t *cfg, sim_workload_t *w,
 	double mean_r = 0.0, t0;
 
 	memset(w, 0, sizeof(*w));
-	if (libra_swf_read(cfg->trace, &swf, err, errlen))
+	if (cfg->synthetic.n)
+		_synthetic(cfg, &swf);
+	else if (libra_swf_read(cfg->trace, &swf, err, errlen))
 		return -1;
 
 	w->procs = cfg->procs;

@@ -846,9 +846,10 @@ extern void admit_policy(const libra_ledger_t *l, const libra_params_t *p,
 		q->verdict = LIBRA_REJECT_RESOURCES;
 		return;
 	}
-	if (q->share / libra_ledger_max_speed(l) > 1.0 + p->tolerance) {
+	if (q->share / libra_ledger_max_speed(l) > 1.0 + p->tolerance &&
+	    !(p->policy == LIBRA_POLICY_RISKD && p->risk_thesis)) {
 		/* not even a whole CPU of the fastest node finishes it in
-		 * time */
+		 * time (the thesis' LibraRiskD tries it: decision 49) */
 		q->verdict = LIBRA_REJECT_DEADLINE;
 		return;
 	}

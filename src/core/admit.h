@@ -46,7 +46,10 @@
  *  as weighted processor sharing, shares as weights, capacity handed back
  *  when a job completes, so jobs with later deadlines absorb more of an
  *  overload than jobs with earlier ones.  Nodes in index order (no best
- *  fit).  Price as Libra.
+ *  fit).  Price as Libra.  With risk_thesis (libra-sim only, decision 49)
+ *  the test is Fig. 5.1's as written: sigma alone, no mean, and a job whose
+ *  estimate exceeds its deadline is tried too (alone on a node its sigma
+ *  is 0), not refused for its deadline first.
  *
  *  Advance reservations (doc/design.md decision 21): a request booked to
  *  begin later is quoted with "now" at its begin (share RE / (TD - begin),

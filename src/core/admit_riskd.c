@@ -29,6 +29,13 @@
  *  - Nodes in index order; the walk stops once the candidates fill the
  *    request (admit_fill() takes them in order: later nodes cannot change
  *    the placement).
+ *  - risk_thesis (decision 49): Fig. 5.1 line 8 as written, the deviation
+ *    alone (no mean test), and a share over 1 (estimate beyond the
+ *    deadline) projected rather than refused (admit_policy() lets it
+ *    through), at the share the ledger commits, 1 (decision 4).  Alone
+ *    on a node such a job has a deviation of 0 and passes; beside an
+ *    on-time job it does not.  The first shortcut holds only for a share
+ *    of at most 1; the second is not taken (no mean to exceed).
 \*****************************************************************************/
 
 #include <math.h>
@@ -122,20 +129,23 @@ static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
 	double cap = p->capacity * libra_ledger_node_cpus(l, node);
 	/* the reference CPU's share and work in the node's (decision 43) */
 	double speed = libra_ledger_node_speed(l, node);
-	double sum = libra_ledger_node_share(l, node) + k * (share / speed);
+	double s = share / speed;
+	double sum = libra_ledger_node_share(l, node) + k * s;
 	double ddy_sum = 0.0, ddy_sq = 0.0, mu, sigma;
 	ps_job_t *jobs;
 	int counted = 0;
 
-	if (sum <= cap + p->tolerance)
+	if (sum <= cap + p->tolerance &&
+	    (!p->risk_thesis || s <= 1.0 + p->tolerance))
 		return true;	/* nobody delayed: every DDY is 1 */
 	/*
 	 * Overloaded.  Under processor sharing the job with the earliest
 	 * deadline is then always late (its virtual time runs slower than
 	 * real time until some job ends, and it ends first), so mean DDY > 1:
-	 * with risk_mu = 1 there is nothing to project.
+	 * with risk_mu = 1 there is nothing to project.  The thesis' test
+	 * has no mean (decision 49): projected.
 	 */
-	if (p->risk_mu <= 1.0 + p->tolerance)
+	if (!p->risk_thesis && p->risk_mu <= 1.0 + p->tolerance)
 		return false;
 	jobs = calloc((size_t) n + 1, sizeof(*jobs));
 	if (!jobs)
@@ -150,7 +160,8 @@ static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
 		m++;
 	}
 	jobs[m].work = k * (sla->runtime / speed);
-	jobs[m].weight = k * (share / speed);
+	/* thesis: the share the ledger commits, at most 1 (decision 4) */
+	jobs[m].weight = k * (p->risk_thesis ? fmin(s, 1.0) : s);
 	jobs[m].max_rate = k;
 	jobs[m].deadline = sla->deadline;
 	m++;
@@ -177,8 +188,9 @@ static bool _risk_ok(const libra_ledger_t *l, const libra_params_t *p,
 		return true;
 	mu = ddy_sum / counted;				/* Eq. 5.3 */
 	sigma = sqrt(fmax(ddy_sq / counted - mu * mu, 0.0));	/* Eq. 5.4 */
+	/* Fig. 5.1 line 8 tests sigma alone (decision 49) */
 	return sigma <= p->risk_sigma + 1e-6 &&
-	       mu <= p->risk_mu + 1e-6;
+	       (p->risk_thesis || mu <= p->risk_mu + 1e-6);
 }
 
 extern void admit_riskd(const libra_ledger_t *l, const libra_params_t *p,

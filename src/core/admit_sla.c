@@ -34,6 +34,11 @@
  *    what it needs.  A share floored at share_min needs less; there the
  *    fast path refuses nodes the projection passes, and names "return"
  *    where it would name "deadline" (conservative).
+ *  - Ablation (simulator-only, doc/design.md decision 50): sla_bestfit
+ *    orders the candidates by Libra's best fit instead; sla_unprotected
+ *    drops the test of admitted hard jobs (the thesis' Fig. 4.2);
+ *    sla_return_utility makes a job's return its utility U, not Eq.
+ *    4.5's (U / RE) / D.
  *  - Candidates by new return, highest first, then node index; too few:
  *    refused for the deadline when a node failed for the new job's own
  *    delay alone, else for the return.
@@ -72,7 +77,8 @@ static double _return_of(const libra_params_t *p, const libra_entry_t *e,
 	if (pen > e->penalty_cap)
 		pen = e->penalty_cap;
 	u = _bid(p, e) - pen;
-
+	if (p->sla_return_utility)	/* the ablation's (decision 50) */
+		return u;
 	return (u / e->runtime) / (d > 0.0 ? d : 1.0);
 }
 
@@ -109,7 +115,7 @@ static void _sla_memo_key(const libra_params_t *p, double key[4])
 	key[0] = libra_price_base_per_sec(p);
 	key[1] = p->gamma;
 	key[2] = p->delta;
-	key[3] = 0.0;
+	key[3] = p->sla_return_utility ? 1.0 : 0.0;
 }
 
 static const libra_node_memo_t *_sla_memo(const libra_ledger_t *l,
@@ -257,6 +263,7 @@ static double _short_pairs(const libra_params_t *p,
 	const libra_v2_t one = libra_v2_set(1.0), hour = libra_v2_set(3600.0);
 	const libra_v2_t smin = libra_v2_set(p->share_min);
 	const libra_v2_t vkept = libra_v2_set(kept_scale), vf = libra_v2_set(f);
+	const libra_v2_t plain = libra_v2_set(p->sla_return_utility);
 	double ret = 0.0;
 
 	for (int i = 0; i < n; i += 2) {
@@ -291,8 +298,8 @@ static double _short_pairs(const libra_params_t *p,
 		u = libra_v2_load(&m->bid[i]) - pen;
 		d = deadline - submit;
 		d = libra_v2_pick(d > zero, d, one);
-		r = libra_v2_pick(dy == zero, libra_v2_load(&m->ret0[i]),
-				  (u / runtime) / d);
+		r = libra_v2_pick(plain > zero, u, (u / runtime) / d);
+		r = libra_v2_pick(dy == zero, libra_v2_load(&m->ret0[i]), r);
 		if (!a->best_effort)
 			ret += r[0];
 		if (!b->best_effort)
@@ -456,6 +463,31 @@ static bool _delays_hard(const libra_ledger_t *l, const libra_params_t *p,
 	return prot > cap + p->tolerance;
 }
 
+/*
+ * Libra's best fit (thesis section 4.4.2: the least processor time left
+ * after the new job first) as a sort key: the node's free share with the
+ * new job where that is >= 0, least first; after them the nodes it would
+ * overcommit, the least overcommitted first (Libra takes none of those;
+ * LibraSLA may, and piling work on the most overcommitted would starve it).
+ */
+static double _bestfit_key(const libra_ledger_t *l, const libra_params_t *p,
+			   int node, const libra_node_memo_t *m,
+			   const libra_entry_t *extra)
+{
+	const libra_entry_t *ent;
+	int n = libra_ledger_node_entries(l, node, &ent), best;
+	double cap = p->capacity * libra_ledger_node_cpus(l, node), left;
+	bool any_hard;
+
+	if (m)
+		left = cap - _sum_with(m, extra);
+	else
+		left = cap - _scan(p, ent, n, extra, n + 1, &best, &any_hard);
+	if (left >= -p->tolerance)
+		return fmax(left, 0.0);
+	return cap - left;	/* > cap: after every node it fits */
+}
+
 static void _extra_entry(const libra_params_t *p, const libra_sla_t *sla,
 			 double now, double share, int cpus,
 			 libra_entry_t *e)
@@ -534,8 +566,10 @@ extern void admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 
 			extra.cpus = k;
 			/* a hard job delayed refuses the node whatever the
-			 * return: then the return is not projected */
-			ok = !_delays_hard(l, p, j, m, &extra, extra_ret);
+			 * return: then the return is not projected (the
+			 * thesis' test without it: decision 50) */
+			ok = p->sla_unprotected ||
+			     !_delays_hard(l, p, j, m, &extra, extra_ret);
 			new_ret = dy = 0.0;
 			if (ok) {
 				new_ret = _node_return(l, p, j, m, &extra,
@@ -549,8 +583,12 @@ extern void admit_sla(const libra_ledger_t *l, const libra_params_t *p,
 				blocked_by_delay++;
 			}
 			if (ok) {
-				/* highest return first */
-				admit_cand_init(l, &c[n], j, k, -new_ret);
+				/* highest return first, or Libra's best fit
+				 * (decision 50) */
+				admit_cand_init(l, &c[n], j, k, p->sla_bestfit ?
+						_bestfit_key(l, p, j, m,
+							     &extra) :
+						-new_ret);
 				n++;
 				break;
 			}

@@ -80,6 +80,8 @@ typedef struct libra_params {
 	double share_min;	/* best-effort share of late/overrun jobs */
 	double risk_sigma;	/* LibraRiskD: most std. dev. of DDY */
 	double risk_mu;		/* LibraRiskD: most mean DDY (1 = no delay) */
+	bool risk_thesis;	/* LibraRiskD admits as Fig. 5.1 (decision 49):
+				 * simulator only, no libra.conf key */
 	double beta_min;	/* Libra+$Auto: bounds on the adapted beta */
 	double beta_max;
 	libra_nosla_t no_sla;
@@ -131,6 +133,13 @@ typedef struct libra_params {
 	/* what a provider watches (decision 44; watch.h) */
 	char metrics_file[LIBRA_PATH_LEN]; /* "": none written */
 	double metrics_interval; /* at most one write in this [s] */
+	/* LibraSLA's ablation (decision 50): simulator-only, no key */
+	bool sla_bestfit;	/* Libra's best fit, not Eq. 4.5's return
+				 * order */
+	bool sla_unprotected;	/* the thesis' test: admitted hard jobs may
+				 * be delayed */
+	bool sla_return_utility; /* a job's return is U, not Eq. 4.5's
+				  * (U / RE) / D */
 } libra_params_t;
 
 /* The documented defaults (thesis Table 3.1 where it has one). */

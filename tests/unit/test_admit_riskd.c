@@ -5,7 +5,8 @@
  *  deadline delays on a hand-projected node, nodes in index order; the
  *  thesis' algorithm, its projection by bisection, checked against the
  *  fast path on random ledgers (its random nodes and jobs, and its
- *  tally: admit_reference.h).
+ *  tally: admit_reference.h); the same with risk_thesis, Fig. 5.1 as
+ *  written (decision 49).
  *
  *  The fixture, and what holds unless a case says otherwise:
  *  admit_fixture.h.
@@ -168,6 +169,113 @@ START_TEST(test_riskd_skips_risky_node_for_safe_one)
 END_TEST
 
 /* ---------------------------------------------------------------- */
+/* risk_thesis: Fig. 5.1 as written (decision 49)                      */
+/* ---------------------------------------------------------------- */
+
+START_TEST(test_riskd_thesis_admits_late_job_alone_on_a_node)
+{
+	/* RE 20, TD 10 (share 2): refused for its deadline by default; as
+	 * written, alone on the idle node: one DDY, sigma 0 -> admitted,
+	 * committed at share 1 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(20, 0, 10, NO_BUDGET);
+	const libra_entry_t *ent;
+
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	p.risk_thesis = true;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &sla, q.place, q.nplace,
+					     0), 0);
+	ck_assert_int_eq(libra_ledger_node_entries(l, 0, &ent), 1);
+	ck_assert_double_eq_tol(ent[0].share, 1.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_thesis_late_job_skips_node_with_on_time_job)
+{
+	/* node 0: A RE 2, TD 10 (share 0.2); new RE 20, TD 10 beside it:
+	 * both at their CPUs' rate 1 would need 22 s; weighted 0.2:1, A is
+	 * on time (DDY 1), the new one late (DDY > 1): sigma > 0.  Node 1
+	 * idle takes it */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(20, 0, 10, NO_BUDGET);
+
+	p.risk_thesis = true;
+	_commit(l, 1, 2, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.place[0].node, 1);
+	_commit(l, 2, 2, 10, 1, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RISK);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_thesis_tests_sigma_alone)
+{
+	/* the uniform overload (A and new B: RE 10, TD 10): DDY 2 for both,
+	 * sigma 0, mu 2: refused by the mean by default, admitted as
+	 * written; the hand-projected case (sigma 0.25, mu 1.75): the
+	 * deviation still refuses it, the mean no longer does */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(10, 0, 10, NO_BUDGET);
+
+	p.risk_thesis = true;
+	_commit(l, 1, 10, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	sla = _sla(5, 0, 5, NO_BUDGET);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RISK);
+	p.risk_sigma = 0.3;	/* mu 1.75 > risk_mu 1: not tested */
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_thesis_places_parallel_late_job_on_idle_nodes)
+{
+	/* 2 CPUs of RE 30, TD 10: node 0 busy (share 0.5), nodes 1 and 2
+	 * idle take one CPU each */
+	libra_ledger_t *l = _nodes(3, 1);
+	libra_params_t p = _params(LIBRA_POLICY_RISKD);
+	libra_sla_t sla = _sla(30, 0, 10, NO_BUDGET);
+
+	p.risk_thesis = true;
+	_commit(l, 1, 5, 10, 0, 1, 0);
+	_admit(l, &p, &sla, 2, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(q.nplace, 2);
+	ck_assert_int_eq(q.place[0].node, 1);
+	ck_assert_int_eq(q.place[1].node, 2);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_riskd_thesis_leaves_other_policies_alone)
+{
+	/* risk_thesis is LibraRiskD's: Libra still refuses share 2 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(20, 0, 10, NO_BUDGET);
+
+	p.risk_thesis = true;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_DEADLINE);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
 /* LibraRiskD's admission, plainly, from the thesis (section 5.2,     */
 /* Eq. 5.1-5.6, Fig. 5.1; Yeo & Buyya, ICPP 2006): the reference the  */
 /* fast path (admit_riskd.c) is checked against                       */
@@ -280,6 +388,8 @@ static bool _ref_riskd_node(const libra_params_t *p,
 		work[i] = c[i] * fmax(list[i].re - list[i].share *
 				      (now - list[i].submit), 0.0);
 	}
+	if (p->risk_thesis)	/* the share the ledger commits (<= 1) */
+		w[n - 1] = c[n - 1] * fmin(nj->share, 1.0);
 	_ref_ps(n, c, w, work, p->capacity * nd->cpus, now, tf);
 	for (int i = 0; i < n; i++) {		/* lines 3-5 */
 		double remain = list[i].td - now;
@@ -293,7 +403,8 @@ static bool _ref_riskd_node(const libra_params_t *p,
 	if (fabs(sqrt(var) - sigma_max) <= 5e-7 ||
 	    fabs(mu - mu_max) <= 5e-7)
 		*edge = true;
-	return sqrt(var) <= sigma_max && mu <= mu_max;	/* line 8 */
+	/* line 8; as written (risk_thesis), sigma_j alone */
+	return sqrt(var) <= sigma_max && (p->risk_thesis || mu <= mu_max);
 }
 
 /*
@@ -315,7 +426,9 @@ static libra_verdict_t _ref_riskd(const ref_sla_node_t *nodes, int n,
 	libra_verdict_t v;
 
 	memset(take, 0, (size_t) n * sizeof(*take));
-	if (_ref_refused_first(nodes, n, p, nj, cpus, &v))
+	/* as written (risk_thesis), a share over 1 is tried too */
+	if (_ref_refused_first(nodes, n, p, nj, cpus, &v) &&
+	    !(p->risk_thesis && v == LIBRA_REJECT_DEADLINE))
 		return v;
 	for (int j = 0; j < n && need > 0; j++) {	/* lines 1-11 */
 		int k = nodes[j].cpus < cpus ? nodes[j].cpus : cpus;
@@ -344,11 +457,15 @@ static libra_verdict_t _ref_riskd(const ref_sla_node_t *nodes, int n,
 	return LIBRA_ACCEPT;
 }
 
-START_TEST(test_riskd_matches_reference_on_random_ledgers)
+/*
+ * 2000 random ledgers and jobs, the fast path against the reference;
+ * "thesis": with risk_thesis, a third of the new jobs longer than their
+ * window (RE = D + 8).
+ */
+static void _riskd_random(uint64_t st, bool thesis)
 {
 	static const double sigmas[] = { 0.0, 0.05, 0.25, 1.0 };
 	static const double mus[] = { 1.0, 1.1, 1.5, 3.0 };
-	uint64_t st = 0xda3e39cb94b95bdbULL;
 	ref_tally_t t = { 0 };
 
 	for (int trial = 0; trial < 2000; trial++) {
@@ -366,8 +483,13 @@ START_TEST(test_riskd_matches_reference_on_random_ledgers)
 		p.capacity = _unit(&st) < 0.5 ? 1.0 : 0.875;
 		p.risk_sigma = sigmas[(int) (_unit(&st) * 4)];
 		p.risk_mu = mus[(int) (_unit(&st) * 4)];
+		p.risk_thesis = thesis;
 		_random_sla_nodes(&st, l, nodes, n, now);
 		_random_ref_job(&st, &nj, now, true);
+		if (thesis && _unit(&st) < 1.0 / 3.0) {
+			nj.re = nj.td - now + 8.0;
+			nj.share = nj.re / (nj.td - now);
+		}
 		if (nj.budget >= 0.0)	/* for each CPU: fewer over it */
 			nj.budget *= 1.5 * cpus;
 		sla = _ref_sla_of(&nj);
@@ -377,8 +499,20 @@ START_TEST(test_riskd_matches_reference_on_random_ledgers)
 		libra_ledger_destroy(l);
 		_ref_count(&t, trial, near, want, take, n, price);
 	}
-	_ref_report("librariskd", &t, 2000, (libra_verdict_t[3]) {
-		LIBRA_ACCEPT, LIBRA_REJECT_RISK, LIBRA_REJECT_BUDGET });
+	_ref_report(thesis ? "librariskd (thesis)" : "librariskd", &t, 2000,
+		    (libra_verdict_t[3]) { LIBRA_ACCEPT, LIBRA_REJECT_RISK,
+					   LIBRA_REJECT_BUDGET });
+}
+
+START_TEST(test_riskd_matches_reference_on_random_ledgers)
+{
+	_riskd_random(0xda3e39cb94b95bdbULL, false);
+}
+END_TEST
+
+START_TEST(test_riskd_thesis_matches_reference_on_random_ledgers)
+{
+	_riskd_random(0x5bd1e995c2b2ae35ULL, true);
 }
 END_TEST
 
@@ -399,6 +533,12 @@ static Suite *_suite(void)
 	T(tc, test_riskd_takes_nodes_in_index_order);
 	T(tc, test_riskd_skips_risky_node_for_safe_one);
 	T(tc, test_riskd_matches_reference_on_random_ledgers);
+	T(tc, test_riskd_thesis_admits_late_job_alone_on_a_node);
+	T(tc, test_riskd_thesis_late_job_skips_node_with_on_time_job);
+	T(tc, test_riskd_thesis_tests_sigma_alone);
+	T(tc, test_riskd_thesis_places_parallel_late_job_on_idle_nodes);
+	T(tc, test_riskd_thesis_leaves_other_policies_alone);
+	T(tc, test_riskd_thesis_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,9 @@
 /*****************************************************************************\
  *  test_admit_sla.c - LibraSLA's admission (admit_sla.c; thesis Fig. 4.2
  *  and 4.3): the bid as price, the memo of a node's returns, refusals for
- *  a falling return or a late hard job, capped penalties; the thesis'
+ *  a falling return or a late hard job, capped penalties, the ablation's
+ *  switches (best fit, no protection of admitted hard jobs, the utility as
+ *  the return); the thesis'
  *  algorithm checked against the fast path on random ledgers (its random
  *  nodes and jobs, and its tally: admit_reference.h).
  *
@@ -222,6 +224,113 @@ START_TEST(test_librasla_spare_capacity_accepts)
 	_admit(l, &p, &b, 1, 0, 0, 0);
 	ck_assert_verdict(LIBRA_ACCEPT);
 	ck_assert_double_eq_tol(q.price, 20.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_unprotected_may_delay_an_admitted_hard_job)
+{
+	/* hard A: share 0.9 (RE 900, TD 1000, B 10); new soft job: share
+	 * 0.5, B 1e6, the node's best.  Together 1.4 > 1, and the best and
+	 * the hard job keep their shares: A would be late.  Protected
+	 * (decision 7): refused; the thesis' test (sla_unprotected, decision
+	 * 46) checks only the new job's own delay, and without penalty rates
+	 * the node's return rises: accepted at the bid */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _sla(900, 0, 1000, 10);
+	libra_sla_t b = _soft(_sla(500, 0, 1000, 1e6));
+	libra_place_t pl = PLACE(0, 1);
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_int_ne(q.verdict, LIBRA_ACCEPT);
+	p.sla_unprotected = true;
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 1e6, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_bestfit_takes_the_fullest_node)
+{
+	/* node 0 holds a job of share 0.1 and a high return (B 1e6), node 1
+	 * one of share 0.8 and a low return (B 1).  A 1-CPU job of share 0.1
+	 * fits both: Eq. 4.5's order takes node 0 (the highest new return),
+	 * Libra's best fit (sla_bestfit, decision 50) node 1 (the least free
+	 * share); the price is the bid either way */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _sla(100, 0, 1000, 1e6), b = _sla(800, 0, 1000, 1);
+	libra_sla_t sla = _sla(100, 0, 1000, 5);
+	libra_place_t p0 = PLACE(0, 1), p1 = PLACE(1, 1);
+
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &p0, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &p1, 1, 0), 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(0), 1);
+	p.sla_bestfit = true;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(1), 1);
+	ck_assert_double_eq_tol(q.price, 5.0, TOL);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_bestfit_overcommits_the_least)
+{
+	/* soft jobs only, no penalty rates: node 0 is overcommitted (0.7 +
+	 * 0.5), node 1 holds 0.5.  A soft job of share 0.6 fits neither:
+	 * best fit takes the node it overcommits the least, node 1, not the
+	 * one with the least free share, node 0 */
+	libra_ledger_t *l = _nodes(2, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _soft(_sla(700, 0, 1000, 1));
+	libra_sla_t b = _soft(_sla(500, 0, 1000, 1));
+	libra_sla_t sla = _soft(_sla(600, 0, 1000, 5));
+	libra_place_t p0 = PLACE(0, 1), p1 = PLACE(1, 1);
+
+	p.sla_bestfit = true;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &p0, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 2, &b, &p0, 1, 0), 0);
+	ck_assert_int_eq(libra_ledger_commit(l, 3, &b, &p1, 1, 0), 0);
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_int_eq(_on(1), 1);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
+START_TEST(test_librasla_utility_return_weighs_budgets)
+{
+	/* soft A: RE 500, TD 1000 (share 0.5), B 10, PR 1296 per hour; new
+	 * soft job: RE 600, TD 1000 (share 0.6), B 100, the best.  A gets
+	 * (1 - 0.6) / 0.5 of its share, 0.4, and is late by 250 s: penalty
+	 * 90.  Eq. 4.5: 100/600/1000 + (10 - 90)/500/1000 < 10/500/1000:
+	 * refused for the return.  The utility as return (sla_return_utility,
+	 * decision 50): 100 + 10 - 90 >= 10: accepted */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_SLA);
+	libra_sla_t a = _soft(_sla(500, 0, 1000, 10));
+	libra_sla_t b = _soft(_sla(600, 0, 1000, 100));
+	libra_place_t pl = PLACE(0, 1);
+
+	a.set |= LIBRA_SLA_PENALTY;
+	a.penalty_rate = 1296;
+	ck_assert_int_eq(libra_ledger_commit(l, 1, &a, &pl, 1, 0), 0);
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RETURN);
+	p.sla_return_utility = true;
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 100.0, TOL);
+	/* and back: the memo made under the switch is not reused */
+	p.sla_return_utility = false;
+	_admit(l, &p, &b, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_RETURN);
 	libra_ledger_destroy(l);
 }
 END_TEST
@@ -510,6 +619,10 @@ static Suite *_suite(void)
 	T(tc, test_librasla_new_job_capped_penalty_counts);
 	T(tc, test_librasla_hard_job_that_would_be_late_is_refused);
 	T(tc, test_librasla_spare_capacity_accepts);
+	T(tc, test_librasla_unprotected_may_delay_an_admitted_hard_job);
+	T(tc, test_librasla_bestfit_takes_the_fullest_node);
+	T(tc, test_librasla_bestfit_overcommits_the_least);
+	T(tc, test_librasla_utility_return_weighs_budgets);
 	T(tc, test_floored_shares_are_judged_from_the_sums);
 	T(tc, test_librasla_matches_reference_on_random_ledgers);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*****************************************************************************\
+ *  sung-main.c - libra-sung: Sung's own experiment (Sung 2006, chapter 5):
+ *  one batch cluster, jobs arriving by the profile a(x) until the
+ *  submission deadline, all of them due at one shared deadline, and the
+ *  number of servers decided every interval by his heuristics H1-H5 or
+ *  kept static; each period's hindsight LP lower bound beside them
+ *  (libra-sung(1); doc/design.md decision 46).
+\*****************************************************************************/
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "sung.h"
+#include "sung-lp.h"
+
+#define PROG "libra-sung"
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define STREAM_ARRIVAL 1
+#define STREAM_SERVICE 2
+#define MAXSRV (2 * SUNG_PMAX)
+
+typedef struct {
+	double ready;		/* end of the deployment period */
+	double bill;		/* billed from */
+	int job;		/* -1: idle */
+	double end;		/* the job's completion */
+} srv_t;
+
+/* One period's jobs. */
+typedef struct {
+	int n;
+	double *arr, *size;
+} period_t;
+
+/* One heuristic's totals over the runs. */
+typedef struct {
+	double cost, cost2, pen, missed, missruns, deploys, added, abovelp;
+	double *p, *n;
+} acc_t;
+
+/* One run's outcome. */
+typedef struct {
+	double cost;
+	int missed, deploys, added;
+} out_t;
+
+static double _exp(sim_rng_t *r, double mean)
+{
+	return -mean * log(1.0 - sim_rng_uniform(r));
+}
+
+/* Sung's generation algorithm (section 5.1.1) and exponential sizes. */
+static void _period(const sung_cfg_t *c, uint64_t seed, int run,
+		    period_t *w)
+{
+	sim_rng_t ra, rs;
+	double x = 0, end = c->u * c->dt;
+	int cap = 64;
+
+	sim_rng_init(&ra, seed, (uint64_t) run, STREAM_ARRIVAL);
+	sim_rng_init(&rs, seed, (uint64_t) run, STREAM_SERVICE);
+	w->n = 0;
+	w->arr = malloc(cap * sizeof(double));
+	w->size = malloc(cap * sizeof(double));
+	for (;;) {
+		x += _exp(&ra, c->ia) * sung_profile(c, x);
+		if (x > end)
+			break;
+		if (w->n == cap) {
+			cap *= 2;
+			w->arr = realloc(w->arr, cap * sizeof(double));
+			w->size = realloc(w->size, cap * sizeof(double));
+		}
+		w->arr[w->n] = x;
+		w->size[w->n] = _exp(&rs, c->svc);
+		w->n++;
+	}
+}
+
+/*
+ * One period under heuristic h: FCFS on the servers, a removed busy
+ * server's job checkpointed back to the queue (Sung section 4.1), servers
+ * billed from the decision to deploy to the end of their removal, up to
+ * the deadline (Eq. 4.1).  p[s], n[s]: servers after the decision and jobs
+ * at decision point s.
+ */
+static void _run(const sung_cfg_t *c, const sung_tables_t *t,
+		 sung_heur_t h, const period_t *w, out_t *o, double *ps,
+		 double *ns)
+{
+	srv_t sv[MAXSRV];
+	double *rem = malloc((w->n + 1) * sizeof(double));
+	int *pre = malloc((w->n + 1) * sizeof(int));
+	int nsv = 0, npre = 0, head = 0, next = 0, done = 0, s = 1;
+	int prev_v = -1, prev_p = -1;
+	double now = 0, end = c->d * c->dt;
+
+	memset(o, 0, sizeof(*o));
+	for (int j = 0; j < w->n; j++)
+		rem[j] = w->size[j];
+	nsv = h == SUNG_STATIC ? t->pstatic : c->pmin;
+	for (int i = 0; i < nsv; i++)
+		sv[i] = (srv_t) { 0, 0, -1, 0 };
+	ps[0] = nsv;
+	ns[0] = 0;
+	for (;;) {
+		double tc = INFINITY, tr = INFINITY, ta = INFINITY;
+		double td = s < c->d ? s * c->dt : INFINITY;
+		int ic = -1;
+
+		/* start what can start: checkpointed jobs first (FCFS) */
+		for (int i = 0; i < nsv; i++) {
+			int j;
+
+			if (sv[i].job >= 0 || sv[i].ready > now)
+				continue;
+			if (npre)
+				j = pre[--npre];
+			else if (head < next)
+				j = head++;
+			else
+				break;
+			sv[i].job = j;
+			sv[i].end = now + rem[j];
+		}
+		for (int i = 0; i < nsv; i++) {
+			if (sv[i].job >= 0 && sv[i].end < tc)
+				tc = sv[i].end, ic = i;
+			if (sv[i].ready > now && sv[i].ready < tr)
+				tr = sv[i].ready;
+		}
+		if (next < w->n)
+			ta = w->arr[next];
+		now = fmin(fmin(tc, tr), fmin(ta, td));
+		if (now >= end)
+			break;
+		if (now == tc) {
+			sv[ic].job = -1;
+			done++;
+		} else if (now == tr) {
+			continue;
+		} else if (now == ta) {
+			next++;
+		} else {
+			int n = next - done, p = nsv, q, v;
+
+			v = sung_v(c, t, s, n);
+			q = sung_decide(c, t, h, s, p, n, prev_v, prev_p);
+			prev_v = v;
+			prev_p = p;
+			if (q > p) {
+				o->deploys++;
+				o->added += q - p;
+				for (int i = p; i < q; i++)
+					sv[nsv++] = (srv_t) { now + c->r1, now,
+							      -1, 0 };
+			}
+			while (nsv > q) {
+				/* idle first, then the most work left */
+				int k = -1;
+
+				for (int i = 0; i < nsv; i++)
+					if (k < 0 || (sv[k].job >= 0 &&
+					    (sv[i].job < 0 ||
+					     sv[i].end > sv[k].end)))
+						k = i;
+				if (sv[k].job >= 0) {
+					int j = sv[k].job, a = npre;
+
+					rem[j] = sv[k].end - now;
+					/* keep pre[] by descending index */
+					while (a > 0 && pre[a - 1] < j) {
+						pre[a] = pre[a - 1];
+						a--;
+					}
+					pre[a] = j;
+					npre++;
+				}
+				o->cost += sung_cost(c, sv[k].bill,
+						     fmin(now + c->r2, end));
+				sv[k] = sv[--nsv];
+			}
+			ps[s] = nsv;
+			ns[s] = n;
+			s++;
+		}
+	}
+	for (int i = 0; i < nsv; i++)
+		o->cost += sung_cost(c, sv[i].bill, end);
+	o->missed = w->n - done;
+	free(rem);
+	free(pre);
+}
+
+static void _usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [options]\n"
+"Sung's shared-deadline provisioning experiment (libra-sung(1)).\n"
+"  --runs N          periods simulated (default 1000)\n"
+"  --seed N          random seed (default 1)\n"
+"  --cost K          cost function 1-5 (uniform, increasing, decreasing,\n"
+"                    cheaper in the middle, dearer in the middle; 1)\n"
+"  --tariff SPEC     cost per server-hour as libra_tariff (HH:MM=RATE;...)\n"
+"  --heur LIST       heuristics (static,h1,h2,h3,h4,h5: all)\n"
+"  --pmin N, --pmax N  servers at least / at most (1, 5)\n"
+"  --interarrival S  mean interarrival before a(x), s (480)\n"
+"  --r1 S, --r2 S    deployment and removal periods, s (25, 30)\n"
+"  --confidence Y    Pr[all jobs done] required, 0 < Y < 1 (0.9999)\n"
+"  --no-lp           no LP lower bound\n"
+"  --check-lp        exit 1 if the bound exceeds a run's cost\n"
+"  --csv FILE        one row per run and heuristic\n"
+"  --tables          print g_s(p) and exit\n"
+"  --help, --version\n");
+}
+
+static void _series(const char *key, const double *v, int n, int runs)
+{
+	printf("\"%s\": [", key);
+	for (int i = 0; i < n; i++) {
+		double x = v[i] / runs;
+
+		if (isfinite(x))
+			printf("%s%.4f", i ? ", " : "", x);
+		else
+			printf("%snull", i ? ", " : "");
+	}
+	printf("]");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "runs", 1, 0, 'n' }, { "seed", 1, 0, 's' },
+		{ "cost", 1, 0, 'c' }, { "tariff", 1, 0, 't' },
+		{ "heur", 1, 0, 'H' }, { "pmin", 1, 0, 'm' },
+		{ "pmax", 1, 0, 'M' }, { "interarrival", 1, 0, 'i' },
+		{ "r1", 1, 0, '1' }, { "r2", 1, 0, '2' },
+		{ "confidence", 1, 0, 'y' },
+		{ "no-lp", 0, 0, 'L' }, { "check-lp", 0, 0, 'C' },
+		{ "csv", 1, 0, 'o' }, { "tables", 0, 0, 'T' },
+		{ "help", 0, 0, 'h' }, { "version", 0, 0, 'V' },
+		{ 0, 0, 0, 0 }
+	};
+	sung_cfg_t c;
+	sung_tables_t t;
+	bool use[SUNG_NHEUR], lp = sung_lp_available(), check = false;
+	bool tables = false;
+	int runs = 1000, shape = 1, o, bad = 0;
+	unsigned long long seed = 1;
+	const char *csv = NULL;
+	FILE *fc = NULL;
+	acc_t acc[SUNG_NHEUR];
+	double lpsum = 0, na = 0, na2 = 0, ia = 0, ia2 = 0, *ps, *ns;
+	char err[256];
+
+	sung_cfg_default(&c);
+	for (int h = 0; h < SUNG_NHEUR; h++)
+		use[h] = true;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			runs = atoi(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'c':
+			shape = atoi(optarg);
+			if (!sung_cost_shape(&c, shape)) {
+				fprintf(stderr, PROG ": --cost 1-5\n");
+				return 2;
+			}
+			break;
+		case 't':
+			if (libra_tariff_parse(&c.cost, optarg, err,
+					       sizeof(err))) {
+				fprintf(stderr, PROG ": --tariff: %s\n", err);
+				return 2;
+			}
+			shape = 0;
+			break;
+		case 'H': {
+			char *dup = strdup(optarg), *save, *tok;
+
+			for (int h = 0; h < SUNG_NHEUR; h++)
+				use[h] = false;
+			for (tok = strtok_r(dup, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				sung_heur_t h;
+
+				if (!sung_heur_from_name(tok, &h)) {
+					fprintf(stderr, PROG ": no heuristic "
+						"%s\n", tok);
+					return 2;
+				}
+				use[h] = true;
+			}
+			free(dup);
+			break;
+		}
+		case 'm':
+			c.pmin = atoi(optarg);
+			break;
+		case 'M':
+			c.pmax = atoi(optarg);
+			break;
+		case 'i':
+			c.ia = atof(optarg);
+			break;
+		case 'y':
+			c.y = atof(optarg);
+			break;
+		case '1':
+			c.r1 = atof(optarg);
+			break;
+		case '2':
+			c.r2 = atof(optarg);
+			break;
+		case 'L':
+			lp = false;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'o':
+			csv = optarg;
+			break;
+		case 'T':
+			tables = true;
+			break;
+		case 'h':
+			_usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " (slurm-libra) %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			_usage(stderr);
+			return 2;
+		}
+	}
+	if (runs < 1 || c.pmin < 1 || c.pmax < c.pmin ||
+	    c.pmax > SUNG_PMAX || !(c.ia > 0) || c.r1 < 0 || c.r2 < 0 ||
+	    c.r1 >= c.dt || !(c.y > 0 && c.y < 1)) {
+		fprintf(stderr, PROG ": bad --runs, --pmin, --pmax, "
+			"--interarrival, --r1, --r2 or --confidence\n");
+		return 2;
+	}
+	if (check && !sung_lp_available()) {
+		fprintf(stderr, PROG ": --check-lp: built without GLPK\n");
+		return 77;
+	}
+	c.nmax = (int) ceil(c.pmax * c.d * c.dt / c.svc);
+	if (!sung_tables(&c, &t)) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	if (tables) {
+		printf("s");
+		for (int p = c.pmin; p <= c.pmax; p++)
+			printf(" g(%d)", p);
+		printf("\n");
+		for (int s = 0; s <= c.d; s++) {
+			printf("%d", s);
+			for (int p = c.pmin; p <= c.pmax; p++)
+				printf(" %d", t.g[s][p]);
+			printf("\n");
+		}
+		printf("static %d\n", t.pstatic);
+		sung_tables_free(&t);
+		return 0;
+	}
+	if (csv && !(fc = fopen(csv, "w"))) {
+		perror(csv);
+		return 1;
+	}
+	if (fc)
+		fprintf(fc, "run,heuristic,cost,missed,deployments,added,"
+			"lp\n");
+	ps = malloc(c.d * sizeof(double));
+	ns = malloc(c.d * sizeof(double));
+	memset(acc, 0, sizeof(acc));
+	for (int h = 0; h < SUNG_NHEUR; h++) {
+		acc[h].p = calloc(c.d, sizeof(double));
+		acc[h].n = calloc(c.d, sizeof(double));
+	}
+	for (int r = 0; r < runs; r++) {
+		period_t w;
+		double bound = NAN;
+
+		_period(&c, seed, r, &w);
+		na += w.n;
+		na2 += (double) w.n * w.n;
+		if (w.n > 1) {
+			double m = w.arr[w.n - 1] / w.n;
+
+			ia += m;
+			ia2 += m * m;
+		}
+		if (lp)
+			bound = sung_lp_bound(&c, t.penalty, w.arr, w.size,
+					      w.n);
+		lpsum += bound;
+		for (int h = 0; h < SUNG_NHEUR; h++) {
+			out_t out;
+			acc_t *a = &acc[h];
+			double pc;
+
+			if (!use[h])
+				continue;
+			_run(&c, &t, (sung_heur_t) h, &w, &out, ps, ns);
+			pc = out.cost + out.missed * t.penalty;
+			a->cost += out.cost;
+			a->cost2 += out.cost * out.cost;
+			a->pen += pc;
+			a->missed += out.missed;
+			a->missruns += out.missed > 0;
+			a->deploys += out.deploys;
+			a->added += out.added;
+			if (bound > pc + 1e-6 * (1 + pc)) {
+				a->abovelp++;
+				bad++;
+				if (check)
+					fprintf(stderr, PROG ": run %d %s: "
+						"bound %.6f above cost %.6f\n",
+						r, sung_heur_name(h), bound,
+						pc);
+			}
+			for (int s = 0; s < c.d; s++) {
+				a->p[s] += ps[s];
+				a->n[s] += ns[s];
+			}
+			if (fc)
+				fprintf(fc, "%d,%s,%.6f,%d,%d,%d,%.6f\n", r,
+					sung_heur_name(h), out.cost,
+					out.missed, out.deploys, out.added,
+					bound);
+		}
+		free(w.arr);
+		free(w.size);
+	}
+	printf("{\"version\": \"%s\", \"seed\": %llu, \"runs\": %d, "
+	       "\"cost\": %d, \"pmin\": %d, \"pmax\": %d, \"u\": %d, "
+	       "\"d\": %d, \"dt\": %g, \"interarrival\": %g, \"svc\": %g, "
+	       "\"y\": %g, \"r1\": %g, \"r2\": %g, \"pstatic\": %d, "
+	       "\"penalty\": %.6f,\n", PACKAGE_VERSION, seed, runs, shape,
+	       c.pmin, c.pmax, c.u, c.d, c.dt, c.ia, c.svc, c.y, c.r1, c.r2,
+	       t.pstatic, t.penalty);
+	printf("\"arrivals\": {\"mean\": %.3f, \"sd\": %.3f, "
+	       "\"interarrival_mean\": %.3f, \"interarrival_sd\": %.3f},\n",
+	       na / runs, sqrt(fmax(0, na2 / runs - (na / runs) *
+				    (na / runs))),
+	       ia / runs, sqrt(fmax(0, ia2 / runs - (ia / runs) *
+				    (ia / runs))));
+	printf("\"gmax\": [");
+	for (int s = 0; s <= c.d; s++)
+		printf("%s%d", s ? ", " : "", t.g[s][c.pmax]);
+	printf("],\n\"lp\": ");
+	if (isfinite(lpsum))
+		printf("%.6f", lpsum / runs);
+	else
+		printf("null");
+	printf(", \"lp_violations\": %d,\n\"heuristics\": {", bad);
+	for (int h = 0, first = 1; h < SUNG_NHEUR; h++) {
+		acc_t *a = &acc[h];
+		double m = a->cost / runs;
+
+		if (!use[h])
+			continue;
+		printf("%s\n\"%s\": {\"cost\": %.6f, \"cost_sd\": %.6f, "
+		       "\"cost_penalized\": %.6f, \"missed_jobs\": %.6f, "
+		       "\"missed_runs_pct\": %.4f, \"deployments\": %.4f, "
+		       "\"servers_added\": %.4f, \"above_lp\": %.0f,\n",
+		       first ? "" : ",", sung_heur_name(h), m,
+		       sqrt(fmax(0, a->cost2 / runs - m * m)), a->pen / runs,
+		       a->missed / runs, 100.0 * a->missruns / runs,
+		       a->deploys / runs, a->added / runs, a->abovelp);
+		_series("p", a->p, c.d, runs);
+		printf(",\n");
+		_series("n", a->n, c.d, runs);
+		printf("}");
+		first = 0;
+	}
+	printf("\n}}\n");
+	if (fc)
+		fclose(fc);
+	for (int h = 0; h < SUNG_NHEUR; h++) {
+		free(acc[h].p);
+		free(acc[h].n);
+	}
+	free(ps);
+	free(ns);
+	sung_tables_free(&t);
+	return check && bad ? 1 : 0;
+}
