@@ -66,7 +66,7 @@ enum {
 	OPT_SUSPEND_TIME, OPT_POWER_PACE, OPT_POWER_WARM, OPT_ECONOMY,
 	OPT_PENALTY_CAP, OPT_PEAK_PRICE, OPT_PEAK_HOURS, OPT_BAG_FRAC,
 	OPT_BAG_TASKS, OPT_BAG_THROTTLE, OPT_BAG_MODE, OPT_SPEEDS,
-	OPT_SPEED_BLIND,
+	OPT_SPEED_BLIND, OPT_ISQOS, OPT_MIN_PROFIT_RATE,
 	OPT_SYNTHETIC,
 	OPT_SLOTS, OPT_SLOT_ACCEPT, OPT_SLOT_CANCEL,
 	OPT_RISKD_ADMIT,
@@ -148,6 +148,8 @@ static const struct option long_opts[] = {
 	{ "sla-order", required_argument, NULL, OPT_SLA_ORDER },
 	{ "sla-protect", required_argument, NULL, OPT_SLA_PROTECT },
 	{ "sla-return", required_argument, NULL, OPT_SLA_RETURN },
+	{ "isqos", required_argument, NULL, OPT_ISQOS },
+	{ "min-profit-rate", required_argument, NULL, OPT_MIN_PROFIT_RATE },
 	{ "predict", required_argument, NULL, OPT_PREDICT },
 	{ "predict-risk", required_argument, NULL, OPT_PREDICT_RISK },
 	{ "predict-min", required_argument, NULL, OPT_PREDICT_MIN },
@@ -249,7 +251,11 @@ static void _usage(FILE *f)
 "Policy:\n"
 "  --policy P              fcfs-bf sjf-bf edf-bf libra libra+$ librasla\n"
 "                          librariskd libra+$auto firstreward fixed peak\n"
-"                          | all (all but fixed and peak)\n"
+"                          isqos | all (all but fixed, peak and isqos)\n"
+"  --isqos K=V,...         the ISQoS market: providers=N, filter=hybrid|\n"
+"                          going|profit|top, history=N, deviation=F,\n"
+"                          min-rate=R, slope=K, price=count|queued,\n"
+"                          resched=on|off\n"
 "  --model M               commodity | bid (per policy by default)\n"
 "  --economy E             site | thesis: budgets and penalty rates x procs,\n"
 "                          or per job as the thesis' (site)\n"
@@ -263,6 +269,8 @@ static void _usage(FILE *f)
 "  --beta-min B, --beta-max B   Libra+$Auto bounds\n"
 "  --markup M              mark-up of jobs without a tier (0)\n"
 "  --price-damping S       Libra+$ demand smoothing time constant (0: off)\n"
+"  --min-profit-rate R     the Libra family declines a job earning less\n"
+"                          profit per hour to its target (0: off)\n"
 "  --peak-price P          peak: price per CPU-hour in peak hours (3)\n"
 "  --peak-hours A-B        peak: the peak hours on the trace's clock (12-24)\n"
 "  --fr-alpha A, --fr-discount D, --fr-slack S   FirstReward (1, 0.01, 25)\n"
@@ -410,6 +418,7 @@ static const struct {
 	{ OPT_BETA_MAX, "libra_beta_max" },
 	{ OPT_MARKUP, "libra_markup" },
 	{ OPT_PRICE_DAMPING, "libra_price_damping" },
+	{ OPT_MIN_PROFIT_RATE, "libra_min_profit_rate" },
 	{ OPT_PEAK_PRICE, "libra_peak_price" },
 	{ OPT_PEAK_HOURS, "libra_peak_hours" },
 };
@@ -514,6 +523,7 @@ static void _defaults(sim_config_t *cfg)
 	cfg->economy = SIM_ECONOMY_SITE;
 	/* thesis 6.4.2 */
 	cfg->fr_alpha = 1.0;
+	sim_isqos_defaults(&cfg->isqos);
 	cfg->fr_discount = 0.01;
 	cfg->fr_slack = 25.0;
 	cfg->probe_every = 3600.0;
@@ -893,7 +903,8 @@ static void _parse_check(sim_config_t *cfg, const char *policy,
 	else if (!sim_policy_from_name(policy, &cfg->policy))
 		_usage_error("--policy: unknown policy '%s' (fcfs-bf, sjf-bf, "
 			     "edf-bf, libra, libra+$, librasla, librariskd, "
-			     "libra+$auto, firstreward, fixed, peak, all)",
+			     "libra+$auto, firstreward, fixed, peak, isqos, "
+			     "all)",
 			     policy);
 	if (cfg->first && cfg->last)
 		_usage_error("--first and --last exclude each other");
@@ -1053,6 +1064,10 @@ static void _parse(int argc, char **argv, sim_config_t *cfg)
 		case OPT_PROBE_CPUS:
 			cfg->probe_cpus = (int) _int(name, a, 1, INT_MAX);
 			break;
+		case OPT_ISQOS:
+			if (sim_isqos_parse(a, &cfg->isqos, err, sizeof(err)))
+				_usage_error("%s", err);
+			break;
 		case OPT_HELP:
 			_usage(stdout);
 			exit(0);
@@ -1093,7 +1108,7 @@ typedef struct {
 	int prec;
 } field_t;
 
-#define NFIELDS 42
+#define NFIELDS 54
 
 static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 {
@@ -1161,7 +1176,7 @@ static void _emit(const sim_config_t *cfg, const field_t *f, int n)
 static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		     sim_policy_t policy, sim_model_t model,
 		     const libra_metrics_t *m, const sim_energy_t *en,
-		     const sim_outcome_t *out)
+		     const sim_outcome_t *out, const sim_isqos_stats_t *iq)
 {
 	field_t f[NFIELDS];
 	double work = 0.0;
@@ -1232,6 +1247,20 @@ static void _summary(const sim_config_t *cfg, const sim_workload_t *w,
 		I("deferred", en->deferred);
 		I("boot_waits", en->boot_waits);
 		I("late_begins", en->late_begins);
+	}
+	/* only with --policy isqos: the offers' measures (isqos.c) */
+	if (policy == SIM_ISQOS) {
+		I("providers", iq->providers);
+		I("offers", iq->offers);
+		D("budget_slack", iq->budget_slack, 6);
+		D("offer_profit", iq->profit, 6);
+		D("resilience", iq->resilience, 6);
+		D("profit_rate", iq->profit_rate, 6);
+		D("going_rate", iq->going, 6);
+		D("rate_mean", iq->rate_mean, 6);
+		D("rate_sd", iq->rate_sd, 6);
+		D("bill_gap", iq->bill_gap, 3);
+		D("bill_gap_sd", iq->bill_gap_sd, 3);
 	}
 #undef S
 #undef I
@@ -1310,6 +1339,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 			    sim_policy_model(policy) : cfg->model;
 	sim_outcome_t *out = sim_xcalloc(w->n + 1, sizeof(*out));
 	sim_energy_t en = { 0 };
+	sim_isqos_stats_t iq = { 0 };
 	libra_metrics_t m;
 	char err[512] = "";
 	size_t i;
@@ -1325,6 +1355,9 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 	case SIM_FIRST_REWARD:
 		rc = sim_run_spaced(cfg, w, policy, model, out, err,
 				    sizeof(err));
+		break;
+	case SIM_ISQOS:
+		rc = sim_run_isqos(cfg, w, model, out, &iq, err, sizeof(err));
 		break;
 	default:
 		rc = sim_run_timeshare(cfg, w, policy, model, out, &en, err,
@@ -1357,7 +1390,7 @@ static int _run(const sim_config_t *cfg, const sim_workload_t *w,
 		}
 		sim_energy_static(cfg, w->procs, cfg->tariff_start, span, &en);
 	}
-	_summary(cfg, w, policy, model, &m, &en, out);
+	_summary(cfg, w, policy, model, &m, &en, out, &iq);
 	if (csv)
 		_csv_rows(csv, cfg, w, policy, out);
 	free(out);

@@ -20,6 +20,7 @@ static const char *policy_names[SIM_POLICY_COUNT] = {
 	[SIM_FIRST_REWARD] = "firstreward",
 	[SIM_FIXED] = "fixed",
 	[SIM_PEAK] = "peak",
+	[SIM_ISQOS] = "isqos",
 };
 
 extern const char *sim_policy_name(sim_policy_t p)

@@ -14,6 +14,7 @@
  *			the core
  *	backfill.c	FCFS-BF, SJF-BF, EDF-BF (EASY backfilling)
  *	firstreward.c	FirstReward (Irwin, Grit, Chase 2004; thesis 6.4.2)
+ *	isqos.c		the ISQoS market: providers, offers, broker
  *	outcome.c	settle or reject a job (outcome.h)
  *	bags.c		bags of tasks (--bag-frac): their tasks on the
  *			space-shared engines, and what became of them
@@ -40,6 +41,7 @@
 #include <stdint.h>
 
 #include "bag.h"
+#include "isqos.h"
 #include "metrics.h"
 #include "params.h"
 #include "power.h"
@@ -60,6 +62,7 @@ typedef enum {
 	SIM_FIXED,		/* thesis 7.2.4 Fixed, Libra's admission */
 	SIM_PEAK,		/* FixedTime: peak/off-peak, each hour at its
 				 * rate (design.md decision 3) */
+	SIM_ISQOS,		/* the ISQoS market (decision 51) */
 	SIM_POLICY_COUNT
 } sim_policy_t;
 
@@ -112,6 +115,18 @@ typedef enum {
 	SIM_SLOTS_SEQUENTIAL,	/* one node, the cheapest slot */
 	SIM_SLOTS_PARALLEL,	/* all nodes at one start, the earliest */
 } sim_slots_t;
+
+/* --policy isqos, --isqos (isqos.c; doc/design.md decision 51): the
+ * providers the machine is split among, the broker's filter, the price's
+ * slope k, queued: the re-priced variant (only jobs not started count),
+ * resched: Algorithm 1's Round Robin Rescheduling */
+typedef struct sim_isqos_cfg {
+	int providers;
+	libra_isqos_t broker;
+	double slope;
+	bool queued;
+	bool resched;
+} sim_isqos_cfg_t;
 
 typedef struct sim_config {
 	const char *trace;
@@ -211,6 +226,8 @@ typedef struct sim_config {
 	double *speeds;
 	int nspeeds;
 	bool speed_blind;
+
+	sim_isqos_cfg_t isqos;	/* --policy isqos */
 
 	/* the core's parameters (alpha, beta, price_base, ...) */
 	libra_params_t params;
@@ -374,6 +391,24 @@ typedef struct sim_bag_stats {
 } sim_bag_stats_t;
 extern void sim_bag_stats(const sim_workload_t *w, const sim_outcome_t *out,
 			  sim_bag_stats_t *st);
+
+/* The ISQoS market's offer-quality measures (isqos.c): per accepted job
+ * the means of the chosen offer's budget slack, profit, resilience and
+ * profit rate (per hour), in the job's money; the top offer's price per
+ * CPU-hour over the arrivals; the gaps between billings (ends). */
+typedef struct sim_isqos_stats {
+	int providers;
+	long offers, accepted;
+	double budget_slack, profit, resilience, profit_rate, going;
+	double rate_mean, rate_sd, bill_gap, bill_gap_sd;
+} sim_isqos_stats_t;
+extern void sim_isqos_defaults(sim_isqos_cfg_t *c);
+/* --isqos KEY=VALUE,...: 0, or -1 with a message */
+extern int sim_isqos_parse(const char *spec, sim_isqos_cfg_t *c, char *err,
+			   size_t errlen);
+extern int sim_run_isqos(const sim_config_t *cfg, const sim_workload_t *w,
+			 sim_model_t model, sim_outcome_t *out,
+			 sim_isqos_stats_t *st, char *err, size_t errlen);
 
 /* The engines; each fills out[0..n-1].  Return 0 or -1 with a message. */
 extern int sim_run_timeshare(const sim_config_t *cfg,

@@ -52,6 +52,7 @@ static const libra_name_t verdict_names[] = {
 	{ LIBRA_REJECT_GPUS,		"gpus" },
 	{ LIBRA_REJECT_DUEDATE,		"duedate" },
 	{ LIBRA_REJECT_DISK,		"disk" },
+	{ LIBRA_REJECT_PROFIT,		"profit" },
 	{ 0, NULL }
 };
 
@@ -87,6 +88,8 @@ extern const char *libra_verdict_reason(libra_verdict_t v)
 		return "the deadline can be met, but not the due date, nor soon enough after it for the reduced price to cover the cost";
 	case LIBRA_REJECT_DISK:
 		return "not enough free scratch disk (TmpDisk) on the nodes where the CPU share fits";
+	case LIBRA_REJECT_PROFIT:
+		return "the price would earn the provider less than its going rate (libra_min_profit_rate)";
 	}
 	return "unknown";
 }

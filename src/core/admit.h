@@ -131,6 +131,8 @@ typedef enum {
 				 * the due date's break-even point */
 	LIBRA_REJECT_DISK,	/* the share fits, but not beside the scratch
 				 * disk (TmpDisk) the nodes' jobs hold */
+	LIBRA_REJECT_PROFIT,	/* the price would earn less per hour than
+				 * libra_min_profit_rate (decision 51) */
 } libra_verdict_t;
 
 #define LIBRA_QUOTE_MAX_PLACES 4096

@@ -12,6 +12,7 @@
 
 #include "admit.h"
 #include "admit_int.h"
+#include "isqos.h"
 #include "settle.h"
 
 /* The resource cost quote at one target, marked up to service price. */
@@ -76,9 +77,9 @@ static void _earliest_target(const libra_ledger_t *l, const libra_params_t *p,
 	_admit_target(l, p, sla, req, now, hi, m, q);
 }
 
-extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
-			const libra_sla_t *sla, const libra_request_t *req,
-			double now, libra_quote_t *q)
+static void _admit(const libra_ledger_t *l, const libra_params_t *p,
+		   const libra_sla_t *sla, const libra_request_t *req,
+		   double now, libra_quote_t *q)
 {
 	double m = libra_params_markup(p, sla->tier);
 
@@ -108,6 +109,31 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 	if (q->verdict == LIBRA_ACCEPT &&
 	    q->charge_target < q->price / (1.0 + m) - p->tolerance) {
 		q->verdict = LIBRA_REJECT_DUEDATE;
+		q->nplace = 0;
+	}
+}
+
+/*
+ * The going-rate floor (decision 51): an admitted job whose charge at its
+ * target earns less per hour to the target than libra_min_profit_rate
+ * over its resource cost is declined.
+ */
+extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
+			const libra_sla_t *sla, const libra_request_t *req,
+			double now, libra_quote_t *q)
+{
+	libra_isqos_offer_t o = { 0 };
+
+	_admit(l, p, sla, req, now, q);
+	if (q->verdict != LIBRA_ACCEPT || !(p->min_profit_rate > 0.0))
+		return;
+	o.now = now;
+	o.price = q->price;
+	o.cost = q->price / (1.0 + q->markup);
+	o.completion = q->target;
+	libra_offer_measure(sla, &o);
+	if (o.profit_rate < p->min_profit_rate) {
+		q->verdict = LIBRA_REJECT_PROFIT;
 		q->nplace = 0;
 	}
 }

@@ -113,6 +113,7 @@ extern void libra_params_default(libra_params_t *p)
 	p->markup_tier[LIBRA_TIER_VALUE] = 0.1;
 	p->markup_tier[LIBRA_TIER_STANDARD] = 0.2;	/* ISQoS section 6.2 */
 	p->markup_tier[LIBRA_TIER_PREMIUM] = 0.4;
+	p->min_profit_rate = 0.0;	/* decision 51: off */
 	p->price_damping = 0.0;		/* decision 19: prices as before */
 	p->quote_hold = 300.0;		/* decision 20: minutes, not seconds */
 	p->quote_max = 4.0;
@@ -202,6 +203,7 @@ const param_def_t params_defs[] = {
 	    0, 100, false),
 	NUM("libra_markup_premium",	markup_tier[LIBRA_TIER_PREMIUM],
 	    0, 100, false),
+	NUM("libra_min_profit_rate",	min_profit_rate, 0, 1e12, false),
 	NUM("libra_price_damping",	price_damping,	0, 1e8, false),
 	NUM("libra_quote_hold",		quote_hold,	1, 86400, false),
 	{ "libra_quote_max", KIND_DOUBLE, OFF(quote_max), { 0, 1000, false, true },

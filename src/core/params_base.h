@@ -91,6 +91,9 @@ typedef struct libra_params {
 	double tolerance;	/* floating-point slack for capacity tests */
 	double markup;		/* ISQoS mark-up of jobs without a tier */
 	double markup_tier[4];	/* by libra_tier_t (sla.h); [0] unused */
+	double min_profit_rate;	/* ISQoS going-rate floor: the least profit
+				 * per hour to completion a job must earn
+				 * (decision 51); 0: off */
 	double price_damping;	/* Libra+$: time constant [s] of the smoothed
 				 * demand its price sees; 0: off (price.h) */
 	double quote_hold;	/* how long a binding quote holds its price

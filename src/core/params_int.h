@@ -41,7 +41,7 @@ typedef struct {
 
 /* The keys, PARAMS_NDEFS of them, in the order libra_params_format()
  * writes them. */
-#define PARAMS_NDEFS 52
+#define PARAMS_NDEFS 53
 extern const param_def_t params_defs[];
 
 /* The key's entry, or NULL. */

@@ -35,6 +35,39 @@ static libra_sla_t _sla_due(double re, double due, double td,
 	return sla;
 }
 
+/* libra_min_profit_rate (decision 51): the mark-up's profit per hour to
+ * the target below the floor is declined; 0 is off. */
+START_TEST(test_min_profit_rate_declines_below_the_floor)
+{
+	/* R 100.25, S 120.3 (20%): 20.05 over 400 s, 180.45 per hour */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+
+	sla.set |= LIBRA_SLA_TIER;
+	sla.tier = LIBRA_TIER_STANDARD;
+	p.min_profit_rate = 180.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 120.3, TOL);
+	p.min_profit_rate = 181.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_PROFIT);
+	ck_assert_int_eq(q.nplace, 0);
+	ck_assert_str_eq(libra_verdict_name(q.verdict), "profit");
+	/* no mark-up, no profit: any floor declines */
+	sla.tier = LIBRA_TIER_NONE;
+	sla.set &= ~LIBRA_SLA_TIER;
+	p.min_profit_rate = 1e-6;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_PROFIT);
+	p.min_profit_rate = 0.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 /* opt=time (design.md decision 33): the earliest finish capacity and
  * budget allow, priced there; opt=cost the deadline-paced share. */
 START_TEST(test_opt_time_aims_at_the_earliest_finish)
@@ -236,6 +269,7 @@ static Suite *_suite(void)
 
 	T(tc, test_markup_of_the_tier_scales_the_price);
 	T(tc, test_markup_counts_against_the_budget);
+	T(tc, test_min_profit_rate_declines_below_the_floor);
 	T(tc, test_opt_time_aims_at_the_earliest_finish);
 	T(tc, test_due_date_share_when_it_fits);
 	T(tc, test_due_date_missed_before_break_even_is_admitted_later);

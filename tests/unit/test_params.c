@@ -555,6 +555,8 @@ static const struct {
 	  false, "-0", "100", "100.000001" },
 	{ K("libra_markup_premium", markup_tier[LIBRA_TIER_PREMIUM]), "0",
 	  false, "-0", "100", "100.000001" },
+	{ K("libra_min_profit_rate", min_profit_rate), "0", false, "-0",
+	  "1e12", "1000000000000.001" },
 	{ K("libra_price_damping", price_damping), "0", false, "-0", "1e8",
 	  "100000000.000001" },
 	{ K("libra_quote_hold", quote_hold), "1", false, "0.999999999",
