@@ -65,6 +65,7 @@ static int _refusal_errno(libra_verdict_t v)
 	case LIBRA_REJECT_RESOURCES:
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	case LIBRA_REJECT_BUDGET:
+	case LIBRA_REJECT_PROFIT:	/* the site's going rate: a policy */
 		return LIBRA_E_POLICY;
 	case LIBRA_REJECT_INVALID:
 		return LIBRA_E_INVALID;
@@ -256,6 +257,13 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	if (q->verdict == LIBRA_REJECT_RESOURCES ||
 	    q->verdict == LIBRA_REJECT_INVALID)
 		return;
+	if (q->verdict == LIBRA_REJECT_PROFIT) {
+		/* no deadline or budget raises the mark-up's share of the
+		 * price: a tier with a higher mark-up does (decision 51) */
+		xstrfmtcat(*err_msg, "; the going rate is %s per hour of profit: a tier with a higher mark-up may meet it",
+			   libra_qos_money(p->min_profit_rate, m1, sizeof(m1)));
+		return;
+	}
 	if (q->verdict == LIBRA_REJECT_SLOTS) {
 		xstrfmtcat(*err_msg, "; a later deadline does not help: submit again when jobs end");
 		return;
