@@ -5,7 +5,8 @@
 # refused with a log line naming the key and the running values stay, and
 # sched/libra refuses to load without sched_interval=-1,defer when it starts
 # jobs without an SLA itself (libra_no_sla=best_effort); an SLA job is refused
-# where Slurm could preempt or gang-suspend it (design.md decision 30).
+# where Slurm could preempt or gang-suspend it (design.md decision 30); the
+# going rate (libra_min_profit_rate) refuses a job that earns too little.
 
 . "$(dirname "$0")/lib.sh"
 libra_test_init
@@ -35,6 +36,22 @@ export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_eff
 wait_until 60 "the log line refusing libra_beta" bash -c "grep -q 'libra_beta=-3: not a non-negative number; keeping the previous settings' '$LIBRA_CLUSTER_DIR/log/slurmctld.log'"
 libra_sbatch_admitted "job after a bad reconfigure" -n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
 assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfigure"
+
+# The going rate (ISQoS' filter; design.md decision 51): a job whose price
+# earns less profit per hour to its deadline than libra_min_profit_rate is
+# refused, as a policy, naming the rate: without a mark-up it earns none;
+# the same job in the premium tier (40%) earns 0.4 x 20.03 in 10 minutes,
+# 48 per hour.
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_interval=5,libra_min_profit_rate=10'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (going rate) failed"
+libra_sbatch_refused "a job that earns less than the going rate" \
+	"libra: rejected: the price would earn the provider less than its going rate (libra_min_profit_rate)" \
+	-n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
+assert_contains "$SB_OUT" "; the going rate is 10" "the refusal names the going rate"
+libra_sbatch_admitted "the same job in the premium tier" -n 1 \
+	--comment="runtime=10s,deadline=10m,budget=100,tier=premium" --wrap 'sleep 1'
+export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_interval=5'
+"$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (no going rate) failed"
 
 # Slurm's preemption and gang scheduling (design.md decision 30): an SLA is
 # refused where Slurm could stop the job; admitted again once it cannot
