@@ -193,7 +193,8 @@ static libra_power_cfg_t _cfg(libra_power_t h)
 static libra_power_node_t _node(libra_node_power_t st, bool busy,
 				double next, int idle)
 {
-	libra_power_node_t n = { st, busy, next, idle };
+	libra_power_node_t n = { .state = st, .busy = busy, .next_use = next,
+				 .idle_points = idle };
 
 	return n;
 }
