@@ -222,9 +222,10 @@ def verdict_id(experiment, claim, taken=()):
 def verdict(state, claim, evidence):
     """A verdict bullet: state is True (holds), False (does not hold) or a
     string: 'partly', or 'not comparable' where the runs use a mechanism or
-    a trace other than the paper's (the evidence says which and why).  It names the economy its runs were made in
-    (libra-sim --economy; design.md decision 3) and is recorded for
-    make-report."""
+    a trace other than the paper's (the evidence says which and why).  It
+    names the economy its runs were made in (libra-sim --economy;
+    design.md decision 3), "no economy" for an experiment without prices
+    (NO_ECONOMY), and is recorded for make-report."""
     word = {True: "holds", False: "does not hold"}.get(state, state)
     eco = " and ".join(sorted(_ECONOMIES)) or "site"
     eco += " economies" if len(_ECONOMIES) > 1 else " economy"
@@ -400,6 +401,7 @@ class Experiment:
             os.makedirs(d, exist_ok=True)
         self.traces = []    # (path, procs) of every trace run on, in order
         self.synthetic = None   # use_synthetic(): libra-sim --synthetic
+        self.workload = None    # what the runs ran on, when not libra-sim's
         self.use_trace(a.trace, a.procs)
         self.window = a.window
         self.window_args = _parse_window(a.window)
@@ -856,9 +858,9 @@ class Experiment:
         with open(os.path.join(self.repdir, f"{self.order}-{self.name}"
                                ".params"), "w") as f:
             for k, v in (("trace", os.path.relpath(trace, ROOT)),
-                         ("traces", "synthetic (--synthetic "
+                         ("traces", self.workload or "synthetic (--synthetic "
                           f"{self.synthetic} on {self.procs} processors)"
-                          if self.synthetic else ", ".join(
+                          if self.workload or self.synthetic else ", ".join(
                              os.path.basename(t).split("-cln")[0]
                              for t, _ in self.traces)),
                          ("trace_sha256", _hash_file(trace, "sha256")),
