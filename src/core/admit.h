@@ -339,6 +339,20 @@ extern void libra_counter_offer_within(const libra_ledger_t *l,
 				       double max_seconds, libra_offer_t *o);
 
 /*
+ * The counter-offer to a job refused for the going rate
+ * (LIBRA_REJECT_PROFIT, libra_min_profit_rate; doc/design.md decision 51):
+ * no later deadline or larger budget raises the mark-up's profit, a tier
+ * with a higher mark-up does.  The lowest tier above the job's own under
+ * which libra_admit() accepts it, its quote in q; LIBRA_TIER_NONE, and q
+ * the last tier's refusal, when none does.
+ */
+extern libra_tier_t libra_tier_offer(const libra_ledger_t *l,
+				     const libra_params_t *p,
+				     const libra_sla_t *sla,
+				     const libra_request_t *req, double now,
+				     libra_quote_t *q);
+
+/*
  * The next free slot (thesis chapter 7's reservations; decision 21): for
  * a request refused for its window [now, deadline] ("now" its begin when
  * it is booked, req->booked then the real now), the earliest later begin,

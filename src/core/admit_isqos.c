@@ -138,6 +138,25 @@ extern void libra_admit(const libra_ledger_t *l, const libra_params_t *p,
 	}
 }
 
+extern libra_tier_t libra_tier_offer(const libra_ledger_t *l,
+				     const libra_params_t *p,
+				     const libra_sla_t *sla,
+				     const libra_request_t *req, double now,
+				     libra_quote_t *q)
+{
+	libra_sla_t s = *sla;
+	int t = (sla->set & LIBRA_SLA_TIER) ? (int) sla->tier : 0;
+
+	for (t++; t < LIBRA_TIER_COUNT; t++) {
+		s.tier = (libra_tier_t) t;
+		s.set |= LIBRA_SLA_TIER;
+		libra_admit(l, p, &s, req, now, q);
+		if (q->verdict == LIBRA_ACCEPT)
+			return s.tier;
+	}
+	return LIBRA_TIER_NONE;
+}
+
 extern void libra_sla_accept(libra_sla_t *sla, const libra_quote_t *q)
 {
 	if (q->verdict != LIBRA_ACCEPT)

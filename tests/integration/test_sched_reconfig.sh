@@ -39,17 +39,19 @@ assert_eq libra "$(policy_of "$SB_JOBID")" "policy kept after a refused reconfig
 
 # The going rate (ISQoS' filter; design.md decision 51): a job whose price
 # earns less profit per hour to its deadline than libra_min_profit_rate is
-# refused, as a policy, naming the rate: without a mark-up it earns none;
-# the same job in the premium tier (40%) earns 0.4 x 20.03 in 10 minutes,
-# 48 per hour.
+# refused, as a policy, naming the rate: without a mark-up it earns none.
+# The counter-offer is the lowest tier whose mark-up earns it: value (10%)
+# earns 0.1 x 20.03 in 10 minutes, 12 per hour, at a price of 22.04; that
+# job is admitted.
 export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_interval=5,libra_min_profit_rate=10'
 "$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (going rate) failed"
 libra_sbatch_refused "a job that earns less than the going rate" \
 	"libra: rejected: the price would earn the provider less than its going rate (libra_min_profit_rate)" \
 	-n 1 --comment="runtime=10s,deadline=10m,budget=100" --wrap 'sleep 1'
 assert_contains "$SB_OUT" "; the going rate is 10" "the refusal names the going rate"
-libra_sbatch_admitted "the same job in the premium tier" -n 1 \
-	--comment="runtime=10s,deadline=10m,budget=100,tier=premium" --wrap 'sleep 1'
+assert_contains "$SB_OUT" "; cheapest feasible: tier=value at 22.04" "the counter-offer names the tier"
+libra_sbatch_admitted "the counter-offer taken" -n 1 \
+	--comment="runtime=10s,deadline=10m,budget=100,tier=value" --wrap 'sleep 1'
 export LIBRA_SCHEDULER_PARAMETERS='sched_interval=-1,defer,libra_no_sla=best_effort,libra_policy=libra,libra_price_base=7200,libra_interval=5'
 "$LIBRA_CLUSTER" reconfig >/dev/null || fail "libra-cluster reconfig (no going rate) failed"
 

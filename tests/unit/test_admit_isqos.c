@@ -68,6 +68,39 @@ START_TEST(test_min_profit_rate_declines_below_the_floor)
 }
 END_TEST
 
+/* The going rate's counter-offer (decision 51): the lowest tier above the
+ * job's own whose mark-up earns the floor; none when no tier does. */
+START_TEST(test_tier_offer_names_the_lowest_tier_that_earns_the_floor)
+{
+	/* R 100.25 over 400 s: value (10%) earns 90.2 per hour, standard
+	 * (20%) 180.45, premium (40%) 360.9 */
+	libra_ledger_t *l = _nodes(1, 1);
+	libra_params_t p = _params(LIBRA_POLICY_LIBRA);
+	libra_sla_t sla = _sla(100, 0, 400, NO_BUDGET);
+	libra_request_t req = { .cpus = 1 };
+
+	p.min_profit_rate = 100.0;
+	_admit(l, &p, &sla, 1, 0, 0, 0);
+	ck_assert_verdict(LIBRA_REJECT_PROFIT);
+	ck_assert_int_eq(libra_tier_offer(l, &p, &sla, &req, 0, &q),
+			 LIBRA_TIER_STANDARD);
+	ck_assert_verdict(LIBRA_ACCEPT);
+	ck_assert_double_eq_tol(q.price, 120.3, TOL);
+	/* from the standard tier itself: premium is the next */
+	sla.set |= LIBRA_SLA_TIER;
+	sla.tier = LIBRA_TIER_STANDARD;
+	p.min_profit_rate = 200.0;
+	ck_assert_int_eq(libra_tier_offer(l, &p, &sla, &req, 0, &q),
+			 LIBRA_TIER_PREMIUM);
+	/* a floor no tier earns: none, the premium tier's refusal */
+	p.min_profit_rate = 400.0;
+	ck_assert_int_eq(libra_tier_offer(l, &p, &sla, &req, 0, &q),
+			 LIBRA_TIER_NONE);
+	ck_assert_verdict(LIBRA_REJECT_PROFIT);
+	libra_ledger_destroy(l);
+}
+END_TEST
+
 /* opt=time (design.md decision 33): the earliest finish capacity and
  * budget allow, priced there; opt=cost the deadline-paced share. */
 START_TEST(test_opt_time_aims_at_the_earliest_finish)
@@ -270,6 +303,7 @@ static Suite *_suite(void)
 	T(tc, test_markup_of_the_tier_scales_the_price);
 	T(tc, test_markup_counts_against_the_budget);
 	T(tc, test_min_profit_rate_declines_below_the_floor);
+	T(tc, test_tier_offer_names_the_lowest_tier_that_earns_the_floor);
 	T(tc, test_opt_time_aims_at_the_earliest_finish);
 	T(tc, test_due_date_share_when_it_fits);
 	T(tc, test_due_date_missed_before_break_even_is_admitted_later);

@@ -260,8 +260,17 @@ static void _refuse_msg(const libra_ledger_t *l, const libra_params_t *p,
 	if (q->verdict == LIBRA_REJECT_PROFIT) {
 		/* no deadline or budget raises the mark-up's share of the
 		 * price: a tier with a higher mark-up does (decision 51) */
-		xstrfmtcat(*err_msg, "; the going rate is %s per hour of profit: a tier with a higher mark-up may meet it",
+		libra_quote_t tq;
+		libra_tier_t t = libra_tier_offer(l, p, sla, req, now, &tq);
+
+		xstrfmtcat(*err_msg, "; the going rate is %s per hour of profit",
 			   libra_qos_money(p->min_profit_rate, m1, sizeof(m1)));
+		if (t != LIBRA_TIER_NONE)
+			xstrfmtcat(*err_msg, "; cheapest feasible: tier=%s at %s",
+				   libra_tier_name(t),
+				   _money_up(tq.price, m2, sizeof(m2)));
+		else
+			xstrfmtcat(*err_msg, ": no tier's mark-up earns it");
 		return;
 	}
 	if (q->verdict == LIBRA_REJECT_SLOTS) {
