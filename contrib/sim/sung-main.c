@@ -240,6 +240,26 @@ static void _series(const char *key, const double *v, int n, int runs)
 	printf("]");
 }
 
+/*
+ * --OPT ARG as a number in [lo, hi] (whole if asked), into *v; else says
+ * what is wrong, naming the option, and returns false.
+ */
+static bool _num(const char *opt, const char *arg, double lo, double hi,
+		 bool whole, double *v)
+{
+	char *end;
+	double x = strtod(arg, &end);
+
+	if (end == arg || *end || !isfinite(x) || x < lo || x > hi ||
+	    (whole && x != floor(x))) {
+		fprintf(stderr, PROG ": --%s: '%s' is not a%s number in "
+			"[%g, %g]\n", opt, arg, whole ? " whole" : "", lo, hi);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -265,6 +285,7 @@ int main(int argc, char **argv)
 	acc_t acc[SUNG_NHEUR];
 	double lpsum = 0, na = 0, na2 = 0, ia = 0, ia2 = 0, *ps, *ns;
 	char err[256];
+	double x;
 
 	sung_cfg_default(&c);
 	for (int h = 0; h < SUNG_NHEUR; h++)
@@ -272,13 +293,20 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
-			runs = atoi(optarg);
+			if (!_num("runs", optarg, 1, 1e7, true, &x))
+				return 2;
+			runs = (int) x;
 			break;
 		case 's':
-			seed = strtoull(optarg, NULL, 10);
+			if (!_num("seed", optarg, 0, 9007199254740992.0,
+				  true, &x))
+				return 2;
+			seed = (unsigned long long) x;
 			break;
 		case 'c':
-			shape = atoi(optarg);
+			if (!_num("cost", optarg, 1, 5, true, &x))
+				return 2;
+			shape = (int) x;
 			if (!sung_cost_shape(&c, shape)) {
 				fprintf(stderr, PROG ": --cost 1-5\n");
 				return 2;
@@ -312,22 +340,37 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'm':
-			c.pmin = atoi(optarg);
+			if (!_num("pmin", optarg, 1, SUNG_PMAX, true, &x))
+				return 2;
+			c.pmin = (int) x;
 			break;
 		case 'M':
-			c.pmax = atoi(optarg);
+			if (!_num("pmax", optarg, 1, SUNG_PMAX, true, &x))
+				return 2;
+			c.pmax = (int) x;
 			break;
 		case 'i':
-			c.ia = atof(optarg);
+			if (!_num("interarrival", optarg, 1e-3, 1e9, false,
+				  &c.ia))
+				return 2;
 			break;
 		case 'y':
-			c.y = atof(optarg);
+			if (!_num("confidence", optarg, 0, 1, false, &c.y))
+				return 2;
+			if (!(c.y > 0 && c.y < 1)) {
+				fprintf(stderr, PROG ": --confidence: '%s' is "
+					"not strictly between 0 and 1\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case '1':
-			c.r1 = atof(optarg);
+			if (!_num("r1", optarg, 0, 1e9, false, &c.r1))
+				return 2;
 			break;
 		case '2':
-			c.r2 = atof(optarg);
+			if (!_num("r2", optarg, 0, 1e9, false, &c.r2))
+				return 2;
 			break;
 		case 'L':
 			lp = false;
@@ -352,11 +395,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (runs < 1 || c.pmin < 1 || c.pmax < c.pmin ||
-	    c.pmax > SUNG_PMAX || !(c.ia > 0) || c.r1 < 0 || c.r2 < 0 ||
-	    c.r1 >= c.dt || !(c.y > 0 && c.y < 1)) {
-		fprintf(stderr, PROG ": bad --runs, --pmin, --pmax, "
-			"--interarrival, --r1, --r2 or --confidence\n");
+	if (c.pmax < c.pmin) {
+		fprintf(stderr, PROG ": --pmax %d is below --pmin %d\n",
+			c.pmax, c.pmin);
+		return 2;
+	}
+	if (c.r1 >= c.dt) {
+		fprintf(stderr, PROG ": --r1 %g is not below the decision "
+			"interval (%g s)\n", c.r1, c.dt);
 		return 2;
 	}
 	if (check && !sung_lp_available()) {
