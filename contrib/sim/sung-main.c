@@ -50,6 +50,13 @@ typedef struct {
 	double *p, *n;
 } acc_t;
 
+/* Over all the periods: arrivals, the LP bound, the bound's violations. */
+typedef struct {
+	int runs, shape, bad;
+	unsigned long long seed;
+	double lpsum, na, na2, ia, ia2;
+} totals_t;
+
 /* One run's outcome. */
 typedef struct {
 	double cost;
@@ -260,6 +267,72 @@ static bool _num(const char *opt, const char *arg, double lo, double hi,
 	return true;
 }
 
+/* The run's summary as JSON on stdout (libra-sung(1), OUTPUT). */
+static void _print_json(const sung_cfg_t *c, const sung_tables_t *t,
+			const totals_t *tt, const acc_t *acc, const bool *use)
+{
+	int runs = tt->runs;
+	double na = tt->na / runs, ia = tt->ia / runs;
+
+	printf("{\"version\": \"%s\", \"seed\": %llu, \"runs\": %d, "
+	       "\"cost\": %d, \"pmin\": %d, \"pmax\": %d, \"u\": %d, "
+	       "\"d\": %d, \"dt\": %g, \"interarrival\": %g, \"svc\": %g, "
+	       "\"y\": %g, \"r1\": %g, \"r2\": %g, \"pstatic\": %d, "
+	       "\"penalty\": %.6f,\n", PACKAGE_VERSION, tt->seed, runs,
+	       tt->shape, c->pmin, c->pmax, c->u, c->d, c->dt, c->ia, c->svc,
+	       c->y, c->r1, c->r2, t->pstatic, t->penalty);
+	printf("\"arrivals\": {\"mean\": %.3f, \"sd\": %.3f, "
+	       "\"interarrival_mean\": %.3f, \"interarrival_sd\": %.3f},\n",
+	       na, sqrt(fmax(0, tt->na2 / runs - na * na)),
+	       ia, sqrt(fmax(0, tt->ia2 / runs - ia * ia)));
+	printf("\"gmax\": [");
+	for (int s = 0; s <= c->d; s++)
+		printf("%s%d", s ? ", " : "", t->g[s][c->pmax]);
+	printf("],\n\"lp\": ");
+	if (isfinite(tt->lpsum))
+		printf("%.6f", tt->lpsum / runs);
+	else
+		printf("null");
+	printf(", \"lp_violations\": %d,\n\"heuristics\": {", tt->bad);
+	for (int h = 0, first = 1; h < SUNG_NHEUR; h++) {
+		const acc_t *a = &acc[h];
+		double m = a->cost / runs;
+
+		if (!use[h])
+			continue;
+		printf("%s\n\"%s\": {\"cost\": %.6f, \"cost_sd\": %.6f, "
+		       "\"cost_penalized\": %.6f, \"missed_jobs\": %.6f, "
+		       "\"missed_runs_pct\": %.4f, \"deployments\": %.4f, "
+		       "\"servers_added\": %.4f, \"above_lp\": %.0f,\n",
+		       first ? "" : ",", sung_heur_name(h), m,
+		       sqrt(fmax(0, a->cost2 / runs - m * m)), a->pen / runs,
+		       a->missed / runs, 100.0 * a->missruns / runs,
+		       a->deploys / runs, a->added / runs, a->abovelp);
+		_series("p", a->p, c->d, runs);
+		printf(",\n");
+		_series("n", a->n, c->d, runs);
+		printf("}");
+		first = 0;
+	}
+	printf("\n}}\n");
+}
+
+/* --tables: g_s(p) for every decision point and p, and static's p. */
+static void _print_tables(const sung_cfg_t *c, const sung_tables_t *t)
+{
+	printf("s");
+	for (int p = c->pmin; p <= c->pmax; p++)
+		printf(" g(%d)", p);
+	printf("\n");
+	for (int s = 0; s <= c->d; s++) {
+		printf("%d", s);
+		for (int p = c->pmin; p <= c->pmax; p++)
+			printf(" %d", t->g[s][p]);
+		printf("\n");
+	}
+	printf("static %d\n", t->pstatic);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -278,12 +351,13 @@ int main(int argc, char **argv)
 	sung_tables_t t;
 	bool use[SUNG_NHEUR], lp = sung_lp_available(), check = false;
 	bool tables = false;
-	int runs = 1000, shape = 1, o, bad = 0;
+	int runs = 1000, shape = 1, o;
 	unsigned long long seed = 1;
 	const char *csv = NULL;
 	FILE *fc = NULL;
 	acc_t acc[SUNG_NHEUR];
-	double lpsum = 0, na = 0, na2 = 0, ia = 0, ia2 = 0, *ps, *ns;
+	double *ps, *ns;
+	totals_t tot = { 0 };
 	char err[256];
 	double x;
 
@@ -415,17 +489,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (tables) {
-		printf("s");
-		for (int p = c.pmin; p <= c.pmax; p++)
-			printf(" g(%d)", p);
-		printf("\n");
-		for (int s = 0; s <= c.d; s++) {
-			printf("%d", s);
-			for (int p = c.pmin; p <= c.pmax; p++)
-				printf(" %d", t.g[s][p]);
-			printf("\n");
-		}
-		printf("static %d\n", t.pstatic);
+		_print_tables(&c, &t);
 		sung_tables_free(&t);
 		return 0;
 	}
@@ -448,18 +512,18 @@ int main(int argc, char **argv)
 		double bound = NAN;
 
 		_period(&c, seed, r, &w);
-		na += w.n;
-		na2 += (double) w.n * w.n;
+		tot.na += w.n;
+		tot.na2 += (double) w.n * w.n;
 		if (w.n > 1) {
 			double m = w.arr[w.n - 1] / w.n;
 
-			ia += m;
-			ia2 += m * m;
+			tot.ia += m;
+			tot.ia2 += m * m;
 		}
 		if (lp)
 			bound = sung_lp_bound(&c, t.penalty, w.arr, w.size,
 					      w.n);
-		lpsum += bound;
+		tot.lpsum += bound;
 		for (int h = 0; h < SUNG_NHEUR; h++) {
 			out_t out;
 			acc_t *a = &acc[h];
@@ -478,7 +542,7 @@ int main(int argc, char **argv)
 			a->added += out.added;
 			if (bound > pc + 1e-6 * (1 + pc)) {
 				a->abovelp++;
-				bad++;
+				tot.bad++;
 				if (check)
 					fprintf(stderr, PROG ": run %d %s: "
 						"bound %.6f above cost %.6f\n",
@@ -498,49 +562,10 @@ int main(int argc, char **argv)
 		free(w.arr);
 		free(w.size);
 	}
-	printf("{\"version\": \"%s\", \"seed\": %llu, \"runs\": %d, "
-	       "\"cost\": %d, \"pmin\": %d, \"pmax\": %d, \"u\": %d, "
-	       "\"d\": %d, \"dt\": %g, \"interarrival\": %g, \"svc\": %g, "
-	       "\"y\": %g, \"r1\": %g, \"r2\": %g, \"pstatic\": %d, "
-	       "\"penalty\": %.6f,\n", PACKAGE_VERSION, seed, runs, shape,
-	       c.pmin, c.pmax, c.u, c.d, c.dt, c.ia, c.svc, c.y, c.r1, c.r2,
-	       t.pstatic, t.penalty);
-	printf("\"arrivals\": {\"mean\": %.3f, \"sd\": %.3f, "
-	       "\"interarrival_mean\": %.3f, \"interarrival_sd\": %.3f},\n",
-	       na / runs, sqrt(fmax(0, na2 / runs - (na / runs) *
-				    (na / runs))),
-	       ia / runs, sqrt(fmax(0, ia2 / runs - (ia / runs) *
-				    (ia / runs))));
-	printf("\"gmax\": [");
-	for (int s = 0; s <= c.d; s++)
-		printf("%s%d", s ? ", " : "", t.g[s][c.pmax]);
-	printf("],\n\"lp\": ");
-	if (isfinite(lpsum))
-		printf("%.6f", lpsum / runs);
-	else
-		printf("null");
-	printf(", \"lp_violations\": %d,\n\"heuristics\": {", bad);
-	for (int h = 0, first = 1; h < SUNG_NHEUR; h++) {
-		acc_t *a = &acc[h];
-		double m = a->cost / runs;
-
-		if (!use[h])
-			continue;
-		printf("%s\n\"%s\": {\"cost\": %.6f, \"cost_sd\": %.6f, "
-		       "\"cost_penalized\": %.6f, \"missed_jobs\": %.6f, "
-		       "\"missed_runs_pct\": %.4f, \"deployments\": %.4f, "
-		       "\"servers_added\": %.4f, \"above_lp\": %.0f,\n",
-		       first ? "" : ",", sung_heur_name(h), m,
-		       sqrt(fmax(0, a->cost2 / runs - m * m)), a->pen / runs,
-		       a->missed / runs, 100.0 * a->missruns / runs,
-		       a->deploys / runs, a->added / runs, a->abovelp);
-		_series("p", a->p, c.d, runs);
-		printf(",\n");
-		_series("n", a->n, c.d, runs);
-		printf("}");
-		first = 0;
-	}
-	printf("\n}}\n");
+	tot.runs = runs;
+	tot.seed = seed;
+	tot.shape = shape;
+	_print_json(&c, &t, &tot, acc, use);
 	if (fc)
 		fclose(fc);
 	for (int h = 0; h < SUNG_NHEUR; h++) {
@@ -550,5 +575,5 @@ int main(int argc, char **argv)
 	free(ps);
 	free(ns);
 	sung_tables_free(&t);
-	return check && bad ? 1 : 0;
+	return check && tot.bad ? 1 : 0;
 }
