@@ -57,6 +57,16 @@ typedef struct {
 	double lpsum, na, na2, ia, ia2;
 } totals_t;
 
+/* What the command line asks. */
+typedef struct {
+	sung_cfg_t c;
+	bool use[SUNG_NHEUR];	/* the heuristics to run */
+	bool lp, check, tables;
+	int runs, shape;
+	unsigned long long seed;
+	const char *csv;
+} args_t;
+
 /* One run's outcome. */
 typedef struct {
 	double cost;
@@ -333,7 +343,9 @@ static void _print_tables(const sung_cfg_t *c, const sung_tables_t *t)
 	printf("static %d\n", t->pstatic);
 }
 
-int main(int argc, char **argv)
+/* The command line into *a; -1 when the run goes on, else the exit
+ * status (after --help, --version or a bad argument, said on stderr). */
+static int _parse(int argc, char **argv, args_t *a)
 {
 	static const struct option opts[] = {
 		{ "runs", 1, 0, 'n' }, { "seed", 1, 0, 's' },
@@ -347,58 +359,53 @@ int main(int argc, char **argv)
 		{ "help", 0, 0, 'h' }, { "version", 0, 0, 'V' },
 		{ 0, 0, 0, 0 }
 	};
-	sung_cfg_t c;
-	sung_tables_t t;
-	bool use[SUNG_NHEUR], lp = sung_lp_available(), check = false;
-	bool tables = false;
-	int runs = 1000, shape = 1, o;
-	unsigned long long seed = 1;
-	const char *csv = NULL;
-	FILE *fc = NULL;
-	acc_t acc[SUNG_NHEUR];
-	double *ps, *ns;
-	totals_t tot = { 0 };
 	char err[256];
 	double x;
+	int o;
 
-	sung_cfg_default(&c);
+	memset(a, 0, sizeof(*a));
+	a->lp = sung_lp_available();
+	a->runs = 1000;
+	a->shape = 1;
+	a->seed = 1;
+	sung_cfg_default(&a->c);
 	for (int h = 0; h < SUNG_NHEUR; h++)
-		use[h] = true;
+		a->use[h] = true;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			if (!_num("runs", optarg, 1, 1e7, true, &x))
 				return 2;
-			runs = (int) x;
+			a->runs = (int) x;
 			break;
 		case 's':
 			if (!_num("seed", optarg, 0, 9007199254740992.0,
 				  true, &x))
 				return 2;
-			seed = (unsigned long long) x;
+			a->seed = (unsigned long long) x;
 			break;
 		case 'c':
 			if (!_num("cost", optarg, 1, 5, true, &x))
 				return 2;
-			shape = (int) x;
-			if (!sung_cost_shape(&c, shape)) {
+			a->shape = (int) x;
+			if (!sung_cost_shape(&a->c, a->shape)) {
 				fprintf(stderr, PROG ": --cost 1-5\n");
 				return 2;
 			}
 			break;
 		case 't':
-			if (libra_tariff_parse(&c.cost, optarg, err,
+			if (libra_tariff_parse(&a->c.cost, optarg, err,
 					       sizeof(err))) {
 				fprintf(stderr, PROG ": --tariff: %s\n", err);
 				return 2;
 			}
-			shape = 0;
+			a->shape = 0;
 			break;
 		case 'H': {
 			char *dup = strdup(optarg), *save, *tok;
 
 			for (int h = 0; h < SUNG_NHEUR; h++)
-				use[h] = false;
+				a->use[h] = false;
 			for (tok = strtok_r(dup, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save)) {
 				sung_heur_t h;
@@ -408,7 +415,7 @@ int main(int argc, char **argv)
 						"%s\n", tok);
 					return 2;
 				}
-				use[h] = true;
+				a->use[h] = true;
 			}
 			free(dup);
 			break;
@@ -416,22 +423,22 @@ int main(int argc, char **argv)
 		case 'm':
 			if (!_num("pmin", optarg, 1, SUNG_PMAX, true, &x))
 				return 2;
-			c.pmin = (int) x;
+			a->c.pmin = (int) x;
 			break;
 		case 'M':
 			if (!_num("pmax", optarg, 1, SUNG_PMAX, true, &x))
 				return 2;
-			c.pmax = (int) x;
+			a->c.pmax = (int) x;
 			break;
 		case 'i':
 			if (!_num("interarrival", optarg, 1e-3, 1e9, false,
-				  &c.ia))
+				  &a->c.ia))
 				return 2;
 			break;
 		case 'y':
-			if (!_num("confidence", optarg, 0, 1, false, &c.y))
+			if (!_num("confidence", optarg, 0, 1, false, &a->c.y))
 				return 2;
-			if (!(c.y > 0 && c.y < 1)) {
+			if (!(a->c.y > 0 && a->c.y < 1)) {
 				fprintf(stderr, PROG ": --confidence: '%s' is "
 					"not strictly between 0 and 1\n",
 					optarg);
@@ -439,24 +446,24 @@ int main(int argc, char **argv)
 			}
 			break;
 		case '1':
-			if (!_num("r1", optarg, 0, 1e9, false, &c.r1))
+			if (!_num("r1", optarg, 0, 1e9, false, &a->c.r1))
 				return 2;
 			break;
 		case '2':
-			if (!_num("r2", optarg, 0, 1e9, false, &c.r2))
+			if (!_num("r2", optarg, 0, 1e9, false, &a->c.r2))
 				return 2;
 			break;
 		case 'L':
-			lp = false;
+			a->lp = false;
 			break;
 		case 'C':
-			check = true;
+			a->check = true;
 			break;
 		case 'o':
-			csv = optarg;
+			a->csv = optarg;
 			break;
 		case 'T':
-			tables = true;
+			a->tables = true;
 			break;
 		case 'h':
 			_usage(stdout);
@@ -469,32 +476,50 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (c.pmax < c.pmin) {
+	if (a->c.pmax < a->c.pmin) {
 		fprintf(stderr, PROG ": --pmax %d is below --pmin %d\n",
-			c.pmax, c.pmin);
+			a->c.pmax, a->c.pmin);
 		return 2;
 	}
-	if (c.r1 >= c.dt) {
+	if (a->c.r1 >= a->c.dt) {
 		fprintf(stderr, PROG ": --r1 %g is not below the decision "
-			"interval (%g s)\n", c.r1, c.dt);
+			"interval (%g s)\n", a->c.r1, a->c.dt);
 		return 2;
 	}
-	if (check && !sung_lp_available()) {
+	if (a->check && !sung_lp_available()) {
 		fprintf(stderr, PROG ": --check-lp: built without GLPK\n");
 		return 77;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	args_t arg;
+	sung_cfg_t c;
+	sung_tables_t t;
+	FILE *fc = NULL;
+	acc_t acc[SUNG_NHEUR];
+	double *ps, *ns;
+	totals_t tot = { 0 };
+	int rc = _parse(argc, argv, &arg);
+	const bool *use = arg.use;
+
+	if (rc >= 0)
+		return rc;
+	c = arg.c;
 	c.nmax = (int) ceil(c.pmax * c.d * c.dt / c.svc);
 	if (!sung_tables(&c, &t)) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	if (tables) {
+	if (arg.tables) {
 		_print_tables(&c, &t);
 		sung_tables_free(&t);
 		return 0;
 	}
-	if (csv && !(fc = fopen(csv, "w"))) {
-		perror(csv);
+	if (arg.csv && !(fc = fopen(arg.csv, "w"))) {
+		perror(arg.csv);
 		return 1;
 	}
 	if (fc)
@@ -507,11 +532,11 @@ int main(int argc, char **argv)
 		acc[h].p = calloc(c.d, sizeof(double));
 		acc[h].n = calloc(c.d, sizeof(double));
 	}
-	for (int r = 0; r < runs; r++) {
+	for (int r = 0; r < arg.runs; r++) {
 		period_t w;
 		double bound = NAN;
 
-		_period(&c, seed, r, &w);
+		_period(&c, arg.seed, r, &w);
 		tot.na += w.n;
 		tot.na2 += (double) w.n * w.n;
 		if (w.n > 1) {
@@ -520,7 +545,7 @@ int main(int argc, char **argv)
 			tot.ia += m;
 			tot.ia2 += m * m;
 		}
-		if (lp)
+		if (arg.lp)
 			bound = sung_lp_bound(&c, t.penalty, w.arr, w.size,
 					      w.n);
 		tot.lpsum += bound;
@@ -543,7 +568,7 @@ int main(int argc, char **argv)
 			if (bound > pc + 1e-6 * (1 + pc)) {
 				a->abovelp++;
 				tot.bad++;
-				if (check)
+				if (arg.check)
 					fprintf(stderr, PROG ": run %d %s: "
 						"bound %.6f above cost %.6f\n",
 						r, sung_heur_name(h), bound,
@@ -562,9 +587,9 @@ int main(int argc, char **argv)
 		free(w.arr);
 		free(w.size);
 	}
-	tot.runs = runs;
-	tot.seed = seed;
-	tot.shape = shape;
+	tot.runs = arg.runs;
+	tot.seed = arg.seed;
+	tot.shape = arg.shape;
 	_print_json(&c, &t, &tot, acc, use);
 	if (fc)
 		fclose(fc);
@@ -575,5 +600,5 @@ int main(int argc, char **argv)
 	free(ps);
 	free(ns);
 	sung_tables_free(&t);
-	return check && tot.bad ? 1 : 0;
+	return arg.check && tot.bad ? 1 : 0;
 }
