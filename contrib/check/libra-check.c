@@ -69,7 +69,7 @@ enum {
 	R_PLUGINS, R_SPANK, R_SPANK_OPTIONAL, R_CGROUP_CONF, R_CGROUP_V2,
 	R_POWER, R_POWER_TIMING, R_POWER_WARM, R_TARIFF, R_NODE_SPEED,
 	R_DISK_PRICE, R_METRICS, R_RUNNING,
-	R_SCHED_MAIN,
+	R_SCHED_MAIN, R_USER_TOP,
 	R_GANG, R_PREEMPT, R_PREEMPT_QOS, R_PRIVATE, R_COUNT
 };
 
@@ -82,6 +82,8 @@ static const rule_t rules[R_COUNT] = {
 		"with libra_no_sla=slurm (the default), slurmctld's main scheduler is not switched off (no sched_interval=-1)" },
 	[R_SCHED_PARAMS] = { "sched-params", SEV_ERROR,
 		"the libra_* SchedulerParameters are valid" },
+	[R_USER_TOP] = { "user-top", SEV_ERROR,
+		"SchedulerParameters has no enable_user_top (an owner's scontrol top would lower an admitted job's priority)" },
 	[R_JOB_SUBMIT] = { "job-submit", SEV_ERROR,
 		"JobSubmitPlugins has qos" },
 	[R_JOBCOMP] = { "jobcomp", SEV_ERROR,
@@ -634,6 +636,16 @@ static void _check_scheduler(const conf_t *c, const char *file)
 			 "sched_interval=-1" : "defer",
 			 libra_nosla_name(p.no_sla));
 	}
+	/* design.md decision 38: an admitted job's TOP_PRIORITY is kept from
+	 * its owner, but "scontrol top" never reaches job_submit: with
+	 * enable_user_top it lets the owner lower his other pending jobs of
+	 * the same partition, account and QOS, an admitted one among them
+	 * (job_mgr.c's _set_top()).  Slurm searches the whole string for it
+	 * (xstrcasestr()); here, as for defer, it is a comma-separated item. */
+	if (params && _has_item(params, "enable_user_top"))
+		_finding(R_USER_TOP, pw,
+			 "SchedulerParameters has enable_user_top: a job's owner may run scontrol top, which lowers his other pending jobs of the same partition, account and QOS, an admitted job's TOP_PRIORITY among them; srun, salloc and backfill jobs may then take its CPUs, its start slips past the plan, and the provider pays a penalty for a delay the owner caused",
+			 "remove enable_user_top from SchedulerParameters (operators can still run scontrol top)");
 }
 
 static void _check_plugins_named(const conf_t *c, const char *file)
