@@ -29,6 +29,7 @@
  *  the directory of slurm.conf; no glob patterns).
 \*****************************************************************************/
 
+#define _GNU_SOURCE	/* strcasestr() */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -641,8 +642,8 @@ static void _check_scheduler(const conf_t *c, const char *file)
 	 * enable_user_top it lets the owner lower his other pending jobs of
 	 * the same partition, account and QOS, an admitted one among them
 	 * (job_mgr.c's _set_top()).  Slurm searches the whole string for it
-	 * (xstrcasestr()); here, as for defer, it is a comma-separated item. */
-	if (params && _has_item(params, "enable_user_top"))
+	 * (xstrcasestr()), and so does this check. */
+	if (params && strcasestr(params, "enable_user_top"))
 		_finding(R_USER_TOP, pw,
 			 "SchedulerParameters has enable_user_top: a job's owner may run scontrol top, which lowers his other pending jobs of the same partition, account and QOS, an admitted job's TOP_PRIORITY among them; srun, salloc and backfill jobs may then take its CPUs, its start slips past the plan, and the provider pays a penalty for a delay the owner caused",
 			 "remove enable_user_top from SchedulerParameters (operators can still run scontrol top)");
