@@ -39,7 +39,9 @@
  *			it was still running or suspended at its hard
  *			deadline (or a capped soft job at its end limit):
  *			the deadline does not move for a suspend, the time
- *			lost is the provider's, so as NODE_FAIL.
+ *			lost is the provider's, so as NODE_FAIL.  Only where
+ *			the owner could not have suspended it (the caller
+ *			knows: doc/design.md decision 30); else DEADLINE.
  *  PREEMPTED		Slurm's preemption cancelled it (a configuration
  *			libra-check reports): the provider's, as NODE_FAIL.
  *

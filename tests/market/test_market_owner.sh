@@ -18,7 +18,12 @@
 #    slurmctld's log says why;
 #  - an array's throttle (its admitted lanes), which Slurm sets before the
 #    plugin sees the update, stays as admitted;
-#  - the same updates by root (an operator) are taken.
+#  - the same updates by root (an operator) are taken;
+#  - a job that ended cannot be requeued, by its owner or root, and its
+#    Requeue flag cannot be set again (it would run again unpaid);
+#  - the owner's suspend of a running job (refused before 26.05, taken by
+#    26.05) costs the provider nothing: the job's overrun is settled
+#    DEADLINE at its deadline, not SUSPENDED.
 # Run on Debian's 22.05 and, in the compatibility suite, on 24.11 and 26.05.
 . "$(dirname "$0")/../integration/lib.sh"
 libra_test_init
@@ -32,6 +37,24 @@ log=$LIBRA_CLUSTER_DIR/log/slurmctld.log
 
 libra_held_and_running "$user"
 libra_at_exit "scancel $H $R 2>/dev/null"
+
+# S: a hard-deadline job that overruns its estimate, suspended by its
+# owner as soon as it runs.  Slurm 22.05 lets only operators suspend and
+# 24.11 also the account's coordinators: the owner is refused; 26.05
+# lets the owner too, so the suspend is not taken for the provider's
+# (design.md decision 30).  Either way S ends at its deadline settled
+# DEADLINE (its own overrun: the price, no penalty), never SUSPENDED (a
+# penalty to the owner).  Its deadline passes while the updates below run.
+SB_USER=$user
+libra_sbatch_admitted "job S" -n 1 --comment="runtime=5s,deadline=40s,budget=100,penalty=3600" --wrap 'sleep 600'
+S=$SB_JOBID
+SB_USER=
+libra_at_exit "scancel $S 2>/dev/null"
+wait_until 60 "job $S to run" job_in_state "$S" RUNNING
+rc=0
+sus=$(runuser -u "$user" -- scontrol suspend "$S" 2>&1) || rc=$?
+s_suspended=$([ "$rc" = 0 ] && echo yes || echo no)
+note "the owner's scontrol suspend $S: exit $rc${sus:+: $sus}"
 
 # the record without the owner's time (a hold or release adds to it)
 record_of() { job_record "$1" | sed -E 's/,"owner(_since)?":[0-9.e+]+//g'; }
@@ -147,17 +170,59 @@ try "$A" ArrayTaskThrottle=0 ArrayTaskThrottle refused
 assert_eq 1 "$(job_field "$A" ArrayTaskThrottle)" "array $A's throttle after its owner's update"
 scancel "$A"
 
+# F: an admitted job that ended is not run again (decision 37).  Slurm
+# lets an owner requeue a batch job after it ended; jobcomp/libra turned
+# F's Requeue flag off when it settled it, so Slurm refuses the requeue,
+# the owner's and root's, and the flag cannot be set again on an ended
+# job.  F stays COMPLETED with its one settlement.
+SB_USER=$user
+libra_sbatch_admitted "job F" -n 1 --comment="runtime=5s,deadline=30m,budget=10" --wrap true
+F=$SB_JOBID
+SB_USER=
+wait_until 120 "job $F to end" job_ended "$F"
+assert_eq COMPLETED "$(job_state "$F")" "job $F's state"
+libra_at_exit "scancel $F 2>/dev/null"
+# (deferred checks from here: every way the old behaviour shows, at once)
+expect_eq 0 "$(job_field "$F" Requeue)" "job $F's Requeue flag once it ended"
+recF=$(job_record "$F")
+for who in "$user" root; do
+	rc=0
+	out=$(runuser -u "$who" -- scontrol requeue "$F" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || expect_fail "$who requeued job $F after it ended and was settled: $out"
+	note "$who's scontrol requeue of ended job $F: exit $rc: $out"
+done
+rc=0
+out=$(runuser -u "$user" -- scontrol update JobId="$F" Requeue=1 2>&1) || rc=$?
+[ "$rc" != 0 ] || expect_fail "the owner set the Requeue flag of ended job $F: $out"
+expect_eq COMPLETED "$(job_state "$F")" "job $F's state after the requeues"
+expect_eq "$recF" "$(job_record "$F")" "job $F's record after the requeues"
+
 # root, an operator, may make the changes an owner may not
 scontrol update JobId="$H" ReqSockets=1 || fail "root cannot update job $H's ReqSockets"
 scontrol update JobId="$R" DelayBoot=5 || fail "root cannot update job $R's DelayBoot"
 [ "$(ctld_log_count "operator uid 0 changes")" -ge 2 ] ||
 	fail "slurmctld's log does not name root's changes of admitted jobs"
 
+# S at its deadline: its own overrun, whoever suspended it
+wait_until 180 "job $S to end at its deadline" job_ended "$S"
+wait_until 120 "job $S's settled record in sacct" sacct_record_final "$S"
+final=$(sacct_record "$S")
+note "job $S (suspended by its owner: $s_suspended) settled: $final"
+expect_eq DEADLINE "$(json_get "$final" final.how)" "job $S: final.how"
+expect_eq 0 "$(json_get "$final" final.penalty)" "job $S: the penalty paid to its owner"
+"$LIBRA_PYTHON" -c 'import json, sys; f = json.loads(sys.argv[1])["final"]; sys.exit(not f["charge"] > 0)' "$final" ||
+	expect_fail "job $S overran its estimate, was suspended by its owner ($s_suspended) and is charged nothing: $final"
+if [ "$s_suspended" = yes ]; then
+	[ "$(ctld_log_count "JobId=$S reached its hard deadline after a suspend its owner may have made")" -ge 1 ] ||
+		expect_fail "slurmctld's log does not say that job $S's suspend may have been its owner's"
+fi
+expect_done
+
 errs=$(ctld_plugin_errors | grep -v -e "refused update of admitted" -e "not on the list of harmless changes" || :)
 [ -z "$errs" ] || fail "slurmctld logged other plugin errors: $errs"
 grep -q "not on the list of harmless changes" "$log" ||
 	fail "no update was refused by the allow-list (qos_update.c): the named checks refused everything"
-scancel "$H" "$R" "$P"
+scancel "$H" "$R" "$P" "$S" "$F"
 cluster_stop
 assert_nothing_left
 pass

@@ -485,6 +485,28 @@ typedef job_details_t libra_job_details_t;
 typedef struct job_details libra_job_details_t;
 #endif
 
+/*
+ * Who may suspend a job (scontrol suspend: job_suspend(), job_suspend2()):
+ * operators only in 22.05; operators and the coordinators of the job's
+ * account in 24.11; in 26.05 also the job's owner (the access check became
+ * _check_access_job_ptr(), the one a cancel makes, although scontrol(1)
+ * still says "Only a privileged user or an account coordinator").  A
+ * suspend is the provider's only where nobody on the user's side could
+ * have made it (design.md decision 30): libra_slurm_suspend_by_provider().
+ * assoc_mgr_is_user_acct_coord() takes whether the caller holds the
+ * assoc_mgr's locks from 24.11 on; it takes them itself in 22.05.
+ */
+#define LIBRA_SUSPEND_BY_COORD LIBRA_SLURM_SINCE(24, 11)
+#define LIBRA_SUSPEND_BY_OWNER LIBRA_SLURM_SINCE(26, 5)
+#include "src/common/assoc_mgr.h"
+#if LIBRA_SLURM_SINCE(24, 11)
+#define libra_is_acct_coord(uid, acct)					\
+	assoc_mgr_is_user_acct_coord(acct_db_conn, (uid), (acct), false)
+#else
+#define libra_is_acct_coord(uid, acct)					\
+	assoc_mgr_is_user_acct_coord(acct_db_conn, (uid), (acct))
+#endif
+
 #endif /* _HAVE_SLURMCTLD_H */
 
 #endif /* _LIBRA_COMPAT_H */

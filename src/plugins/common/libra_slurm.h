@@ -100,6 +100,14 @@ extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 			       double start, double end, libra_end_t how);
 
 /*
+ * Could only the provider have suspended the job (scontrol suspend), so
+ * that the time it lost is the provider's (design.md decision 30)?  Not
+ * where Slurm lets its owner suspend it (26.05), nor where its owner
+ * coordinates its account (24.11, 26.05).  Job lock held.
+ */
+extern bool libra_slurm_suspend_by_provider(job_record_t *job_ptr);
+
+/*
  * Has no other task of the job's bag still to end?  True for a job that
  * is no bag's.  Job read lock held.
  */

@@ -291,3 +291,14 @@ extern bool libra_slurm_settle(job_record_t *job_ptr, libra_record_t *rec,
 	     rec->bag.failed, rec->final.charge);
 	return true;
 }
+
+extern bool libra_slurm_suspend_by_provider(job_record_t *job_ptr)
+{
+	LIBRA_LOCKED(JOB_LOCK, READ_LOCK);
+	if (LIBRA_SUSPEND_BY_OWNER)
+		return false;
+	/* another coordinator of the account: taken for the provider's (a
+	 * limit: sched_libra(8), SUSPENDED JOBS) */
+	return !LIBRA_SUSPEND_BY_COORD ||
+	       !libra_is_acct_coord(job_ptr->user_id, job_ptr->account);
+}

@@ -381,7 +381,10 @@ static void _sync_job(libra_ledger_t *l, job_record_t *job_ptr, seen_t *s)
 	libra_record_t rec;
 	uint32_t id;
 
-	if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort) {
+	/* a settled SLA holds nothing (a job Slurm ran again after it
+	 * ended: decision 37) */
+	if (!libra_slurm_job_record(job_ptr, &rec) || rec.best_effort ||
+	    rec.settled) {
 		if (!IS_JOB_PENDING(job_ptr))
 			libra_slurm_commit_unadmitted(job_ptr);
 		libra_record_free(&rec);

@@ -134,6 +134,26 @@ static void _job_requeued(job_record_t *job_ptr, libra_record_t *rec,
 	libra_slurm_store_record(job_ptr, rec);
 }
 
+/*
+ * An ended job's SLA is settled once: run again, it would run free, or
+ * hold its admitted capacity unpaid.  Slurm lets a batch job's owner
+ * requeue it after it ended ("scontrol requeue" of a completed, failed or
+ * cancelled job, while slurmctld keeps it: MinJobAge), unless its Requeue
+ * flag is off, a flag the owner may set while the job runs.  So the flag
+ * goes off when the job ends with a record: Slurm refuses the requeue
+ * (ESLURM_DISABLED, "Requeue of this job is disabled"), an operator's too,
+ * and refuses to change an ended job's flag (ESLURM_JOB_FINISHED).  Jobs
+ * without a record are Slurm's.  (design.md decision 37)
+ */
+static void _no_rerun(job_record_t *job_ptr)
+{
+	if (!job_ptr->details || !job_ptr->details->requeue)
+		return;
+	job_ptr->details->requeue = 0;
+	debug("%s: %pJ has ended and its SLA is settled: it may not be requeued",
+	      plugin_type, job_ptr);
+}
+
 /* A job ended (the jobcomp entry points: LIBRA_JOBCOMP_OPS, below). */
 static int _job_end(job_record_t *job_ptr)
 {
@@ -162,6 +182,7 @@ static int _job_end(job_record_t *job_ptr)
 		libra_record_free(&rec);
 		return SLURM_SUCCESS;
 	}
+	_no_rerun(job_ptr);
 
 	/*
 	 * sched/libra records when it starts a job, and when it finds one
@@ -193,7 +214,9 @@ static int _job_end(job_record_t *job_ptr)
 				libra_end_suspended(
 					libra_end_of(how, start > 0.0,
 						     rec.requeues),
-					job_ptr->tot_sus_time > 0));
+					job_ptr->tot_sus_time > 0 &&
+					libra_slurm_suspend_by_provider(
+						job_ptr)));
 		rec.settled = true;
 		libra_slurm_store_record(job_ptr, &rec);
 	} else {

@@ -277,6 +277,7 @@ static time_t _suspended_end(job_record_t *job_ptr, libra_record_t *rec,
 			     time_t now)
 {
 	double limit = libra_end_limit(&rec->sla);
+	bool provider;
 
 	if (IS_JOB_RUNNING(job_ptr)) {
 		time_t was = job_ptr->end_time;
@@ -294,11 +295,14 @@ static time_t _suspended_end(job_record_t *job_ptr, libra_record_t *rec,
 	if (rec->sla.type == LIBRA_DEADLINE_HARD || limit > (double) now ||
 	    IS_JOB_RUNNING(job_ptr))
 		return (time_t) ceil(limit);
+	provider = libra_slurm_suspend_by_provider(job_ptr);
 	(void) libra_slurm_settle(job_ptr, rec, rec->started, (double) now,
-				  LIBRA_END_SUSPENDED);
+				  libra_end_suspended(LIBRA_END_DEADLINE,
+						      provider));
 	libra_slurm_store_record(job_ptr, rec);
-	info("sched/libra: %pJ is still suspended at its end limit; ending it (the provider's breach)",
-	     job_ptr);
+	info("sched/libra: %pJ is still suspended at its end limit; ending it (%s)",
+	     job_ptr, provider ? "the provider's breach" :
+	     "a suspend its owner may have made: not the provider's");
 	job_signal(job_ptr, SIGKILL, 0, 0, false);
 	last_job_update = now;
 	return 0;
@@ -316,6 +320,7 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	libra_record_t rec;
 	time_t next = 0;
 	bool suspended = IS_JOB_SUSPENDED(job_ptr) || job_ptr->tot_sus_time;
+	bool provider;
 
 	/*
 	 * A running admitted job's end time is its hard deadline plus the
@@ -339,20 +344,25 @@ static time_t _check_deadline(job_record_t *job_ptr, time_t now)
 	}
 	next = 0;
 	/* an overrun, unless a node failure or an operator's suspend cost
-	 * the job its time */
+	 * the job its time; a suspend its owner may have made is not the
+	 * provider's (decision 30) */
+	provider = suspended && libra_slurm_suspend_by_provider(job_ptr);
 	(void) libra_slurm_settle(job_ptr, &rec, rec.started ? rec.started :
 				  (double) job_ptr->start_time, (double) now,
 				  libra_end_suspended(
 					  libra_end_of(LIBRA_END_DEADLINE,
 						       true, rec.requeues),
-					  suspended));
+					  provider));
 	libra_slurm_store_record(job_ptr, &rec);
 	info("sched/libra: %pJ reached its hard deadline%s; ending it",
-	     job_ptr, suspended ? " after an operator's suspend" : "");
+	     job_ptr, provider ? " after an operator's suspend" :
+	     suspended ? " after a suspend its owner may have made" : "");
 	job_signal(job_ptr, SIGKILL, 0, 0, false);
 	xfree(job_ptr->state_desc);
-	job_ptr->state_desc = xstrdup(suspended ?
+	job_ptr->state_desc = xstrdup(provider ?
 		"libra: hard deadline reached after an operator's suspend (the provider's breach)" :
+		suspended ?
+		"libra: hard deadline reached after a suspend its owner may have made (not the provider's)" :
 		"libra: hard deadline reached (the job overran its runtime estimate)");
 	last_job_update = now;
 out:
