@@ -46,7 +46,7 @@ libra_at_exit "scancel $H $R 2>/dev/null"
 # DEADLINE (its own overrun: the price, no penalty), never SUSPENDED (a
 # penalty to the owner).  Its deadline passes while the updates below run.
 SB_USER=$user
-libra_sbatch_admitted "job S" -n 1 --comment="runtime=5s,deadline=40s,budget=100,penalty=3600" --wrap 'sleep 600'
+libra_sbatch_admitted "job S" -n 1 --comment="runtime=5s,deadline=25s,budget=100,penalty=3600" --wrap 'sleep 600'
 S=$SB_JOBID
 SB_USER=
 libra_at_exit "scancel $S 2>/dev/null"
