@@ -38,10 +38,13 @@ static void _assert_parsed(const libra_sla_t *s, const char *text)
 			     LIBRA_SLA_QUOTE;
 
 	FUZZ_ASSERT((s->set & ~all) == 0, "unknown bits for \"%s\"", text);
-	/* a quote taken carries the SLA: nothing else beside it */
+	/* a quote taken carries the SLA, one given back makes no job:
+	 * nothing else beside either; its number within the ids, the
+	 * release bit aside (quote=release:ID) */
 	if ((s->set & LIBRA_SLA_QUOTE) && s->quote)
 		FUZZ_ASSERT(s->set == LIBRA_SLA_QUOTE &&
-			    s->quote <= LIBRA_SLA_QUOTE_MAX_ID,
+			    libra_sla_quote_id(s) >= 1 &&
+			    libra_sla_quote_id(s) <= LIBRA_SLA_QUOTE_MAX_ID,
 			    "quote %u with other fields for \"%s\"", s->quote,
 			    text);
 	if (s->set & LIBRA_SLA_RUNTIME)
