@@ -141,9 +141,10 @@ static void _job_requeued(job_record_t *job_ptr, libra_record_t *rec,
  * cancelled job, while slurmctld keeps it: MinJobAge), unless its Requeue
  * flag is off, a flag the owner may set while the job runs.  So the flag
  * goes off when the job ends with a record: Slurm refuses the requeue
- * (ESLURM_DISABLED, "Requeue of this job is disabled"), an operator's too,
- * and refuses to change an ended job's flag (ESLURM_JOB_FINISHED).  Jobs
- * without a record are Slurm's.  (design.md decision 37)
+ * (ESLURM_DISABLED, "Requested operation is presently disabled"), an
+ * operator's too, and refuses to change an ended job's flag
+ * (ESLURM_JOB_FINISHED).  Jobs without a record are Slurm's.  (design.md
+ * decision 37)
  */
 static void _no_rerun(job_record_t *job_ptr)
 {
