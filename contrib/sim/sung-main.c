@@ -107,6 +107,42 @@ static void _period(const sung_cfg_t *c, uint64_t seed, int run,
 }
 
 /*
+ * Remove servers down to q at time now: idle ones first, then those with
+ * the most work left, whose job goes back to the queue with what it still
+ * needs (rem[]; pre[] kept by descending index, FCFS).  Returns the cost
+ * of the removed servers, billed to the end of their removal period.
+ */
+static double _shrink(const sung_cfg_t *c, srv_t *sv, int *nsv, int q,
+		      double *rem, int *pre, int *npre, double now,
+		      double end)
+{
+	double cost = 0;
+
+	while (*nsv > q) {
+		int k = -1;
+
+		for (int i = 0; i < *nsv; i++)
+			if (k < 0 || (sv[k].job >= 0 &&
+				      (sv[i].job < 0 || sv[i].end > sv[k].end)))
+				k = i;
+		if (sv[k].job >= 0) {
+			int j = sv[k].job, a = *npre;
+
+			rem[j] = sv[k].end - now;
+			while (a > 0 && pre[a - 1] < j) {
+				pre[a] = pre[a - 1];
+				a--;
+			}
+			pre[a] = j;
+			(*npre)++;
+		}
+		cost += sung_cost(c, sv[k].bill, fmin(now + c->r2, end));
+		sv[k] = sv[--*nsv];
+	}
+	return cost;
+}
+
+/*
  * One period under heuristic h: FCFS on the servers, a removed busy
  * server's job checkpointed back to the queue (Sung section 4.1), servers
  * billed from the decision to deploy to the end of their removal, up to
@@ -184,31 +220,8 @@ static void _run(const sung_cfg_t *c, const sung_tables_t *t,
 					sv[nsv++] = (srv_t) { now + c->r1, now,
 							      -1, 0 };
 			}
-			while (nsv > q) {
-				/* idle first, then the most work left */
-				int k = -1;
-
-				for (int i = 0; i < nsv; i++)
-					if (k < 0 || (sv[k].job >= 0 &&
-					    (sv[i].job < 0 ||
-					     sv[i].end > sv[k].end)))
-						k = i;
-				if (sv[k].job >= 0) {
-					int j = sv[k].job, a = npre;
-
-					rem[j] = sv[k].end - now;
-					/* keep pre[] by descending index */
-					while (a > 0 && pre[a - 1] < j) {
-						pre[a] = pre[a - 1];
-						a--;
-					}
-					pre[a] = j;
-					npre++;
-				}
-				o->cost += sung_cost(c, sv[k].bill,
-						     fmin(now + c->r2, end));
-				sv[k] = sv[--nsv];
-			}
+			o->cost += _shrink(c, sv, &nsv, q, rem, pre, &npre,
+					   now, end);
 			ps[s] = nsv;
 			ns[s] = n;
 			s++;
@@ -343,6 +356,145 @@ static void _print_tables(const sung_cfg_t *c, const sung_tables_t *t)
 	printf("static %d\n", t->pstatic);
 }
 
+/* --heur LIST into use[]; false (said on stderr) for an unknown name. */
+static bool _heuristics(const char *list, bool *use)
+{
+	char *dup = strdup(list), *save, *tok;
+	bool ok = true;
+
+	for (int h = 0; h < SUNG_NHEUR; h++)
+		use[h] = false;
+	for (tok = strtok_r(dup, ",", &save); tok && ok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		sung_heur_t h;
+
+		if ((ok = sung_heur_from_name(tok, &h)))
+			use[h] = true;
+		else
+			fprintf(stderr, PROG ": no heuristic %s\n", tok);
+	}
+	free(dup);
+	return ok;
+}
+
+/* What the options together must satisfy: -1, else the exit status. */
+static int _consistent(const args_t *a)
+{
+	if (a->c.pmax < a->c.pmin) {
+		fprintf(stderr, PROG ": --pmax %d is below --pmin %d\n",
+			a->c.pmax, a->c.pmin);
+		return 2;
+	}
+	if (a->c.r1 >= a->c.dt) {
+		fprintf(stderr, PROG ": --r1 %g is not below the decision "
+			"interval (%g s)\n", a->c.r1, a->c.dt);
+		return 2;
+	}
+	if (a->check && !sung_lp_available()) {
+		fprintf(stderr, PROG ": --check-lp: built without GLPK\n");
+		return 77;
+	}
+	return -1;
+}
+
+/* One option (getopt_long()'s o, its argument) into *a: -1 when the
+ * parse goes on, else the exit status. */
+static int _option(int o, const char *arg, args_t *a)
+{
+	char err[256];
+	double x;
+
+	switch (o) {
+	case 'n':
+		if (!_num("runs", arg, 1, 1e7, true, &x))
+			return 2;
+		a->runs = (int) x;
+		break;
+	case 's':
+		if (!_num("seed", arg, 0, 9007199254740992.0,
+			  true, &x))
+			return 2;
+		a->seed = (unsigned long long) x;
+		break;
+	case 'c':
+		if (!_num("cost", arg, 1, 5, true, &x))
+			return 2;
+		a->shape = (int) x;
+		if (!sung_cost_shape(&a->c, a->shape)) {
+			fprintf(stderr, PROG ": --cost 1-5\n");
+			return 2;
+		}
+		break;
+	case 't':
+		if (libra_tariff_parse(&a->c.cost, arg, err,
+				       sizeof(err))) {
+			fprintf(stderr, PROG ": --tariff: %s\n", err);
+			return 2;
+		}
+		a->shape = 0;
+		break;
+	case 'H':
+		if (!_heuristics(arg, a->use))
+			return 2;
+		break;
+	case 'm':
+		if (!_num("pmin", arg, 1, SUNG_PMAX, true, &x))
+			return 2;
+		a->c.pmin = (int) x;
+		break;
+	case 'M':
+		if (!_num("pmax", arg, 1, SUNG_PMAX, true, &x))
+			return 2;
+		a->c.pmax = (int) x;
+		break;
+	case 'i':
+		if (!_num("interarrival", arg, 1e-3, 1e9, false,
+			  &a->c.ia))
+			return 2;
+		break;
+	case 'y':
+		if (!_num("confidence", arg, 0, 1, false, &a->c.y))
+			return 2;
+		if (!(a->c.y > 0 && a->c.y < 1)) {
+			fprintf(stderr, PROG ": --confidence: '%s' is "
+				"not strictly between 0 and 1\n",
+				arg);
+			return 2;
+		}
+		break;
+	case '1':
+		if (!_num("r1", arg, 0, 1e9, false, &a->c.r1))
+			return 2;
+		break;
+	case '2':
+		if (!_num("r2", arg, 0, 1e9, false, &a->c.r2))
+			return 2;
+		break;
+	case 'L':
+		a->lp = false;
+		break;
+	case 'C':
+		a->check = true;
+		break;
+	case 'o':
+		a->csv = arg;
+		break;
+	case 'T':
+		a->tables = true;
+		break;
+	case 'h':
+		_usage(stdout);
+		return 0;
+	case 'V':
+		printf(PROG " (slurm-libra) %s\n", PACKAGE_VERSION);
+		return 0;
+	default:
+		_usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
 /* The command line into *a; -1 when the run goes on, else the exit
  * status (after --help, --version or a bad argument, said on stderr). */
 static int _parse(int argc, char **argv, args_t *a)
@@ -359,9 +511,7 @@ static int _parse(int argc, char **argv, args_t *a)
 		{ "help", 0, 0, 'h' }, { "version", 0, 0, 'V' },
 		{ 0, 0, 0, 0 }
 	};
-	char err[256];
-	double x;
-	int o;
+	int o, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->lp = sung_lp_available();
@@ -372,125 +522,47 @@ static int _parse(int argc, char **argv, args_t *a)
 	for (int h = 0; h < SUNG_NHEUR; h++)
 		a->use[h] = true;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'n':
-			if (!_num("runs", optarg, 1, 1e7, true, &x))
-				return 2;
-			a->runs = (int) x;
-			break;
-		case 's':
-			if (!_num("seed", optarg, 0, 9007199254740992.0,
-				  true, &x))
-				return 2;
-			a->seed = (unsigned long long) x;
-			break;
-		case 'c':
-			if (!_num("cost", optarg, 1, 5, true, &x))
-				return 2;
-			a->shape = (int) x;
-			if (!sung_cost_shape(&a->c, a->shape)) {
-				fprintf(stderr, PROG ": --cost 1-5\n");
-				return 2;
-			}
-			break;
-		case 't':
-			if (libra_tariff_parse(&a->c.cost, optarg, err,
-					       sizeof(err))) {
-				fprintf(stderr, PROG ": --tariff: %s\n", err);
-				return 2;
-			}
-			a->shape = 0;
-			break;
-		case 'H': {
-			char *dup = strdup(optarg), *save, *tok;
+		if ((rc = _option(o, optarg, a)) >= 0)
+			return rc;
+	}
+	return _consistent(a);
+}
 
-			for (int h = 0; h < SUNG_NHEUR; h++)
-				a->use[h] = false;
-			for (tok = strtok_r(dup, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				sung_heur_t h;
+/* A period's arrivals into the totals (their count, mean interarrival). */
+static void _count_arrivals(totals_t *tot, const period_t *w)
+{
+	tot->na += w->n;
+	tot->na2 += (double) w->n * w->n;
+	if (w->n > 1) {
+		double m = w->arr[w->n - 1] / w->n;
 
-				if (!sung_heur_from_name(tok, &h)) {
-					fprintf(stderr, PROG ": no heuristic "
-						"%s\n", tok);
-					return 2;
-				}
-				a->use[h] = true;
-			}
-			free(dup);
-			break;
-		}
-		case 'm':
-			if (!_num("pmin", optarg, 1, SUNG_PMAX, true, &x))
-				return 2;
-			a->c.pmin = (int) x;
-			break;
-		case 'M':
-			if (!_num("pmax", optarg, 1, SUNG_PMAX, true, &x))
-				return 2;
-			a->c.pmax = (int) x;
-			break;
-		case 'i':
-			if (!_num("interarrival", optarg, 1e-3, 1e9, false,
-				  &a->c.ia))
-				return 2;
-			break;
-		case 'y':
-			if (!_num("confidence", optarg, 0, 1, false, &a->c.y))
-				return 2;
-			if (!(a->c.y > 0 && a->c.y < 1)) {
-				fprintf(stderr, PROG ": --confidence: '%s' is "
-					"not strictly between 0 and 1\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case '1':
-			if (!_num("r1", optarg, 0, 1e9, false, &a->c.r1))
-				return 2;
-			break;
-		case '2':
-			if (!_num("r2", optarg, 0, 1e9, false, &a->c.r2))
-				return 2;
-			break;
-		case 'L':
-			a->lp = false;
-			break;
-		case 'C':
-			a->check = true;
-			break;
-		case 'o':
-			a->csv = optarg;
-			break;
-		case 'T':
-			a->tables = true;
-			break;
-		case 'h':
-			_usage(stdout);
-			return 0;
-		case 'V':
-			printf(PROG " (slurm-libra) %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			_usage(stderr);
-			return 2;
-		}
+		tot->ia += m;
+		tot->ia2 += m * m;
 	}
-	if (a->c.pmax < a->c.pmin) {
-		fprintf(stderr, PROG ": --pmax %d is below --pmin %d\n",
-			a->c.pmax, a->c.pmin);
-		return 2;
+}
+
+/*
+ * One run of a heuristic into its totals, with its servers p[s] and jobs
+ * n[s] at the d decision points; returns its cost with the penalty of
+ * its missed jobs.
+ */
+static double _tally(acc_t *a, const out_t *out, double penalty,
+		     const double *ps, const double *ns, int d)
+{
+	double pc = out->cost + out->missed * penalty;
+
+	a->cost += out->cost;
+	a->cost2 += out->cost * out->cost;
+	a->pen += pc;
+	a->missed += out->missed;
+	a->missruns += out->missed > 0;
+	a->deploys += out->deploys;
+	a->added += out->added;
+	for (int s = 0; s < d; s++) {
+		a->p[s] += ps[s];
+		a->n[s] += ns[s];
 	}
-	if (a->c.r1 >= a->c.dt) {
-		fprintf(stderr, PROG ": --r1 %g is not below the decision "
-			"interval (%g s)\n", a->c.r1, a->c.dt);
-		return 2;
-	}
-	if (a->check && !sung_lp_available()) {
-		fprintf(stderr, PROG ": --check-lp: built without GLPK\n");
-		return 77;
-	}
-	return -1;
+	return pc;
 }
 
 int main(int argc, char **argv)
@@ -537,14 +609,7 @@ int main(int argc, char **argv)
 		double bound = NAN;
 
 		_period(&c, arg.seed, r, &w);
-		tot.na += w.n;
-		tot.na2 += (double) w.n * w.n;
-		if (w.n > 1) {
-			double m = w.arr[w.n - 1] / w.n;
-
-			tot.ia += m;
-			tot.ia2 += m * m;
-		}
+		_count_arrivals(&tot, &w);
 		if (arg.lp)
 			bound = sung_lp_bound(&c, t.penalty, w.arr, w.size,
 					      w.n);
@@ -557,14 +622,7 @@ int main(int argc, char **argv)
 			if (!use[h])
 				continue;
 			_run(&c, &t, (sung_heur_t) h, &w, &out, ps, ns);
-			pc = out.cost + out.missed * t.penalty;
-			a->cost += out.cost;
-			a->cost2 += out.cost * out.cost;
-			a->pen += pc;
-			a->missed += out.missed;
-			a->missruns += out.missed > 0;
-			a->deploys += out.deploys;
-			a->added += out.added;
+			pc = _tally(a, &out, t.penalty, ps, ns, c.d);
 			if (bound > pc + 1e-6 * (1 + pc)) {
 				a->abovelp++;
 				tot.bad++;
@@ -573,10 +631,6 @@ int main(int argc, char **argv)
 						"bound %.6f above cost %.6f\n",
 						r, sung_heur_name(h), bound,
 						pc);
-			}
-			for (int s = 0; s < c.d; s++) {
-				a->p[s] += ps[s];
-				a->n[s] += ns[s];
 			}
 			if (fc)
 				fprintf(fc, "%d,%s,%.6f,%d,%d,%d,%.6f\n", r,
